@@ -1,0 +1,260 @@
+//! Document → STC text (the encoder rules of the spec, section 5).
+
+use crate::document::{Document, Node};
+use crate::options::{EncodeOptions, Profile};
+
+/// Separators of one profile.
+struct Style {
+    /// Between object members and between JSON array elements.
+    item: &'static str,
+    /// After a key, and after an array header.
+    colon: &'static str,
+    /// Between columnar rows.
+    row: &'static str,
+}
+
+const READABLE: Style = Style { item: ", ", colon: ": ", row: " / " };
+const COMPACT: Style = Style { item: ",", colon: ":", row: "/" };
+
+pub(crate) fn encode_document(doc: &Document<'_>, options: &EncodeOptions) -> String {
+    let style = match options.profile {
+        Profile::Readable => &READABLE,
+        Profile::Compact => &COMPACT,
+    };
+    let mut enc = Encoder { nodes: &doc.nodes, out: String::with_capacity(doc.nodes.len() * 8), style };
+    enc.element(0);
+    enc.out
+}
+
+struct Encoder<'d, 'a> {
+    nodes: &'d [Node<'a>],
+    out: String,
+    style: &'static Style,
+}
+
+/// Whether a key can be written without quotes: `[A-Za-z_][A-Za-z0-9_]*`.
+/// The canonical body of such a key is the key itself (no escapes needed).
+pub(crate) fn is_identifier(key: &str) -> bool {
+    let b = key.as_bytes();
+    matches!(b.first(), Some(b'a'..=b'z' | b'A'..=b'Z' | b'_'))
+        && b.iter().all(|c| matches!(c, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_'))
+}
+
+impl Encoder<'_, '_> {
+    /// Index of the node after the value at `i`.
+    #[inline]
+    fn skip(&self, i: usize) -> usize {
+        match self.nodes.get(i) {
+            Some(Node::Array { end, .. } | Node::Object { end, .. }) => *end,
+            _ => i + 1,
+        }
+    }
+
+    /// A value in top-level or array-element position.
+    fn element(&mut self, i: usize) -> usize {
+        match self.nodes.get(i) {
+            Some(&Node::Array { len, end }) => {
+                if self.is_columnar(i, len) {
+                    self.columnar(i, len);
+                } else {
+                    self.json_array(i, end);
+                }
+                end
+            }
+            Some(&Node::Object { end, .. }) => {
+                self.object(i, end);
+                end
+            }
+            _ => {
+                self.scalar(i);
+                i + 1
+            }
+        }
+    }
+
+    fn scalar(&mut self, i: usize) {
+        match self.nodes.get(i) {
+            Some(Node::Null) => self.out.push_str("null"),
+            Some(Node::Bool(true)) => self.out.push_str("true"),
+            Some(Node::Bool(false)) => self.out.push_str("false"),
+            Some(Node::Number(n)) => self.out.push_str(n),
+            Some(Node::String(s)) => {
+                self.out.push('"');
+                self.out.push_str(s);
+                self.out.push('"');
+            }
+            // Containers and keys never reach here; write nothing rather than panic.
+            _ => {}
+        }
+    }
+
+    fn key(&mut self, body: &str) {
+        if is_identifier(body) {
+            self.out.push_str(body);
+        } else {
+            self.out.push('"');
+            self.out.push_str(body);
+            self.out.push('"');
+        }
+    }
+
+    fn json_array(&mut self, i: usize, end: usize) {
+        self.out.push('[');
+        let mut j = i + 1;
+        while j < end {
+            if j > i + 1 {
+                self.out.push_str(self.style.item);
+            }
+            j = self.element(j);
+        }
+        self.out.push(']');
+    }
+
+    fn object(&mut self, i: usize, end: usize) {
+        self.out.push('{');
+        let mut j = i + 1;
+        while j < end {
+            if j > i + 1 {
+                self.out.push_str(self.style.item);
+            }
+            j = self.member(j);
+        }
+        self.out.push('}');
+    }
+
+    /// A key node at `k` and its value; returns the index after the value.
+    fn member(&mut self, k: usize) -> usize {
+        if let Some(Node::Key(body)) = self.nodes.get(k) {
+            self.key(body);
+        }
+        let v = k + 1;
+        match self.nodes.get(v) {
+            Some(&Node::Array { len, end }) if len > 0 => {
+                if self.is_columnar(v, len) {
+                    self.columnar(v, len);
+                } else if self.all_scalars(v, end) {
+                    self.compact(v, len);
+                } else {
+                    self.out.push_str(self.style.colon);
+                    self.json_array(v, end);
+                }
+                end
+            }
+            _ => {
+                self.out.push_str(self.style.colon);
+                self.element(v)
+            }
+        }
+    }
+
+    /// Whether every element of the array at `i` is a string, number,
+    /// boolean or null.
+    fn all_scalars(&self, i: usize, end: usize) -> bool {
+        self.nodes
+            .get(i + 1..end)
+            .is_some_and(|children| !children.iter().any(|n| matches!(n, Node::Array { .. } | Node::Object { .. })))
+    }
+
+    /// `[N]: a,b,c` (the key, if any, is already written).
+    fn compact(&mut self, i: usize, len: usize) {
+        self.header_count(len);
+        self.out.push_str(self.style.colon);
+        for j in 0..len {
+            if j > 0 {
+                self.out.push(',');
+            }
+            self.scalar(i + 1 + j);
+        }
+    }
+
+    fn header_count(&mut self, len: usize) {
+        self.out.push('[');
+        self.out.push_str(itoa::Buffer::new().format(len));
+        self.out.push(']');
+    }
+
+    /// Columnar form applies to two or more objects that each have at least
+    /// one member, only primitive values, and the very same key sequence.
+    fn is_columnar(&self, i: usize, len: usize) -> bool {
+        if len < 2 {
+            return false;
+        }
+        let first = i + 1;
+        let Some(&Node::Object { len: width, end: first_end }) = self.nodes.get(first) else {
+            return false;
+        };
+        if width == 0 || !self.flat(first, first_end) {
+            return false;
+        }
+        let mut j = first_end;
+        for _ in 1..len {
+            match self.nodes.get(j) {
+                Some(&Node::Object { len: w, end }) if w == width && self.flat(j, end) => {
+                    for m in 0..width {
+                        if self.nodes.get(j + 1 + 2 * m) != self.nodes.get(first + 1 + 2 * m) {
+                            return false;
+                        }
+                    }
+                    j = end;
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// Whether the object at `i` has only primitive values (then it spans
+    /// exactly one key node and one value node per member).
+    fn flat(&self, i: usize, end: usize) -> bool {
+        self.all_scalars(i, end)
+    }
+
+    /// `[N]{k1,k2}: v,v / v,v`.
+    fn columnar(&mut self, i: usize, len: usize) {
+        self.header_count(len);
+        let first = i + 1;
+        let width = match self.nodes.get(first) {
+            Some(&Node::Object { len, .. }) => len,
+            _ => 0,
+        };
+        self.out.push('{');
+        for m in 0..width {
+            if m > 0 {
+                self.out.push(',');
+            }
+            if let Some(Node::Key(body)) = self.nodes.get(first + 1 + 2 * m) {
+                self.key(body);
+            }
+        }
+        self.out.push('}');
+        self.out.push_str(self.style.colon);
+        let mut row = first;
+        for r in 0..len {
+            if r > 0 {
+                self.out.push_str(self.style.row);
+            }
+            for m in 0..width {
+                if m > 0 {
+                    self.out.push(',');
+                }
+                self.scalar(row + 2 + 2 * m);
+            }
+            row = self.skip(row);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers() {
+        for ok in ["a", "_", "A_9", "true", "null", "api_version"] {
+            assert!(is_identifier(ok), "{ok}");
+        }
+        for no in ["", "9a", "a-b", "a b", "é", "$x", "a.b"] {
+            assert!(!is_identifier(no), "{no}");
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The one error type of the codec.
+//!
+//! Every failure says *what* went wrong (a stable [`ErrorKind`] and a human
+//! message naming what was expected) and *where* (byte offset, 1-based line and
+//! column). Line and column are computed only when an error is built, so the
+//! happy path never pays for them.
+
+use std::fmt;
+
+/// What kind of problem stopped the codec.
+///
+/// Each kind has a stable snake_case [`code`](ErrorKind::code) that the
+/// bindings expose unchanged (`err.code` in JavaScript, `err.kind` in Python)
+/// and that the conformance corpus uses to name expected failures.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The input ended where more was required (truncated text).
+    UnexpectedEnd,
+    /// A byte that cannot start or continue the expected token.
+    UnexpectedChar,
+    /// A number that breaks the JSON number grammar (`01`, `1.`, `-`, `1e`).
+    InvalidNumber,
+    /// A backslash escape that is not one of JSON's (`\x`, `\u12G4`).
+    InvalidEscape,
+    /// A raw control character (U+0000..U+001F) inside a string.
+    ControlCharacter,
+    /// The input is not valid UTF-8.
+    InvalidUtf8,
+    /// A complete value was followed by more text.
+    TrailingCharacters,
+    /// Arrays and objects nest deeper than the configured limit.
+    DepthLimit,
+    /// An array header count that is not a non-negative integer (`[-1]:`, `[1.5]:`).
+    InvalidCount,
+    /// An array header count larger than the rest of the input can hold.
+    CountTooLarge,
+    /// An array body whose values or rows disagree with the header's count.
+    CountMismatch,
+    /// A document built through [`DocumentBuilder`](crate::DocumentBuilder)
+    /// whose calls do not form one JSON value.
+    InvalidDocument,
+    /// A [`Sink`](crate::Sink) asked the parser to stop.
+    Aborted,
+}
+
+impl ErrorKind {
+    /// The stable identifier of this kind, shared by every binding.
+    ///
+    /// ```
+    /// assert_eq!(stc_core::ErrorKind::CountMismatch.code(), "count_mismatch");
+    /// ```
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::UnexpectedEnd => "unexpected_end",
+            ErrorKind::UnexpectedChar => "unexpected_char",
+            ErrorKind::InvalidNumber => "invalid_number",
+            ErrorKind::InvalidEscape => "invalid_escape",
+            ErrorKind::ControlCharacter => "control_character",
+            ErrorKind::InvalidUtf8 => "invalid_utf8",
+            ErrorKind::TrailingCharacters => "trailing_characters",
+            ErrorKind::DepthLimit => "depth_limit",
+            ErrorKind::InvalidCount => "invalid_count",
+            ErrorKind::CountTooLarge => "count_too_large",
+            ErrorKind::CountMismatch => "count_mismatch",
+            ErrorKind::InvalidDocument => "invalid_document",
+            ErrorKind::Aborted => "aborted",
+        }
+    }
+
+    /// Every kind, in declaration order (for tests and documentation).
+    pub const ALL: [ErrorKind; 13] = [
+        ErrorKind::UnexpectedEnd,
+        ErrorKind::UnexpectedChar,
+        ErrorKind::InvalidNumber,
+        ErrorKind::InvalidEscape,
+        ErrorKind::ControlCharacter,
+        ErrorKind::InvalidUtf8,
+        ErrorKind::TrailingCharacters,
+        ErrorKind::DepthLimit,
+        ErrorKind::InvalidCount,
+        ErrorKind::CountTooLarge,
+        ErrorKind::CountMismatch,
+        ErrorKind::InvalidDocument,
+        ErrorKind::Aborted,
+    ];
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// A codec failure: kind, position and message.
+///
+/// `Display` renders `"<message> at line L column C"`.
+///
+/// ```
+/// let err = stc_core::decode("{a: 1,\n b 2}").unwrap_err();
+/// assert_eq!(err.kind(), stc_core::ErrorKind::UnexpectedChar);
+/// assert_eq!((err.line(), err.column(), err.offset()), (2, 4, 10));
+/// assert_eq!(err.to_string(), "expected ':' after object key, found '2' at line 2 column 4");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    offset: usize,
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+impl Error {
+    /// Builds an error at byte `offset` of `input`, computing line and column.
+    pub(crate) fn at(input: &[u8], offset: usize, kind: ErrorKind, message: String) -> Error {
+        let offset = offset.min(input.len());
+        let (line, column) = line_column(input, offset);
+        Error { kind, offset, line, column, message }
+    }
+
+    /// An error with no position in any input (documents built by hand).
+    pub(crate) fn detached(kind: ErrorKind, message: String) -> Error {
+        Error { kind, offset: 0, line: 0, column: 0, message }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// Byte offset into the UTF-8 input where the problem was found.
+    /// For an input that ended early this is the input's length.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// 1-based line of [`offset`](Error::offset); lines end at `\n`.
+    /// Zero for errors that have no input (see [`ErrorKind::InvalidDocument`]).
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// 1-based column of [`offset`](Error::offset), counted in Unicode
+    /// scalar values from the start of the line.
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// The message without position: what was expected and what was found.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{} at line {} column {}", self.message, self.line, self.column)
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Line and column (both 1-based) of a byte offset. Columns count characters;
+/// a byte that is not valid UTF-8 counts as one column.
+fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
+    let before = &input[..offset];
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    // Count characters: every byte that is not a UTF-8 continuation byte.
+    let column = 1 + before[line_start..].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+    (line, column)
+}
+
+/// Describes the byte at `offset` for messages: `'x'`, `end of input`, or
+/// the character it starts.
+pub(crate) fn describe(input: &[u8], offset: usize) -> String {
+    match input.get(offset) {
+        None => "end of input".to_string(),
+        Some(&b) if b.is_ascii_graphic() => format!("'{}'", b as char),
+        Some(b' ') => "' '".to_string(),
+        Some(b'\n') => "a newline".to_string(),
+        Some(b'\t') => "a tab".to_string(),
+        Some(b'\r') => "a carriage return".to_string(),
+        Some(&b) if b < 0x80 => format!("byte 0x{b:02x}"),
+        Some(_) => {
+            let tail = &input[offset..input.len().min(offset + 4)];
+            let ch = (1..=tail.len())
+                .find_map(|n| std::str::from_utf8(&tail[..n]).ok())
+                .and_then(|s| s.chars().next());
+            match ch {
+                Some(c) => format!("'{c}' (U+{:04X})", c as u32),
+                None => "a byte that is not UTF-8".to_string(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_column_counts_characters() {
+        let s = "ab\ncé d".as_bytes();
+        assert_eq!(line_column(s, 0), (1, 1));
+        assert_eq!(line_column(s, 3), (2, 1));
+        // 'é' is two bytes but one column.
+        assert_eq!(line_column(s, 6), (2, 3));
+        assert_eq!(line_column(s, s.len()), (2, 5));
+    }
+
+    #[test]
+    fn codes_are_unique() {
+        let mut codes: Vec<_> = ErrorKind::ALL.iter().map(|k| k.code()).collect();
+        codes.sort();
+        codes.dedup();
+        assert_eq!(codes.len(), ErrorKind::ALL.len());
+    }
+}

@@ -1,0 +1,130 @@
+//! # stc-core — the reference codec of STC
+//!
+//! STC is a lossless text encoding of JSON that spends fewer LLM tokens:
+//! unquoted identifier keys, compact primitive arrays (`tags[2]: "a","b"`) and
+//! columnar arrays of flat objects (`[2]{id,name}: 1,"a" / 2,"b"`). Every JSON
+//! text is also an STC text. The format is defined in `spec/` of this
+//! repository; this crate is its reference implementation.
+//!
+//! * **Lossless**: key order, duplicate keys, number lexemes (`1.0`, `1e3`,
+//!   `-0`, 40-digit integers) and lone-surrogate escapes all survive
+//!   `decode(encode(x))`. Only whitespace and string escape style are
+//!   canonicalized.
+//! * **Deterministic**: equal input gives byte-identical output.
+//! * **Sans-io and panic-free**: no files, network or clock; every input,
+//!   however hostile, ends in a value or an [`Error`] with kind and position.
+//!
+//! ```
+//! use stc_core::{decode, encode, EncodeOptions, Profile};
+//!
+//! let json = r#"[{"id": 1, "name": "users", "method": "GET"}, {"id": 2, "name": "orders", "method": "POST"}]"#;
+//! let stc = encode(json, &EncodeOptions::profile(Profile::Readable))?;
+//! assert_eq!(stc, r#"[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST""#);
+//! assert_eq!(decode(&stc)?, r#"[{"id":1,"name":"users","method":"GET"},{"id":2,"name":"orders","method":"POST"}]"#);
+//! # Ok::<(), stc_core::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod decode;
+mod document;
+mod encode;
+mod error;
+mod options;
+mod parser;
+#[cfg(feature = "serde")]
+mod serde_api;
+mod strings;
+
+pub use decode::JsonWriter;
+pub use document::{Document, DocumentBuilder};
+pub use error::{Error, ErrorKind};
+pub use options::{EncodeOptions, Limits, Profile};
+pub use parser::{parse_json, parse_stc, Abort, Sink, Validate, MAX_DEPTH_LIMIT};
+#[cfg(feature = "serde")]
+pub use serde_api::{from_str, to_string};
+pub use strings::JsonStr;
+
+/// The STC version this crate reads and writes (the `X-STC-Version` header).
+pub const VERSION: u32 = 1;
+
+/// The media type of STC text.
+pub const MEDIA_TYPE: &str = "application/stc+json";
+
+/// Encodes JSON text as STC.
+///
+/// The input must be strict RFC 8259 JSON; anything else (NaN, trailing
+/// commas, comments, STC syntax, invalid UTF-8 …) is an error, never repaired.
+///
+/// ```
+/// use stc_core::{encode, EncodeOptions, Profile};
+/// let json = r#"{"tags": ["api", "gateway", "mcp"], "scores": [95, 87, 91]}"#;
+/// assert_eq!(
+///     encode(json, &EncodeOptions::profile(Profile::Readable))?,
+///     r#"{tags[3]: "api","gateway","mcp", scores[3]: 95,87,91}"#
+/// );
+/// assert_eq!(
+///     encode(json, &EncodeOptions::default())?,
+///     r#"{tags[3]:"api","gateway","mcp",scores[3]:95,87,91}"#
+/// );
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+pub fn encode(json: &str, options: &EncodeOptions) -> Result<String, Error> {
+    let doc = Document::parse_json(json, &options.limits)?;
+    Ok(encode::encode_document(&doc, options))
+}
+
+/// [`encode`] for bytes that should be UTF-8 JSON.
+///
+/// ```
+/// let err = stc_core::encode_bytes(b"[\"\xff\"]", &Default::default()).unwrap_err();
+/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::InvalidUtf8, 2));
+/// ```
+pub fn encode_bytes(json: &[u8], options: &EncodeOptions) -> Result<String, Error> {
+    encode(parser::utf8(json)?, options)
+}
+
+/// Decodes STC (or plain JSON) to minified JSON text, with default limits.
+///
+/// ```
+/// assert_eq!(
+///     stc_core::decode(r#"{name: "foo", n[2]: 1.0,1e3}"#)?,
+///     r#"{"name":"foo","n":[1.0,1e3]}"#
+/// );
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+pub fn decode(stc: &str) -> Result<String, Error> {
+    decode_with(stc, &Limits::default())
+}
+
+/// [`decode`] with explicit limits.
+pub fn decode_with(stc: &str, limits: &Limits) -> Result<String, Error> {
+    let mut writer = JsonWriter::with_capacity(stc.len() + stc.len() / 2);
+    parse_stc(stc, limits, &mut writer)?;
+    Ok(writer.into_string())
+}
+
+/// [`decode_with`] for bytes that should be UTF-8 STC.
+pub fn decode_bytes(stc: &[u8], limits: &Limits) -> Result<String, Error> {
+    decode_with(parser::utf8(stc)?, limits)
+}
+
+/// Checks that `stc` is valid STC, with default limits.
+///
+/// ```
+/// let err = stc_core::validate("[3]: 1,2").unwrap_err();
+/// assert_eq!(err.kind(), stc_core::ErrorKind::UnexpectedEnd);
+/// ```
+pub fn validate(stc: &str) -> Result<(), Error> {
+    validate_with(stc, &Limits::default())
+}
+
+/// [`validate`] with explicit limits.
+pub fn validate_with(stc: &str, limits: &Limits) -> Result<(), Error> {
+    parse_stc(stc, limits, &mut Validate)
+}
+
+/// [`validate_with`] for bytes that should be UTF-8 STC.
+pub fn validate_bytes(stc: &[u8], limits: &Limits) -> Result<(), Error> {
+    validate_with(parser::utf8(stc)?, limits)
+}

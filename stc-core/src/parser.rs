@@ -1,0 +1,687 @@
+//! The byte-level reader of STC (and, in strict mode, of JSON).
+//!
+//! One recursive-descent pass over the input bytes. Every value is reported
+//! to a [`Sink`] as it is read, so decoding to JSON text, building a
+//! [`Document`](crate::Document), building Python or JavaScript objects and
+//! plain validation all share this one reader. Recursion is bounded by the
+//! depth limit, which is itself capped at [`MAX_DEPTH_LIMIT`].
+
+use crate::error::{describe, Error, ErrorKind};
+use crate::options::Limits;
+use crate::strings::{escape_len, JsonStr};
+
+/// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
+/// it needs; the parser reports [`ErrorKind::Aborted`] at the current token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Abort;
+
+/// Receives the values of a document in order, as the parser reads them.
+///
+/// Containers are bracketed by `begin_*`/`end_*`; inside an object every value
+/// is preceded by exactly one [`key`](Sink::key). `len` is `Some(n)` when the
+/// size is known up front (STC compact and columnar arrays, columnar rows).
+///
+/// ```
+/// use stc_core::{parse_stc, Abort, JsonStr, Limits, Sink};
+///
+/// /// Counts numbers, whatever the nesting.
+/// struct CountNumbers(usize);
+/// impl<'a> Sink<'a> for CountNumbers {
+///     fn number(&mut self, _lexeme: &'a str) -> Result<(), Abort> { self.0 += 1; Ok(()) }
+/// }
+///
+/// let mut sink = CountNumbers(0);
+/// parse_stc("{scores[3]: 95,87,91, n: 1e3}", &Limits::default(), &mut sink).unwrap();
+/// assert_eq!(sink.0, 4);
+/// ```
+#[allow(unused_variables)]
+pub trait Sink<'a> {
+    /// `null`.
+    fn null(&mut self) -> Result<(), Abort> {
+        Ok(())
+    }
+    /// `true` or `false`.
+    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+        Ok(())
+    }
+    /// A number, as its exact lexeme (valid JSON number grammar).
+    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+        Ok(())
+    }
+    /// A string value.
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+        Ok(())
+    }
+    /// The start of an array.
+    fn begin_array(&mut self, len: Option<usize>) -> Result<(), Abort> {
+        Ok(())
+    }
+    /// The end of the innermost array.
+    fn end_array(&mut self) -> Result<(), Abort> {
+        Ok(())
+    }
+    /// The start of an object.
+    fn begin_object(&mut self, len: Option<usize>) -> Result<(), Abort> {
+        Ok(())
+    }
+    /// An object key; the member's value follows.
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+        Ok(())
+    }
+    /// The end of the innermost object.
+    fn end_object(&mut self) -> Result<(), Abort> {
+        Ok(())
+    }
+}
+
+/// A sink that ignores everything: parsing into it only validates.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Validate;
+
+impl<'a> Sink<'a> for Validate {}
+
+/// The largest depth limit accepted; larger requests are clamped to it so
+/// that the recursive reader can never exhaust a thread's stack.
+pub const MAX_DEPTH_LIMIT: usize = 1024;
+
+/// Reads `input` as STC, reporting values to `sink`.
+///
+/// This is the most general entry point; [`decode`](crate::decode) and
+/// [`validate`](crate::validate) are built on it.
+pub fn parse_stc<'a, S: Sink<'a>>(input: &'a str, limits: &Limits, sink: &mut S) -> Result<(), Error> {
+    Parser::new(input, limits, Dialect::Stc, sink).run()
+}
+
+/// Reads `input` as strict RFC 8259 JSON (no STC syntax), reporting values
+/// to `sink`.
+pub fn parse_json<'a, S: Sink<'a>>(input: &'a str, limits: &Limits, sink: &mut S) -> Result<(), Error> {
+    Parser::new(input, limits, Dialect::Json, sink).run()
+}
+
+/// Checks UTF-8 up front so the reader can slice freely.
+pub(crate) fn utf8(input: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(input).map_err(|e| {
+        Error::at(input, e.valid_up_to(), ErrorKind::InvalidUtf8, "invalid UTF-8".to_string())
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    Json,
+    Stc,
+}
+
+struct Parser<'a, 's, S> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+    dialect: Dialect,
+    sink: &'s mut S,
+}
+
+type PResult = Result<(), Error>;
+
+impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
+    fn new(text: &'a str, limits: &Limits, dialect: Dialect, sink: &'s mut S) -> Self {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            depth: 0,
+            max_depth: limits.max_depth.min(MAX_DEPTH_LIMIT),
+            dialect,
+            sink,
+        }
+    }
+
+    fn run(mut self) -> PResult {
+        self.skip_ws();
+        self.value()?;
+        self.skip_ws();
+        if self.pos < self.bytes.len() {
+            return Err(self.err(
+                ErrorKind::TrailingCharacters,
+                format!("expected end of input after the value, found {}", self.found()),
+            ));
+        }
+        Ok(())
+    }
+
+    // ---- errors ------------------------------------------------------------
+
+    fn err_at(&self, offset: usize, kind: ErrorKind, message: String) -> Error {
+        Error::at(self.bytes, offset, kind, message)
+    }
+
+    fn err(&self, kind: ErrorKind, message: String) -> Error {
+        self.err_at(self.pos, kind, message)
+    }
+
+    fn found(&self) -> String {
+        describe(self.bytes, self.pos)
+    }
+
+    /// "expected X, found Y" at the current position; end of input is always
+    /// reported as [`ErrorKind::UnexpectedEnd`].
+    fn expected(&self, what: &str) -> Error {
+        let kind = if self.pos >= self.bytes.len() { ErrorKind::UnexpectedEnd } else { ErrorKind::UnexpectedChar };
+        self.err(kind, format!("expected {what}, found {}", self.found()))
+    }
+
+    fn sink_result(&self, r: Result<(), Abort>, at: usize) -> PResult {
+        r.map_err(|Abort| self.err_at(at, ErrorKind::Aborted, "stopped by the caller".to_string()))
+    }
+
+    // ---- lexing ------------------------------------------------------------
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn enter(&mut self, at: usize, levels: usize) -> PResult {
+        if self.depth + levels > self.max_depth {
+            return Err(self.err_at(
+                at,
+                ErrorKind::DepthLimit,
+                format!("nesting deeper than the limit of {}", self.max_depth),
+            ));
+        }
+        self.depth += levels;
+        Ok(())
+    }
+
+    /// Reads a string literal at `"`; returns its validated body.
+    fn string_body(&mut self) -> Result<JsonStr<'a>, Error> {
+        let open = self.pos;
+        self.pos += 1;
+        let start = self.pos;
+        let mut escaped = false;
+        loop {
+            // Fast scan over bytes that need no attention.
+            let rest = &self.bytes[self.pos..];
+            let run = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len());
+            self.pos += run;
+            match self.peek() {
+                Some(b'"') => {
+                    let body = self.text.get(start..self.pos).unwrap_or("");
+                    self.pos += 1;
+                    return Ok(JsonStr::new_unchecked(body, escaped));
+                }
+                Some(b'\\') => match escape_len(&self.bytes[self.pos..]) {
+                    Some(n) => {
+                        escaped = true;
+                        self.pos += n;
+                    }
+                    None => return Err(self.bad_escape()),
+                },
+                Some(b) => {
+                    return Err(self.err(
+                        ErrorKind::ControlCharacter,
+                        format!("raw control character U+{:04X} in string; write it as an escape", b),
+                    ))
+                }
+                None => {
+                    return Err(self.err(
+                        ErrorKind::UnexpectedEnd,
+                        format!("unterminated string (opened at byte {open}), found end of input"),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn bad_escape(&self) -> Error {
+        let rest = &self.bytes[self.pos..];
+        if rest.len() < 2 || (rest[1] == b'u' && rest.len() < 6 && rest[2..].iter().all(u8::is_ascii_hexdigit)) {
+            return self.err_at(self.bytes.len(), ErrorKind::UnexpectedEnd, "unterminated escape, found end of input".into());
+        }
+        let shown = String::from_utf8_lossy(&rest[..rest.len().min(6)]).into_owned();
+        let shown: String = shown.chars().take_while(|c| !c.is_control() && *c != '"').collect();
+        self.err(
+            ErrorKind::InvalidEscape,
+            format!("invalid escape '{shown}'; expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"),
+        )
+    }
+
+    /// Reads a number at `-` or a digit; returns its lexeme.
+    fn number_lexeme(&mut self) -> Result<&'a str, Error> {
+        let start = self.pos;
+        let b = self.bytes;
+        let mut i = self.pos;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'0') => {
+                i += 1;
+                if b.get(i).is_some_and(u8::is_ascii_digit) {
+                    return Err(self.err_at(i, ErrorKind::InvalidNumber, "invalid number: leading zeros are not allowed".into()));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                while b.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            _ => return Err(self.number_err(i, "a digit")),
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if !b.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(self.number_err(i, "a digit after the decimal point"));
+            }
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        if let Some(b'e' | b'E') = b.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = b.get(i) {
+                i += 1;
+            }
+            if !b.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(self.number_err(i, "a digit in the exponent"));
+            }
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        self.pos = i;
+        Ok(self.text.get(start..i).unwrap_or(""))
+    }
+
+    fn number_err(&self, at: usize, what: &str) -> Error {
+        let kind = if at >= self.bytes.len() { ErrorKind::UnexpectedEnd } else { ErrorKind::InvalidNumber };
+        self.err_at(at, kind, format!("invalid number: expected {what}, found {}", describe(self.bytes, at)))
+    }
+
+    fn literal(&mut self, word: &'static str) -> PResult {
+        let end = self.pos + word.len();
+        let got = &self.bytes[self.pos..end.min(self.bytes.len())];
+        if got == word.as_bytes() {
+            self.pos = end;
+            return Ok(());
+        }
+        // Point at the first byte that differs.
+        let same = got.iter().zip(word.as_bytes()).take_while(|(a, b)| a == b).count();
+        self.pos += same;
+        Err(self.expected(&format!("'{word}'")))
+    }
+
+    // ---- grammar -----------------------------------------------------------
+
+    /// value = object / array / string / number / true / false / null
+    /// (leading whitespace already skipped)
+    fn value(&mut self) -> PResult {
+        let at = self.pos;
+        match self.peek() {
+            Some(b'{') => self.object(),
+            Some(b'[') => self.array(),
+            Some(b'"') => {
+                let s = self.string_body()?;
+                let r = self.sink.string(s);
+                self.sink_result(r, at)
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let lexeme = self.number_lexeme()?;
+                let r = self.sink.number(lexeme);
+                self.sink_result(r, at)
+            }
+            Some(b't') => {
+                self.literal("true")?;
+                let r = self.sink.boolean(true);
+                self.sink_result(r, at)
+            }
+            Some(b'f') => {
+                self.literal("false")?;
+                let r = self.sink.boolean(false);
+                self.sink_result(r, at)
+            }
+            Some(b'n') => {
+                self.literal("null")?;
+                let r = self.sink.null();
+                self.sink_result(r, at)
+            }
+            _ => Err(self.expected("a value")),
+        }
+    }
+
+    fn object(&mut self) -> PResult {
+        let open = self.pos;
+        self.enter(open, 1)?;
+        self.pos += 1;
+        let r = self.sink.begin_object(None);
+        self.sink_result(r, open)?;
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+        } else {
+            loop {
+                self.member()?;
+                self.skip_ws();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_ws();
+                    }
+                    Some(b'}') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return Err(self.expected("',' or '}' after object member")),
+                }
+            }
+        }
+        self.depth -= 1;
+        let r = self.sink.end_object();
+        self.sink_result(r, open)
+    }
+
+    /// member = key ":" value / key array-header ":" body   (STC only: the second)
+    fn member(&mut self) -> PResult {
+        let key_at = self.pos;
+        let key = self.key()?;
+        self.skip_ws();
+        match self.peek() {
+            Some(b':') => {
+                self.pos += 1;
+                let r = self.sink.key(key);
+                self.sink_result(r, key_at)?;
+                self.skip_ws();
+                self.value()
+            }
+            Some(b'[') if self.dialect == Dialect::Stc => {
+                let open = self.pos;
+                self.pos += 1;
+                self.skip_ws();
+                let count_at = self.pos;
+                let count = self.count_token()?;
+                self.skip_ws();
+                if self.peek() != Some(b']') {
+                    return Err(self.expected("']' after the array count"));
+                }
+                self.pos += 1;
+                self.skip_ws();
+                let r = self.sink.key(key);
+                self.sink_result(r, key_at)?;
+                match self.peek() {
+                    Some(b':' | b'{') => self.header_body(open, count, count_at),
+                    _ => Err(self.expected("':' or '{' after the array header")),
+                }
+            }
+            _ => Err(self.expected("':' after object key")),
+        }
+    }
+
+    /// key = string / identifier   (identifier: STC only)
+    fn key(&mut self) -> Result<JsonStr<'a>, Error> {
+        match self.peek() {
+            Some(b'"') => self.string_body(),
+            Some(b'a'..=b'z' | b'A'..=b'Z' | b'_') if self.dialect == Dialect::Stc => {
+                let start = self.pos;
+                while let Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_') = self.peek() {
+                    self.pos += 1;
+                }
+                Ok(JsonStr::new_unchecked(self.text.get(start..self.pos).unwrap_or(""), false))
+            }
+            _ if self.dialect == Dialect::Json => Err(self.expected("'\"' to start an object key (JSON keys are quoted)")),
+            _ => Err(self.expected("an object key")),
+        }
+    }
+
+    /// A header count: digits only, no sign, fraction, exponent or leading zero.
+    fn count_token(&mut self) -> Result<usize, Error> {
+        let at = self.pos;
+        match self.peek() {
+            Some(b'-' | b'0'..=b'9') => {
+                let lexeme = self.number_lexeme()?;
+                self.count_value(lexeme, at)
+            }
+            _ => Err(self.expected("an array count")),
+        }
+    }
+
+    fn count_value(&self, lexeme: &str, at: usize) -> Result<usize, Error> {
+        if !lexeme.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(self.err_at(
+                at,
+                ErrorKind::InvalidCount,
+                format!("array count must be a non-negative integer, found '{lexeme}'"),
+            ));
+        }
+        lexeme.parse::<usize>().map_err(|_| {
+            self.err_at(at, ErrorKind::CountTooLarge, format!("array count {lexeme} is larger than the input"))
+        })
+    }
+
+    /// array = "[" [ value *( "," value ) ] "]" / header-array   (at '[')
+    fn array(&mut self) -> PResult {
+        let open = self.pos;
+        self.enter(open, 1)?;
+        self.pos += 1;
+        self.skip_ws();
+        match self.peek() {
+            Some(b']') => {
+                self.pos += 1;
+                self.depth -= 1;
+                let r = self.sink.begin_array(Some(0));
+                self.sink_result(r, open)?;
+                let r = self.sink.end_array();
+                return self.sink_result(r, open);
+            }
+            Some(b'-' | b'0'..=b'9') if self.dialect == Dialect::Stc => {
+                // `[N]` followed by ':' or '{' is a header; anything else makes
+                // N the first element of a JSON array. Decided after reading
+                // the number, with no backtracking over values.
+                let num_at = self.pos;
+                let lexeme = self.number_lexeme()?;
+                self.skip_ws();
+                if self.peek() == Some(b']') {
+                    let close = self.pos;
+                    self.pos += 1;
+                    self.skip_ws();
+                    if let Some(b':' | b'{') = self.peek() {
+                        self.depth -= 1;
+                        let count = self.count_value(lexeme, num_at)?;
+                        return self.header_body(open, count, num_at);
+                    }
+                    self.pos = close;
+                }
+                let r = self.sink.begin_array(None);
+                self.sink_result(r, open)?;
+                let r = self.sink.number(lexeme);
+                self.sink_result(r, num_at)?;
+            }
+            _ => {
+                let r = self.sink.begin_array(None);
+                self.sink_result(r, open)?;
+                self.value()?;
+            }
+        }
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    self.value()?;
+                }
+                Some(b']') => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => return Err(self.expected("',' or ']' after array element")),
+            }
+        }
+        self.depth -= 1;
+        let r = self.sink.end_array();
+        self.sink_result(r, open)
+    }
+
+    /// After `[N]` (at ':' or '{'): a compact body or a column list and rows.
+    fn header_body(&mut self, open: usize, count: usize, count_at: usize) -> PResult {
+        if self.peek() == Some(b'{') {
+            let columns = self.columns()?;
+            self.check_fits(count_at, count, Some(count.saturating_mul(columns.len())))?;
+            self.columnar_body(open, count, &columns)
+        } else {
+            self.pos += 1; // ':'
+            self.check_fits(count_at, count, None)?;
+            self.compact_body(open, count)
+        }
+    }
+
+    /// Fails before any work when `cells` values cannot fit in the rest of the
+    /// input (each value needs at least one byte).
+    fn check_fits(&self, at: usize, count: usize, cells: Option<usize>) -> PResult {
+        let remaining = self.bytes.len() - self.pos;
+        if cells.unwrap_or(count) > remaining {
+            return Err(self.err_at(
+                at,
+                ErrorKind::CountTooLarge,
+                format!("array count {count} is larger than the rest of the input can hold"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// compact-body = [ value *( "," value ) ]  — exactly `count` values.
+    fn compact_body(&mut self, open: usize, count: usize) -> PResult {
+        self.enter(open, 1)?;
+        let r = self.sink.begin_array(Some(count));
+        self.sink_result(r, open)?;
+        for i in 0..count {
+            self.skip_ws();
+            if i > 0 {
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_ws();
+                    }
+                    Some(b'}' | b']' | b'/') => {
+                        return Err(self.err(
+                            ErrorKind::CountMismatch,
+                            format!("array header declares {count} values but only {i} were given"),
+                        ))
+                    }
+                    _ => return Err(self.expected("',' between array values")),
+                }
+            }
+            self.value()?;
+        }
+        self.depth -= 1;
+        let r = self.sink.end_array();
+        self.sink_result(r, open)
+    }
+
+    /// columns = "{" key *( "," key ) "}" ":"   (at '{')
+    fn columns(&mut self) -> Result<Vec<JsonStr<'a>>, Error> {
+        self.pos += 1;
+        let mut columns = Vec::new();
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some(b'"' | b'a'..=b'z' | b'A'..=b'Z' | b'_') => columns.push(self.key()?),
+                _ => return Err(self.expected("a column name")),
+            }
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => return Err(self.expected("',' or '}' in the column list")),
+            }
+        }
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.expected("':' after the column list"));
+        }
+        self.pos += 1;
+        Ok(columns)
+    }
+
+    /// rows = [ row *( "/" row ) ], row = value *( "," value ) — exactly
+    /// `count` rows of exactly `columns.len()` values.
+    fn columnar_body(&mut self, open: usize, count: usize, columns: &[JsonStr<'a>]) -> PResult {
+        let width = columns.len();
+        self.enter(open, 2)?;
+        let r = self.sink.begin_array(Some(count));
+        self.sink_result(r, open)?;
+        for row in 0..count {
+            self.skip_ws();
+            if row > 0 {
+                match self.peek() {
+                    Some(b'/') => {
+                        self.pos += 1;
+                        self.skip_ws();
+                    }
+                    Some(b',') => {
+                        return Err(self.err(
+                            ErrorKind::CountMismatch,
+                            format!("row {row} has more values than the {width} columns of the header"),
+                        ))
+                    }
+                    Some(b'}' | b']') => {
+                        return Err(self.err(
+                            ErrorKind::CountMismatch,
+                            format!("array header declares {count} rows but only {row} were given"),
+                        ))
+                    }
+                    _ => return Err(self.expected("'/' between rows")),
+                }
+            }
+            let row_at = self.pos;
+            let r = self.sink.begin_object(Some(width));
+            self.sink_result(r, row_at)?;
+            for (c, column) in columns.iter().enumerate() {
+                if c > 0 {
+                    self.skip_ws();
+                    match self.peek() {
+                        Some(b',') => {
+                            self.pos += 1;
+                            self.skip_ws();
+                        }
+                        Some(b'/' | b'}' | b']') => {
+                            return Err(self.err(
+                                ErrorKind::CountMismatch,
+                                format!("row {} has {c} values but the header names {width} columns", row + 1),
+                            ))
+                        }
+                        _ => return Err(self.expected("',' between row values")),
+                    }
+                }
+                let at = self.pos;
+                let r = self.sink.key(*column);
+                self.sink_result(r, at)?;
+                self.value()?;
+            }
+            let r = self.sink.end_object();
+            self.sink_result(r, row_at)?;
+        }
+        // A further row separator can only mean the header undercounts.
+        let before = self.pos;
+        self.skip_ws();
+        if self.peek() == Some(b'/') {
+            return Err(self.err(
+                ErrorKind::CountMismatch,
+                format!("more rows than the {count} the array header declares"),
+            ));
+        }
+        self.pos = before;
+        self.depth -= 2;
+        let r = self.sink.end_array();
+        self.sink_result(r, open)
+    }
+}
