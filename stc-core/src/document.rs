@@ -57,6 +57,59 @@ impl<'a> Document<'a> {
         crate::encode::encode_document(self, &EncodeOptions::profile(profile))
     }
 
+    /// Writes the document as minified JSON (canonical strings, exact lexemes).
+    ///
+    /// ```
+    /// use stc_core::{Document, Limits};
+    /// let doc = Document::parse_json("[1.0, {\"a\": \"\\u00e9\"}]", &Limits::default()).unwrap();
+    /// assert_eq!(doc.to_json(), r#"[1.0,{"a":"é"}]"#);
+    /// ```
+    pub fn to_json(&self) -> String {
+        let mut out = String::with_capacity(self.nodes.len() * 8);
+        // Same separator rule as the streaming writer: a comma goes before
+        // anything but a closing bracket that follows a complete value.
+        let mut closers: Vec<(usize, u8)> = Vec::new();
+        let mut need_comma = false;
+        for (i, node) in self.nodes.iter().enumerate() {
+            while let Some(&(end, c)) = closers.last() {
+                if end != i {
+                    break;
+                }
+                out.push(c as char);
+                closers.pop();
+                need_comma = true;
+            }
+            if need_comma {
+                out.push(',');
+            }
+            need_comma = true;
+            match node {
+                Node::Null => out.push_str("null"),
+                Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                Node::Number(n) => out.push_str(n),
+                Node::String(s) | Node::Key(s) => {
+                    out.push('"');
+                    out.push_str(s);
+                    out.push('"');
+                    if matches!(node, Node::Key(_)) {
+                        out.push(':');
+                        need_comma = false;
+                    }
+                }
+                Node::Array { end, .. } | Node::Object { end, .. } => {
+                    let (open, close) = if matches!(node, Node::Array { .. }) { ('[', b']') } else { ('{', b'}') };
+                    out.push(open);
+                    closers.push((*end, close));
+                    need_comma = false;
+                }
+            }
+        }
+        while let Some((_, c)) = closers.pop() {
+            out.push(c as char);
+        }
+        out
+    }
+
     /// Number of tape nodes (keys count as nodes); a rough size measure.
     pub fn node_count(&self) -> usize {
         self.nodes.len()

@@ -30,6 +30,8 @@ mod decode;
 mod document;
 mod encode;
 mod error;
+mod estimate;
+mod gate;
 mod options;
 mod parser;
 #[cfg(feature = "serde")]
@@ -39,6 +41,7 @@ mod strings;
 pub use decode::JsonWriter;
 pub use document::{Document, DocumentBuilder};
 pub use error::{Error, ErrorKind};
+pub use gate::{encode_gated, Chosen, GateOptions, Gated, Tokenizer};
 pub use options::{EncodeOptions, Limits, Profile};
 pub use parser::{parse_json, parse_stc, Abort, Sink, Validate, MAX_DEPTH_LIMIT};
 #[cfg(feature = "serde")]

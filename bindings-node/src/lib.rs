@@ -1,0 +1,1 @@
+//! Placeholder: the Node binding lands with its issue.
