@@ -1,1 +1,553 @@
-//! Placeholder: the conformance harness lands with its issue.
+//! The STC conformance corpus, read and run against the Rust reference.
+//!
+//! The corpus is data (`conformance/cases/*.json`, described in
+//! `conformance/README.md` and `conformance/schema.json`); this crate holds
+//! what the Rust harness (`tests/corpus.rs`) and the updater
+//! (`src/bin/bless.rs`) share: reading case files, checking their structure,
+//! writing them back in their one canonical layout, running a case through
+//! `stc-core` and explaining a failure.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use stc_core::{EncodeOptions, Error, Limits, Profile};
+
+/// The five categories of cases, in the order the README lists them.
+pub const CATEGORIES: [&str; 5] = ["encode", "decode", "roundtrip", "invalid", "json-invalid"];
+
+/// Error kind codes a case may expect (those an input can cause).
+pub const ERROR_KINDS: [&str; 11] = [
+    "unexpected_end",
+    "unexpected_char",
+    "invalid_number",
+    "invalid_escape",
+    "control_character",
+    "invalid_utf8",
+    "trailing_characters",
+    "depth_limit",
+    "invalid_count",
+    "count_too_large",
+    "count_mismatch",
+];
+
+/// The sections of `spec/README.md` a case may cite.
+pub const SECTIONS: [&str; 27] = [
+    "1", "2", "3", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "4", "4.1", "4.2", "4.3", "5", "5.1", "5.2",
+    "5.3", "5.4", "5.5", "5.6", "5.7", "6", "7", "8", "9", "10",
+];
+
+/// One case file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseFile {
+    /// Path of the JSON Schema, relative to the file (`../schema.json`).
+    #[serde(rename = "$schema", default)]
+    pub schema: Option<String>,
+    /// One of [`CATEGORIES`].
+    pub category: String,
+    /// What the file's cases are about.
+    pub description: String,
+    /// The cases, in file order.
+    pub cases: Vec<Case>,
+}
+
+/// One case.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// Unique across the corpus.
+    pub name: String,
+    /// The section of the spec the case exercises.
+    pub spec: String,
+    /// Why the case exists or what it shows.
+    #[serde(default)]
+    pub note: Option<String>,
+    /// Profile and limits.
+    #[serde(default)]
+    pub options: Option<Options>,
+    /// Input text.
+    #[serde(default)]
+    pub input: Option<String>,
+    /// Input bytes in hex, for input that is not UTF-8.
+    #[serde(default)]
+    pub input_hex: Option<String>,
+    /// Expected output text (encode, decode, roundtrip).
+    #[serde(default)]
+    pub expected: Option<String>,
+    /// Expected failure (invalid, json-invalid).
+    #[serde(default)]
+    pub error: Option<ExpectedError>,
+}
+
+/// `options` of a case.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// `compact` (default) or `readable`.
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Depth limit for every operation of the case (default 128).
+    #[serde(default)]
+    pub max_depth: Option<usize>,
+}
+
+/// `error` of a case.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedError {
+    /// Error kind code.
+    pub kind: String,
+    /// UTF-8 byte offset, 0-based.
+    pub offset: usize,
+}
+
+/// The directory holding the case files.
+pub fn cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("cases")
+}
+
+/// Every `*.json` file of `dir`, sorted by name.
+pub fn case_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut paths = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            paths.push(path);
+        }
+    }
+    paths.sort();
+    Ok(paths)
+}
+
+/// The file name without `.json`.
+pub fn stem(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// Reads and parses one case file.
+pub fn read_file(path: &Path) -> Result<(String, CaseFile), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file = serde_json::from_str(&text).map_err(|e| format!("{} is not a valid case file: {e}", path.display()))?;
+    Ok((text, file))
+}
+
+fn is_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    matches!(b.first(), Some(b'a'..=b'z' | b'0'..=b'9'))
+        && b.iter().all(|c| matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+}
+
+/// The rules of `schema.json` plus the ones a schema cannot say: every
+/// problem of a parsed file, one message each.
+pub fn structure_problems(file: &CaseFile) -> Vec<String> {
+    let mut problems = Vec::new();
+    let category = file.category.as_str();
+    if !CATEGORIES.contains(&category) {
+        problems.push(format!("unknown category {category:?}; expected one of {CATEGORIES:?}"));
+    }
+    if file.description.trim().is_empty() {
+        problems.push("empty description".into());
+    }
+    if file.cases.is_empty() {
+        problems.push("no cases".into());
+    }
+    let wants_output = matches!(category, "encode" | "decode" | "roundtrip");
+    for case in &file.cases {
+        let mut p = |msg: String| problems.push(format!("case {:?}: {msg}", case.name));
+        if !is_name(&case.name) {
+            p("name must be kebab-case: [a-z0-9][a-z0-9-]*".into());
+        }
+        if !SECTIONS.contains(&case.spec.as_str()) {
+            p(format!("spec {:?} is not a section of spec/README.md ({SECTIONS:?})", case.spec));
+        }
+        if let Some(note) = &case.note {
+            if note.trim().is_empty() {
+                p("empty note".into());
+            }
+        }
+        match (&case.input, &case.input_hex) {
+            (Some(_), Some(_)) => p("has both input and input_hex".into()),
+            (None, None) => p("has neither input nor input_hex".into()),
+            (None, Some(hex)) => match decode_hex(hex) {
+                Err(e) => p(e),
+                Ok(bytes) if std::str::from_utf8(&bytes).is_ok() => {
+                    p("input_hex is valid UTF-8: write it as input (input_hex is only for bytes that are not UTF-8)".into())
+                }
+                Ok(_) => {}
+            },
+            (Some(_), None) => {}
+        }
+        if let Some(options) = &case.options {
+            if let Some(profile) = &options.profile {
+                if Profile::from_name(profile).is_none() {
+                    p(format!("unknown profile {profile:?}"));
+                } else if category != "encode" {
+                    p("options.profile applies to encode cases only (roundtrip runs both profiles)".into());
+                }
+            }
+            if options.profile.is_none() && options.max_depth.is_none() {
+                p("empty options object".into());
+            }
+        }
+        if wants_output {
+            if case.expected.is_none() {
+                p(format!("{category} cases need \"expected\""));
+            }
+            if case.error.is_some() {
+                p(format!("{category} cases cannot have \"error\""));
+            }
+        } else {
+            if case.error.is_none() {
+                p(format!("{category} cases need \"error\""));
+            }
+            if case.expected.is_some() {
+                p(format!("{category} cases cannot have \"expected\""));
+            }
+            if let Some(error) = &case.error {
+                if !ERROR_KINDS.contains(&error.kind.as_str()) {
+                    p(format!("unknown error kind {:?}; expected one of {ERROR_KINDS:?}", error.kind));
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Decodes lowercase hex pairs.
+pub fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
+    let b = hex.as_bytes();
+    if b.len() % 2 != 0 {
+        return Err("input_hex has an odd number of digits".into());
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Ok(c - b'0'),
+        b'a'..=b'f' => Ok(c - b'a' + 10),
+        _ => Err(format!("input_hex holds {:?}; use lowercase hex digits", c as char)),
+    };
+    b.chunks(2).map(|pair| Ok(digit(pair[0])? << 4 | digit(pair[1])?)).collect()
+}
+
+impl Case {
+    /// The input bytes.
+    pub fn input_bytes(&self) -> Vec<u8> {
+        match (&self.input, &self.input_hex) {
+            (Some(text), _) => text.as_bytes().to_vec(),
+            (None, Some(hex)) => decode_hex(hex).unwrap_or_default(),
+            (None, None) => Vec::new(),
+        }
+    }
+
+    /// The limits of every operation of the case.
+    pub fn limits(&self) -> Limits {
+        match self.options.as_ref().and_then(|o| o.max_depth) {
+            Some(max_depth) => Limits { max_depth },
+            None => Limits::default(),
+        }
+    }
+
+    /// The encode profile (compact unless the case says otherwise).
+    pub fn profile(&self) -> Profile {
+        self.options
+            .as_ref()
+            .and_then(|o| o.profile.as_deref())
+            .and_then(Profile::from_name)
+            .unwrap_or(Profile::Compact)
+    }
+}
+
+// ---- running -----------------------------------------------------------------
+
+/// What an operation produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Output text.
+    Text(String),
+    /// A failure.
+    Failed {
+        /// Kind code.
+        kind: String,
+        /// Byte offset.
+        offset: usize,
+        /// Display of the error (message and line/column).
+        message: String,
+    },
+}
+
+impl Outcome {
+    fn of(r: Result<String, Error>) -> Outcome {
+        match r {
+            Ok(text) => Outcome::Text(text),
+            Err(e) => Outcome::Failed { kind: e.kind().code().to_string(), offset: e.offset(), message: e.to_string() },
+        }
+    }
+
+    fn show(&self) -> String {
+        match self {
+            Outcome::Text(t) => format!("output {}", quote(t)),
+            Outcome::Failed { kind, offset, message } => format!("error {kind} at byte {offset} ({message})"),
+        }
+    }
+}
+
+/// A JSON string literal of `s`, so that spaces, newlines and control
+/// characters are visible in failure messages.
+pub fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
+}
+
+fn encode_with(input: &[u8], profile: Profile, limits: Limits) -> Outcome {
+    Outcome::of(stc_core::encode_bytes(input, &EncodeOptions { profile, limits }))
+}
+
+fn decode_with(input: &[u8], limits: Limits) -> Outcome {
+    Outcome::of(stc_core::decode_bytes(input, &limits))
+}
+
+/// The operations a case of `category` runs, as (description, outcome).
+pub fn run(category: &str, case: &Case) -> Vec<(String, Outcome)> {
+    let input = case.input_bytes();
+    let limits = case.limits();
+    match category {
+        "encode" => {
+            let profile = case.profile();
+            vec![(format!("encode(input, {})", profile.name()), encode_with(&input, profile, limits))]
+        }
+        "decode" | "invalid" => vec![("decode(input)".to_string(), decode_with(&input, limits))],
+        "json-invalid" => vec![("encode(input, compact)".to_string(), encode_with(&input, Profile::Compact, limits))],
+        "roundtrip" => [Profile::Compact, Profile::Readable]
+            .into_iter()
+            .map(|profile| {
+                let outcome = match encode_with(&input, profile, limits) {
+                    Outcome::Text(stc) => decode_with(stc.as_bytes(), limits),
+                    failed => failed,
+                };
+                (format!("decode(encode(input, {}))", profile.name()), outcome)
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Byte offset of the first difference of two texts.
+fn first_difference(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
+/// Runs one case against the reference. `Err` holds a failure report naming
+/// the case, its file, input, expected and actual result.
+pub fn check(file: &Path, category: &str, case: &Case) -> Result<(), String> {
+    let mut failures = Vec::new();
+    let want = match (&case.expected, &case.error) {
+        (Some(text), _) => Outcome::Text(text.clone()),
+        (None, Some(e)) => Outcome::Failed { kind: e.kind.clone(), offset: e.offset, message: String::new() },
+        (None, None) => return Err(report(file, category, case, &["case has neither expected nor error".into()])),
+    };
+    for (operation, got) in run(category, case) {
+        let ok = match (&want, &got) {
+            (Outcome::Text(a), Outcome::Text(b)) => a == b,
+            (Outcome::Failed { kind: k1, offset: o1, .. }, Outcome::Failed { kind: k2, offset: o2, .. }) => {
+                k1 == k2 && o1 == o2
+            }
+            _ => false,
+        };
+        if !ok {
+            let mut msg = format!("operation: {operation}\nexpected:  ");
+            match &want {
+                Outcome::Text(t) => msg.push_str(&format!("output {}", quote(t))),
+                Outcome::Failed { kind, offset, .. } => msg.push_str(&format!("error {kind} at byte {offset}")),
+            }
+            let _ = write!(msg, "\nactual:    {}", got.show());
+            if let (Outcome::Text(a), Outcome::Text(b)) = (&want, &got) {
+                let at = first_difference(a, b);
+                let _ = write!(msg, "\n           first difference at byte {at}");
+            }
+            failures.push(msg);
+        }
+    }
+    if failures.is_empty() {
+        failures.extend(reference_checks(category, case));
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(report(file, category, case, &failures))
+    }
+}
+
+/// Properties the Rust reference must also have on every case (not part of
+/// the binding contract): encoder output decodes back to its input, decoder
+/// output is canonical minified JSON, and validation reports the same error
+/// as decoding.
+fn reference_checks(category: &str, case: &Case) -> Vec<String> {
+    let input = case.input_bytes();
+    let limits = case.limits();
+    let mut problems = Vec::new();
+    match category {
+        "encode" => {
+            let original = decode_with(&input, limits);
+            let back = case.expected.as_deref().map(|e| decode_with(e.as_bytes(), limits));
+            if back.as_ref() != Some(&original) {
+                problems.push(format!(
+                    "lossless: decode(expected) must equal decode(input) (the minified input)\ndecode(input):    {}\ndecode(expected): {}",
+                    original.show(),
+                    back.map_or_else(|| "-".into(), |b| b.show())
+                ));
+            }
+        }
+        "decode" | "roundtrip" => {
+            if let Some(expected) = &case.expected {
+                let mut validate = stc_core::Validate;
+                if let Err(e) = stc_core::parse_json(expected, &limits, &mut validate) {
+                    problems.push(format!("expected output is not strict JSON: {e}"));
+                }
+                let again = decode_with(expected.as_bytes(), limits);
+                if again != Outcome::Text(expected.clone()) {
+                    problems.push(format!(
+                        "expected output is not canonical: decode(expected) gives {}",
+                        again.show()
+                    ));
+                }
+            }
+        }
+        "invalid" => {
+            let validated = match stc_core::validate_bytes(&input, &limits) {
+                Ok(()) => Outcome::Text(String::new()),
+                Err(e) => Outcome::of(Err(e)),
+            };
+            let decoded = decode_with(&input, limits);
+            if validated != decoded {
+                problems.push(format!(
+                    "validate and decode disagree\nvalidate: {}\ndecode:   {}",
+                    validated.show(),
+                    decoded.show()
+                ));
+            }
+        }
+        _ => {}
+    }
+    problems
+}
+
+fn report(file: &Path, category: &str, case: &Case, failures: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "case:      {category}::{}::{}", stem(file), case.name);
+    let _ = writeln!(out, "file:      {}", display_path(file));
+    let _ = writeln!(out, "spec:      section {}", case.spec);
+    if let Some(note) = &case.note {
+        let _ = writeln!(out, "note:      {note}");
+    }
+    if let Some(options) = &case.options {
+        let _ = writeln!(out, "options:   profile={:?} max_depth={:?}", options.profile, options.max_depth);
+    }
+    match (&case.input, &case.input_hex) {
+        (Some(text), _) => {
+            let _ = writeln!(out, "input:     {}", quote(text));
+        }
+        (None, Some(hex)) => {
+            let _ = writeln!(out, "input_hex: {hex}");
+        }
+        _ => {}
+    }
+    for f in failures {
+        let _ = writeln!(out, "{f}");
+    }
+    out
+}
+
+/// A path relative to the repository root when possible.
+pub fn display_path(path: &Path) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("."));
+    path.strip_prefix(root).unwrap_or(path).display().to_string()
+}
+
+// ---- blessing ------------------------------------------------------------------
+
+/// The expectation the reference gives a case, or why it cannot be blessed
+/// (the input succeeds where the category needs a failure, or the reverse).
+pub fn blessed(category: &str, case: &Case) -> Result<Case, String> {
+    let input = case.input_bytes();
+    let limits = case.limits();
+    let mut new = case.clone();
+    let outcome = match category {
+        // The canonical minified JSON of the input, read through the
+        // decoder's JSON path (independent of the encoder it is compared to).
+        "roundtrip" => match std::str::from_utf8(&input) {
+            Ok(text) => {
+                let mut strict = stc_core::Validate;
+                match stc_core::parse_json(text, &limits, &mut strict) {
+                    Ok(()) => decode_with(&input, limits),
+                    Err(e) => Outcome::of(Err(e)),
+                }
+            }
+            Err(_) => decode_with(&input, limits),
+        },
+        _ => run(category, case).into_iter().next().map(|(_, o)| o).ok_or("unknown category")?,
+    };
+    match (category, outcome) {
+        ("encode" | "decode" | "roundtrip", Outcome::Text(text)) => new.expected = Some(text),
+        ("invalid" | "json-invalid", Outcome::Failed { kind, offset, .. }) => {
+            new.error = Some(ExpectedError { kind, offset })
+        }
+        (_, other) => {
+            return Err(format!("the reference gives {} where a {category} case needs the other outcome", other.show()))
+        }
+    }
+    Ok(new)
+}
+
+// ---- the canonical layout --------------------------------------------------------
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// Writes a case file in its one layout: 2-space indent, one case per
+/// object, keys in the order name, spec, note, options, input/input_hex,
+/// expected/error; `options` and `error` on one line.
+pub fn format_file(file: &CaseFile) -> String {
+    let mut out = String::from("{\n");
+    if let Some(schema) = &file.schema {
+        let _ = writeln!(out, "  \"$schema\": {},", json_str(schema));
+    }
+    let _ = writeln!(out, "  \"category\": {},", json_str(&file.category));
+    let _ = writeln!(out, "  \"description\": {},", json_str(&file.description));
+    out.push_str("  \"cases\": [\n");
+    for (i, case) in file.cases.iter().enumerate() {
+        let mut fields = vec![format!("\"name\": {}", json_str(&case.name)), format!("\"spec\": {}", json_str(&case.spec))];
+        if let Some(note) = &case.note {
+            fields.push(format!("\"note\": {}", json_str(note)));
+        }
+        if let Some(options) = &case.options {
+            let mut parts = Vec::new();
+            if let Some(profile) = &options.profile {
+                parts.push(format!("\"profile\": {}", json_str(profile)));
+            }
+            if let Some(max_depth) = options.max_depth {
+                parts.push(format!("\"max_depth\": {max_depth}"));
+            }
+            fields.push(format!("\"options\": {{ {} }}", parts.join(", ")));
+        }
+        if let Some(input) = &case.input {
+            fields.push(format!("\"input\": {}", json_str(input)));
+        }
+        if let Some(hex) = &case.input_hex {
+            fields.push(format!("\"input_hex\": {}", json_str(hex)));
+        }
+        if let Some(expected) = &case.expected {
+            fields.push(format!("\"expected\": {}", json_str(expected)));
+        }
+        if let Some(error) = &case.error {
+            fields.push(format!("\"error\": {{ \"kind\": {}, \"offset\": {} }}", json_str(&error.kind), error.offset));
+        }
+        out.push_str("    {\n");
+        for (j, field) in fields.iter().enumerate() {
+            out.push_str("      ");
+            out.push_str(field);
+            out.push_str(if j + 1 < fields.len() { ",\n" } else { "\n" });
+        }
+        out.push_str(if i + 1 < file.cases.len() { "    },\n" } else { "    }\n" });
+    }
+    out.push_str("  ]\n}\n");
+    out
+}
