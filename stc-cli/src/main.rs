@@ -1,1 +1,308 @@
-fn main() {}
+//! `stc`: encode JSON as STC, decode STC to JSON, check STC, and measure what
+//! STC saves. All format work is done by `stc-core`; this file only reads
+//! input, writes output and reports errors.
+//!
+//! On invalid input every command exits with status 1, prints
+//! `FILE:LINE:COLUMN: message` on stderr and nothing on stdout.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use stc_core::{Document, EncodeOptions, GateOptions, Limits, Profile, Tokenizer};
+
+#[derive(Parser)]
+#[command(
+    name = "stc",
+    version,
+    about = "STC: a token-efficient, lossless text encoding of JSON",
+    long_about = "STC: a token-efficient, lossless text encoding of JSON.\n\n\
+        Every JSON text is valid STC. `stc encode` turns JSON into STC, `stc decode` \
+        turns STC (or JSON) back into minified JSON with exact number lexemes, key \
+        order and duplicate keys."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Encode JSON as STC.
+    Encode(EncodeArgs),
+    /// Decode STC (or JSON) to minified JSON.
+    Decode(DecodeArgs),
+    /// Check that the input is valid STC; report the first error.
+    Check(DecodeArgs),
+    /// Bytes and tokens of a JSON document as pretty JSON, minified JSON and STC.
+    Stats(StatsArgs),
+}
+
+#[derive(Args)]
+struct Input {
+    /// Input file; standard input when absent or `-`.
+    file: Option<PathBuf>,
+    /// Deepest nesting of arrays and objects accepted.
+    #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
+    max_depth: usize,
+}
+
+#[derive(Args)]
+struct EncodeArgs {
+    #[command(flatten)]
+    input: Input,
+    /// Output whitespace style.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Compact)]
+    profile: ProfileArg,
+    /// Do no harm: print minified JSON instead of STC unless STC saves at
+    /// least --min-saving of the tokens.
+    #[arg(long)]
+    gate: bool,
+    /// With --gate: the fraction of tokens STC must save (0 to 1).
+    #[arg(long, default_value_t = GateOptions::default().min_saving, value_name = "FRACTION", requires = "gate")]
+    min_saving: f64,
+    /// With --gate: how tokens are counted.
+    #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate, requires = "gate")]
+    tokenizer: TokenizerArg,
+}
+
+#[derive(Args)]
+struct DecodeArgs {
+    #[command(flatten)]
+    input: Input,
+}
+
+#[derive(Args)]
+struct StatsArgs {
+    #[command(flatten)]
+    input: Input,
+    /// Tokenizer for the token counts.
+    #[arg(long, value_enum, default_value_t = TokenizerArg::O200kBase)]
+    tokenizer: TokenizerArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ProfileArg {
+    /// No optional whitespace (fewest tokens).
+    Compact,
+    /// The spacing of ADR-066's examples.
+    Readable,
+}
+
+impl From<ProfileArg> for Profile {
+    fn from(p: ProfileArg) -> Profile {
+        match p {
+            ProfileArg::Compact => Profile::Compact,
+            ProfileArg::Readable => Profile::Readable,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TokenizerArg {
+    /// Fast table-free estimate of o200k_base.
+    Estimate,
+    /// OpenAI o200k_base (GPT-4o and later).
+    #[value(name = "o200k_base")]
+    O200kBase,
+    /// OpenAI cl100k_base (GPT-4, GPT-3.5).
+    #[value(name = "cl100k_base")]
+    Cl100kBase,
+}
+
+impl From<TokenizerArg> for Tokenizer {
+    fn from(t: TokenizerArg) -> Tokenizer {
+        match t {
+            TokenizerArg::Estimate => Tokenizer::Estimate,
+            TokenizerArg::O200kBase => Tokenizer::O200kBase,
+            TokenizerArg::Cl100kBase => Tokenizer::Cl100kBase,
+        }
+    }
+}
+
+/// A failure to report: where, and what.
+struct Failure {
+    origin: String,
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+impl Input {
+    fn name(&self) -> String {
+        match &self.file {
+            Some(p) if p.as_os_str() != "-" => p.display().to_string(),
+            _ => "<stdin>".to_string(),
+        }
+    }
+
+    fn read(&self) -> Result<Vec<u8>, Failure> {
+        let mut bytes = Vec::new();
+        let result = match &self.file {
+            Some(p) if p.as_os_str() != "-" => {
+                std::fs::File::open(p).and_then(|mut f| f.read_to_end(&mut bytes))
+            }
+            _ => std::io::stdin().read_to_end(&mut bytes),
+        };
+        result.map_err(|e| Failure {
+            origin: self.name(),
+            line: 0,
+            column: 0,
+            message: e.to_string(),
+        })?;
+        Ok(bytes)
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            max_depth: self.max_depth,
+        }
+    }
+
+    fn fail(&self, e: stc_core::Error) -> Failure {
+        Failure {
+            origin: self.name(),
+            line: e.line(),
+            column: e.column(),
+            message: e.message().to_string(),
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<String, Failure> {
+    match cli.command {
+        Command::Encode(args) => {
+            let input = &args.input;
+            let bytes = input.read()?;
+            let json = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
+            let options = EncodeOptions {
+                profile: args.profile.into(),
+                limits: input.limits(),
+            };
+            if args.gate {
+                let gate = GateOptions {
+                    min_saving: args.min_saving,
+                    tokenizer: args.tokenizer.into(),
+                };
+                let gated =
+                    stc_core::encode_gated(json, &options, &gate).map_err(|e| input.fail(e))?;
+                eprintln!(
+                    "stc: gate chose {} ({} tokens as STC, {} as minified JSON, by {})",
+                    gated.chosen.name(),
+                    gated.stc_tokens,
+                    gated.json_tokens,
+                    gate.tokenizer.name()
+                );
+                Ok(gated.text + "\n")
+            } else {
+                stc_core::encode(json, &options)
+                    .map(|s| s + "\n")
+                    .map_err(|e| input.fail(e))
+            }
+        }
+        Command::Decode(args) => {
+            let input = &args.input;
+            let bytes = input.read()?;
+            stc_core::decode_bytes(&bytes, &input.limits())
+                .map(|s| s + "\n")
+                .map_err(|e| input.fail(e))
+        }
+        Command::Check(args) => {
+            let input = &args.input;
+            let bytes = input.read()?;
+            stc_core::validate_bytes(&bytes, &input.limits()).map_err(|e| input.fail(e))?;
+            Ok(format!("{}: ok\n", input.name()))
+        }
+        Command::Stats(args) => stats(&args),
+    }
+}
+
+fn stats(args: &StatsArgs) -> Result<String, Failure> {
+    let input = &args.input;
+    let bytes = input.read()?;
+    let text = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
+    let doc = Document::parse_json(text, &input.limits()).map_err(|e| input.fail(e))?;
+    let tokenizer: Tokenizer = args.tokenizer.into();
+    let minified = doc.to_json();
+    let readable = doc.encode(Profile::Readable);
+    let compact = doc.encode(Profile::Compact);
+    let gated = stc_core::encode_gated(
+        text,
+        &EncodeOptions {
+            profile: Profile::Compact,
+            limits: input.limits(),
+        },
+        &GateOptions {
+            tokenizer,
+            ..GateOptions::default()
+        },
+    )
+    .map_err(|e| input.fail(e))?;
+    let rows = [
+        ("pretty JSON (2-space)", doc.to_json_pretty()),
+        ("minified JSON", minified),
+        ("STC readable", readable),
+        ("STC compact", compact),
+        (
+            if gated.chosen == stc_core::Chosen::Stc {
+                "gated (chose STC)"
+            } else {
+                "gated (chose JSON)"
+            },
+            gated.text,
+        ),
+    ];
+    let counts: Vec<(usize, usize)> = rows
+        .iter()
+        .map(|(_, t)| (t.len(), tokenizer.count(t)))
+        .collect();
+    let (base_bytes, base_tokens) = counts[1];
+    let mut out = format!("{}  (tokens: {})\n", input.name(), tokenizer.name());
+    out.push_str(&format!(
+        "{:<24}{:>12}{:>9}{:>12}{:>9}\n",
+        "format", "bytes", "ratio", "tokens", "ratio"
+    ));
+    for ((label, _), (b, t)) in rows.iter().zip(&counts) {
+        out.push_str(&format!(
+            "{:<24}{:>12}{:>9.3}{:>12}{:>9.3}\n",
+            label,
+            b,
+            ratio(*b, base_bytes),
+            t,
+            ratio(*t, base_tokens)
+        ));
+    }
+    out.push_str("ratios are relative to minified JSON\n");
+    Ok(out)
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        1.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(output) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`stc decode big | head`) is not an error worth a message.
+            let _ = stdout
+                .write_all(output.as_bytes())
+                .and_then(|_| stdout.flush());
+            ExitCode::SUCCESS
+        }
+        Err(f) => {
+            if f.line == 0 {
+                eprintln!("{}: {}", f.origin, f.message);
+            } else {
+                eprintln!("{}:{}:{}: {}", f.origin, f.line, f.column, f.message);
+            }
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -26,9 +26,15 @@ pub(crate) enum Node<'a> {
     /// Canonically escaped key body; the member's value follows it.
     Key(Cow<'a, str>),
     /// `len` elements; the next node after the array is at `end`.
-    Array { len: usize, end: usize },
+    Array {
+        len: usize,
+        end: usize,
+    },
     /// `len` members (key + value each); the next node after it is at `end`.
-    Object { len: usize, end: usize },
+    Object {
+        len: usize,
+        end: usize,
+    },
 }
 
 /// A JSON value held as a tape, ready to [`encode`](Document::encode).
@@ -97,7 +103,11 @@ impl<'a> Document<'a> {
                     }
                 }
                 Node::Array { end, .. } | Node::Object { end, .. } => {
-                    let (open, close) = if matches!(node, Node::Array { .. }) { ('[', b']') } else { ('{', b'}') };
+                    let (open, close) = if matches!(node, Node::Array { .. }) {
+                        ('[', b']')
+                    } else {
+                        ('{', b'}')
+                    };
                     out.push(open);
                     closers.push((*end, close));
                     need_comma = false;
@@ -108,6 +118,72 @@ impl<'a> Document<'a> {
             out.push(c as char);
         }
         out
+    }
+
+    /// Writes the document as indented JSON (two spaces, `": "` after keys,
+    /// the layout of `JSON.stringify(v, null, 2)`), e.g. to measure what a
+    /// pretty-printed response costs.
+    ///
+    /// ```
+    /// use stc_core::{Document, Limits};
+    /// let doc = Document::parse_json(r#"{"a":[1,{}],"b":[]}"#, &Limits::default()).unwrap();
+    /// assert_eq!(doc.to_json_pretty(), "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}");
+    /// ```
+    pub fn to_json_pretty(&self) -> String {
+        let mut out = String::with_capacity(self.nodes.len() * 16);
+        self.pretty(0, 0, &mut out);
+        out
+    }
+
+    fn pretty(&self, i: usize, indent: usize, out: &mut String) -> usize {
+        fn newline(out: &mut String, indent: usize) {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', indent * 2));
+        }
+        match self.nodes.get(i) {
+            Some(&Node::Array { end, .. }) | Some(&Node::Object { end, .. }) => {
+                let is_array = matches!(self.nodes.get(i), Some(Node::Array { .. }));
+                out.push(if is_array { '[' } else { '{' });
+                let mut j = i + 1;
+                while j < end {
+                    if j > i + 1 {
+                        out.push(',');
+                    }
+                    newline(out, indent + 1);
+                    if let Some(Node::Key(k)) = self.nodes.get(j) {
+                        out.push('"');
+                        out.push_str(k);
+                        out.push_str("\": ");
+                        j += 1;
+                    }
+                    j = self.pretty(j, indent + 1, out);
+                }
+                if end > i + 1 {
+                    newline(out, indent);
+                }
+                out.push(if is_array { ']' } else { '}' });
+                end
+            }
+            Some(Node::Null) => {
+                out.push_str("null");
+                i + 1
+            }
+            Some(Node::Bool(b)) => {
+                out.push_str(if *b { "true" } else { "false" });
+                i + 1
+            }
+            Some(Node::Number(n)) => {
+                out.push_str(n);
+                i + 1
+            }
+            Some(Node::String(s)) | Some(Node::Key(s)) => {
+                out.push('"');
+                out.push_str(s);
+                out.push('"');
+                i + 1
+            }
+            None => i + 1,
+        }
     }
 
     /// Number of tape nodes (keys count as nodes); a rough size measure.
@@ -170,7 +246,9 @@ impl<'a> DocumentBuilder<'a> {
     /// The finished document, or an error if the value is incomplete.
     pub fn finish(self) -> Result<Document<'a>, Error> {
         if self.nodes.is_empty() || !self.stack.is_empty() {
-            return Err(invalid("the document is incomplete: a value or a closing bracket is missing"));
+            return Err(invalid(
+                "the document is incomplete: a value or a closing bracket is missing",
+            ));
         }
         Ok(Document { nodes: self.nodes })
     }
@@ -203,7 +281,9 @@ impl<'a> DocumentBuilder<'a> {
     fn close(&mut self) {
         let end_index = self.nodes.len();
         if let Some(top) = self.stack.pop() {
-            if let Some(Node::Array { end, .. } | Node::Object { end, .. }) = self.nodes.get_mut(top) {
+            if let Some(Node::Array { end, .. } | Node::Object { end, .. }) =
+                self.nodes.get_mut(top)
+            {
                 *end = end_index;
             }
         }
@@ -222,13 +302,19 @@ impl<'a> DocumentBuilder<'a> {
     // ---- checked public API -------------------------------------------------
 
     fn top_is_object(&self) -> Option<bool> {
-        self.stack.last().map(|&i| matches!(self.nodes.get(i), Some(Node::Object { .. })))
+        self.stack
+            .last()
+            .map(|&i| matches!(self.nodes.get(i), Some(Node::Object { .. })))
     }
 
     fn check_value(&mut self) -> Result<(), Error> {
         match self.top_is_object() {
-            None if !self.nodes.is_empty() => Err(invalid("a document holds exactly one top-level value")),
-            Some(true) if !self.after_key => Err(invalid("an object member needs a key before its value")),
+            None if !self.nodes.is_empty() => {
+                Err(invalid("a document holds exactly one top-level value"))
+            }
+            Some(true) if !self.after_key => {
+                Err(invalid("an object member needs a key before its value"))
+            }
             _ => {
                 self.after_key = false;
                 Ok(())
@@ -337,7 +423,9 @@ impl<'a> DocumentBuilder<'a> {
 
     fn check_key(&mut self) -> Result<(), Error> {
         if self.top_is_object() != Some(true) || self.after_key {
-            return Err(invalid("a key is only allowed directly inside an object, before a value"));
+            return Err(invalid(
+                "a key is only allowed directly inside an object, before a value",
+            ));
         }
         self.after_key = true;
         Ok(())
@@ -346,7 +434,9 @@ impl<'a> DocumentBuilder<'a> {
     /// Closes the innermost object.
     pub fn push_end_object(&mut self) -> Result<(), Error> {
         if self.top_is_object() != Some(true) || self.after_key {
-            return Err(invalid("end_object without an open object, or right after a key"));
+            return Err(invalid(
+                "end_object without an open object, or right after a key",
+            ));
         }
         self.close();
         Ok(())
@@ -368,7 +458,8 @@ pub(crate) fn is_json_number(s: &str) -> bool {
     }
     let mut one = One(0);
     !s.is_empty()
-        && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        && s.bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
         && parse_json(s, &Limits::default(), &mut one).is_ok()
         && one.0 == 1
 }
@@ -420,14 +511,29 @@ mod tests {
     fn builder_rejects_misuse() {
         let mut b = DocumentBuilder::new();
         b.push_begin_object().unwrap();
-        assert_eq!(b.push_null().unwrap_err().kind(), ErrorKind::InvalidDocument);
-        assert_eq!(b.push_end_array().unwrap_err().kind(), ErrorKind::InvalidDocument);
+        assert_eq!(
+            b.push_null().unwrap_err().kind(),
+            ErrorKind::InvalidDocument
+        );
+        assert_eq!(
+            b.push_end_array().unwrap_err().kind(),
+            ErrorKind::InvalidDocument
+        );
         b.push_key("k").unwrap();
-        assert_eq!(b.push_key("k2").unwrap_err().kind(), ErrorKind::InvalidDocument);
-        assert_eq!(b.push_end_object().unwrap_err().kind(), ErrorKind::InvalidDocument);
+        assert_eq!(
+            b.push_key("k2").unwrap_err().kind(),
+            ErrorKind::InvalidDocument
+        );
+        assert_eq!(
+            b.push_end_object().unwrap_err().kind(),
+            ErrorKind::InvalidDocument
+        );
         b.push_null().unwrap();
         b.push_end_object().unwrap();
-        assert_eq!(b.push_null().unwrap_err().kind(), ErrorKind::InvalidDocument);
+        assert_eq!(
+            b.push_null().unwrap_err().kind(),
+            ErrorKind::InvalidDocument
+        );
         assert!(b.finish().is_ok());
         assert!(DocumentBuilder::new().finish().is_err());
     }
@@ -436,11 +542,18 @@ mod tests {
     fn builder_checks_numbers_and_depth() {
         let mut b = DocumentBuilder::new();
         for bad in ["", "01", "1.", "+1", "NaN", "1 ", "--1", "1e"] {
-            assert_eq!(b.push_number(bad).unwrap_err().kind(), ErrorKind::InvalidNumber, "{bad:?}");
+            assert_eq!(
+                b.push_number(bad).unwrap_err().kind(),
+                ErrorKind::InvalidNumber,
+                "{bad:?}"
+            );
         }
         let mut b = DocumentBuilder::with_capacity(0, 2);
         b.push_begin_array().unwrap();
         b.push_begin_array().unwrap();
-        assert_eq!(b.push_begin_array().unwrap_err().kind(), ErrorKind::DepthLimit);
+        assert_eq!(
+            b.push_begin_array().unwrap_err().kind(),
+            ErrorKind::DepthLimit
+        );
     }
 }

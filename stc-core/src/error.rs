@@ -116,12 +116,24 @@ impl Error {
     pub(crate) fn at(input: &[u8], offset: usize, kind: ErrorKind, message: String) -> Error {
         let offset = offset.min(input.len());
         let (line, column) = line_column(input, offset);
-        Error { kind, offset, line, column, message }
+        Error {
+            kind,
+            offset,
+            line,
+            column,
+            message,
+        }
     }
 
     /// An error with no position in any input (documents built by hand).
     pub(crate) fn detached(kind: ErrorKind, message: String) -> Error {
-        Error { kind, offset: 0, line: 0, column: 0, message }
+        Error {
+            kind,
+            offset: 0,
+            line: 0,
+            column: 0,
+            message,
+        }
     }
 
     /// What went wrong.
@@ -158,7 +170,11 @@ impl fmt::Display for Error {
         if self.line == 0 {
             f.write_str(&self.message)
         } else {
-            write!(f, "{} at line {} column {}", self.message, self.line, self.column)
+            write!(
+                f,
+                "{} at line {} column {}",
+                self.message, self.line, self.column
+            )
         }
     }
 }
@@ -169,10 +185,16 @@ impl std::error::Error for Error {}
 /// a byte that is not valid UTF-8 counts as one column.
 fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
     let before = &input[..offset];
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
     // Count characters: every byte that is not a UTF-8 continuation byte.
-    let column = 1 + before[line_start..].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+    let column = 1 + before[line_start..]
+        .iter()
+        .filter(|&&b| (b & 0xC0) != 0x80)
+        .count();
     (line, column)
 }
 

@@ -112,6 +112,18 @@ pub fn decode_bytes(stc: &[u8], limits: &Limits) -> Result<String, Error> {
     decode_with(parser::utf8(stc)?, limits)
 }
 
+/// Checks that `input` is UTF-8, with the error every reader reports
+/// otherwise ([`ErrorKind::InvalidUtf8`] at the first bad byte).
+///
+/// ```
+/// assert_eq!(stc_core::from_utf8(b"{}")?, "{}");
+/// assert_eq!(stc_core::from_utf8(b"[\xc3]").unwrap_err().offset(), 1);
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+pub fn from_utf8(input: &[u8]) -> Result<&str, Error> {
+    parser::utf8(input)
+}
+
 /// Checks that `stc` is valid STC, with default limits.
 ///
 /// ```
