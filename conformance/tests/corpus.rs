@@ -9,7 +9,9 @@
 use std::collections::BTreeMap;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use stc_conformance::{case_paths, cases_dir, check, display_path, format_file, read_file, stem, structure_problems};
+use stc_conformance::{
+    case_paths, cases_dir, check, display_path, format_file, read_file, stem, structure_problems,
+};
 
 fn main() {
     let args = Arguments::from_args();
@@ -19,12 +21,16 @@ fn main() {
         Ok(paths) => paths,
         Err(e) => {
             let msg = format!("cannot list {}: {e}", dir.display());
-            trials.push(Trial::test("structure::case-directory", move || Err(msg.into())));
+            trials.push(Trial::test("structure::case-directory", move || {
+                Err(msg.into())
+            }));
             Vec::new()
         }
     };
     if paths.is_empty() {
-        trials.push(Trial::test("structure::corpus-not-empty", || Err("no case files found".into())));
+        trials.push(Trial::test("structure::corpus-not-empty", || {
+            Err("no case files found".into())
+        }));
     }
     // name -> files that use it
     let mut names: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -34,7 +40,9 @@ fn main() {
         let (text, file) = match read_file(&path) {
             Ok(parsed) => parsed,
             Err(msg) => {
-                trials.push(Trial::test(format!("structure::{file_stem}"), move || Err(msg.into())));
+                trials.push(Trial::test(format!("structure::{file_stem}"), move || {
+                    Err(msg.into())
+                }));
                 continue;
             }
         };
@@ -56,7 +64,12 @@ fn main() {
                 if formatted == text {
                     return Ok(());
                 }
-                let line = formatted.lines().zip(text.lines()).take_while(|(a, b)| a == b).count() + 1;
+                let line = formatted
+                    .lines()
+                    .zip(text.lines())
+                    .take_while(|(a, b)| a == b)
+                    .count()
+                    + 1;
                 Err(format!(
                     "{shown} is not in the canonical layout (first differing line: {line}); \
                      run `cargo run -p stc-conformance --bin bless` to rewrite it"
@@ -66,23 +79,38 @@ fn main() {
         }
         let category = file.category.clone();
         for case in file.cases {
-            names.entry(case.name.clone()).or_default().push(shown.clone());
+            names
+                .entry(case.name.clone())
+                .or_default()
+                .push(shown.clone());
             let path = path.clone();
             let category = category.clone();
             let test_name = format!("{category}::{file_stem}::{}", case.name);
-            trials.push(Trial::test(test_name, move || check(&path, &category, &case).map_err(Failed::from)));
+            trials.push(Trial::test(test_name, move || {
+                check(&path, &category, &case).map_err(Failed::from)
+            }));
         }
     }
     let duplicates: Vec<String> = names
         .into_iter()
         .filter(|(_, files)| files.len() > 1)
-        .map(|(name, files)| format!("{name:?} is used {} times: {}", files.len(), files.join(", ")))
+        .map(|(name, files)| {
+            format!(
+                "{name:?} is used {} times: {}",
+                files.len(),
+                files.join(", ")
+            )
+        })
         .collect();
     trials.push(Trial::test("structure::unique-names", move || {
         if duplicates.is_empty() {
             Ok(())
         } else {
-            Err(format!("case names must be unique across the corpus:\n  {}", duplicates.join("\n  ")).into())
+            Err(format!(
+                "case names must be unique across the corpus:\n  {}",
+                duplicates.join("\n  ")
+            )
+            .into())
         }
     }));
     libtest_mimic::run(&args, trials).exit();

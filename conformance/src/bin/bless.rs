@@ -14,7 +14,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stc_conformance::{blessed, case_paths, cases_dir, display_path, format_file, quote, read_file, Case};
+use stc_conformance::{
+    blessed, case_paths, cases_dir, display_path, format_file, quote, read_file, Case,
+};
 
 fn describe(case: &Case) -> String {
     match (&case.expected, &case.error) {
@@ -31,7 +33,10 @@ fn main() -> ExitCode {
         match arg.as_str() {
             "--check" => check_only = true,
             "-h" | "--help" => {
-                println!("usage: bless [--check] [CASE_FILE...]   (default: every file of {})", cases_dir().display());
+                println!(
+                    "usage: bless [--check] [CASE_FILE...]   (default: every file of {})",
+                    cases_dir().display()
+                );
                 return ExitCode::SUCCESS;
             }
             _ => paths.push(PathBuf::from(arg)),
@@ -61,7 +66,12 @@ fn main() -> ExitCode {
             match blessed(&file.category, case) {
                 Ok(new) => {
                     if new != *case {
-                        println!("{shown}: {}\n    was: {}\n    now: {}", case.name, describe(case), describe(&new));
+                        println!(
+                            "{shown}: {}\n    was: {}\n    now: {}",
+                            case.name,
+                            describe(case),
+                            describe(&new)
+                        );
                         changed_cases += 1;
                         *case = new;
                     }
@@ -83,7 +93,11 @@ fn main() -> ExitCode {
             }
         }
     }
-    let verb = if check_only { "would change" } else { "changed" };
+    let verb = if check_only {
+        "would change"
+    } else {
+        "changed"
+    };
     println!("{} files read; {changed_cases} expectations {verb}; {changed_files} files {verb}; {refused} cases refused", paths.len());
     if refused > 0 || (check_only && changed_files > 0) {
         ExitCode::FAILURE
