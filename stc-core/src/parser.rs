@@ -634,7 +634,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                     Some(b'}' | b']' | b'/') => {
                         return Err(self.err(
                             ErrorKind::CountMismatch,
-                            format!("array header declares {count} values but only {i} were given"),
+                            format!("array header declares {} but only {i} were given", plural(count, "value")),
                         ))
                     }
                     _ => return Err(self.expected("',' between array values")),
@@ -701,7 +701,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                     Some(b'}' | b']') => {
                         return Err(self.err(
                             ErrorKind::CountMismatch,
-                            format!("array header declares {count} rows but only {row} were given"),
+                            format!("array header declares {} but only {row} were given", plural(count, "row")),
                         ))
                     }
                     _ => return Err(self.expected("'/' between rows")),
@@ -751,5 +751,14 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         self.depth -= 2;
         let r = self.sink.end_array();
         self.sink_result(r, open)
+    }
+}
+
+/// `1 value`, `2 values`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
