@@ -1,1 +1,34 @@
-//! Placeholder: the Python binding lands with its issue.
+//! `stc._stc`: the native half of the Python package `stc`.
+//!
+//! This crate holds no format logic. It converts Python values to and from
+//! `stc-core`'s streaming events and builder, and `stc_core::Error` to the
+//! Python exception `stc.STCDecodeError`. The pure-Python package
+//! (`python/stc/`) re-exports these functions and defines the exception and
+//! result classes.
+
+use pyo3::prelude::*;
+
+mod dumps;
+mod errors;
+mod input;
+mod loads;
+mod text;
+
+/// Inputs at least this long are processed with the GIL released; below it
+/// releasing and re-taking the lock costs more than it lets other threads do.
+pub(crate) const DETACH_MIN_BYTES: usize = 8 * 1024;
+
+#[pymodule]
+fn _stc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("STC_VERSION", stc_core::VERSION)?;
+    m.add("MEDIA_TYPE", stc_core::MEDIA_TYPE)?;
+    m.add("MAX_DEPTH_LIMIT", stc_core::MAX_DEPTH_LIMIT)?;
+    m.add_function(wrap_pyfunction!(loads::loads, m)?)?;
+    m.add_function(wrap_pyfunction!(dumps::dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(text::encode, m)?)?;
+    m.add_function(wrap_pyfunction!(text::decode, m)?)?;
+    m.add_function(wrap_pyfunction!(text::encode_gated, m)?)?;
+    m.add_function(wrap_pyfunction!(text::count_tokens, m)?)?;
+    Ok(())
+}

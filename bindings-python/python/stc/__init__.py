@@ -1,0 +1,118 @@
+"""STC: a token-efficient, lossless text encoding of JSON for LLM tool responses.
+
+The API follows the :mod:`json` module::
+
+    >>> import stc
+    >>> stc.loads('[2]{id,name}: 1,"users" / 2,"orders"')
+    [{'id': 1, 'name': 'users'}, {'id': 2, 'name': 'orders'}]
+    >>> stc.dumps({"tags": ["api", "mcp"], "n": 3})
+    '{tags[2]:"api","mcp",n:3}'
+
+Text to text, losslessly (number lexemes, key order and duplicate keys kept)::
+
+    >>> stc.encode('{"a": 1.0, "a": [1, 2]}', profile="readable")
+    '{a: 1.0, a[2]: 1,2}'
+    >>> stc.decode('{a: 1.0, a[2]: 1,2}')
+    '{"a":1.0,"a":[1,2]}'
+
+Every JSON text is also STC text, so ``loads`` and ``decode`` read plain JSON
+too. All format logic lives in the Rust crate ``stc-core``; this package only
+converts types and errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple, Union
+
+from ._stc import (
+    MAX_DEPTH_LIMIT,
+    MEDIA_TYPE,
+    STC_VERSION,
+    __version__,
+    count_tokens,
+    decode,
+    dumps,
+    encode,
+    encode_gated,
+    loads,
+)
+from ._types import GateResult, Profile, STCDecodeError, Tokenizer
+
+#: Alias of :func:`decode`, the name used by ADR-066's reference snippet.
+decode_stc = decode
+
+
+class _SupportsRead(Protocol):
+    def read(self) -> Union[str, bytes]: ...
+
+
+class _SupportsWrite(Protocol):
+    def write(self, s: str, /) -> object: ...
+
+
+def load(
+    fp: _SupportsRead,
+    *,
+    object_hook: Optional[Callable[[Dict[str, Any]], Any]] = None,
+    parse_float: Optional[Callable[[str], Any]] = None,
+    parse_int: Optional[Callable[[str], Any]] = None,
+    object_pairs_hook: Optional[Callable[[List[Tuple[str, Any]]], Any]] = None,
+    max_depth: Optional[int] = None,
+) -> Any:
+    """Like :func:`loads`, reading the text from a file object."""
+    return loads(
+        fp.read(),
+        object_hook=object_hook,
+        parse_float=parse_float,
+        parse_int=parse_int,
+        object_pairs_hook=object_pairs_hook,
+        max_depth=max_depth,
+    )
+
+
+def dump(
+    obj: Any,
+    fp: _SupportsWrite,
+    *,
+    profile: Profile = "compact",
+    default: Optional[Callable[[Any], Any]] = None,
+    sort_keys: bool = False,
+    skipkeys: bool = False,
+    max_depth: Optional[int] = None,
+) -> None:
+    """Like :func:`dumps`, writing the text to a file object."""
+    fp.write(
+        dumps(
+            obj,
+            profile=profile,
+            default=default,
+            sort_keys=sort_keys,
+            skipkeys=skipkeys,
+            max_depth=max_depth,
+        )
+    )
+
+
+__all__ = [
+    "GateResult",
+    "MAX_DEPTH_LIMIT",
+    "MEDIA_TYPE",
+    "Profile",
+    "STCDecodeError",
+    "STC_VERSION",
+    "Tokenizer",
+    "__version__",
+    "count_tokens",
+    "decode",
+    "decode_stc",
+    "dump",
+    "dumps",
+    "encode",
+    "encode_gated",
+    "load",
+    "loads",
+]
+
+# Show the public names in reprs and tracebacks (pickling resolves them too).
+STCDecodeError.__module__ = __name__
+GateResult.__module__ = __name__

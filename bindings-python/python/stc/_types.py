@@ -1,0 +1,91 @@
+"""The exception and result classes of :mod:`stc` (pure Python).
+
+They live here, not in the native module, so that ``STCDecodeError`` can
+subclass :class:`json.JSONDecodeError` and ``GateResult`` can be a
+:class:`typing.NamedTuple`; the native module imports them when it needs them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal, NamedTuple, Optional, Tuple, Union
+
+#: The encoder's output profiles: ``compact`` (no optional whitespace, the
+#: default) and ``readable`` (ADR-066 spacing).
+Profile = Literal["compact", "readable"]
+
+#: The token counters: ``estimate`` (fast arithmetic estimate of o200k_base),
+#: ``o200k_base`` and ``cl100k_base`` (exact OpenAI BPE, built in).
+Tokenizer = Literal["estimate", "o200k_base", "cl100k_base"]
+
+
+class STCDecodeError(json.JSONDecodeError):
+    """Invalid STC or JSON text.
+
+    A subclass of :class:`json.JSONDecodeError` (hence of :class:`ValueError`),
+    so ``except ValueError`` and ``except json.JSONDecodeError`` both catch it.
+
+    Attributes:
+        msg: what was expected and what was found, without position.
+        doc: the text being parsed (``bytes`` input is shown decoded as UTF-8).
+        pos: index in ``doc`` where parsing failed, in characters.
+        lineno: 1-based line of ``pos``.
+        colno: 1-based column of ``pos``, in characters.
+        kind: the stable error code shared by every STC implementation, e.g.
+            ``"count_mismatch"``, ``"unexpected_end"``, ``"depth_limit"``.
+        offset: byte offset of the error in the UTF-8 text (what the
+            conformance corpus records).
+    """
+
+    msg: str
+    doc: str
+    pos: int
+    lineno: int
+    colno: int
+    kind: str
+    offset: int
+
+    def __init__(
+        self,
+        msg: str,
+        doc: Union[str, bytes, bytearray],
+        pos: int,
+        kind: str = "",
+        offset: Optional[int] = None,
+        lineno: Optional[int] = None,
+        colno: Optional[int] = None,
+    ) -> None:
+        if isinstance(doc, (bytes, bytearray)):
+            # Everything before an error offset is valid UTF-8, so ``pos``
+            # (counted in characters) indexes this text correctly.
+            doc = bytes(doc).decode("utf-8", "replace")
+        if lineno is None or colno is None:
+            lineno = doc.count("\n", 0, pos) + 1
+            colno = pos - doc.rfind("\n", 0, pos)
+        ValueError.__init__(self, f"{msg}: line {lineno} column {colno} (char {pos})")
+        self.msg = msg
+        self.doc = doc
+        self.pos = pos
+        self.lineno = lineno
+        self.colno = colno
+        self.kind = kind
+        self.offset = len(doc[:pos].encode("utf-8", "surrogatepass")) if offset is None else offset
+
+    def __reduce__(self) -> Tuple[type, Tuple[str, str, int, str, int, int, int]]:
+        return (
+            self.__class__,
+            (self.msg, self.doc, self.pos, self.kind, self.offset, self.lineno, self.colno),
+        )
+
+
+class GateResult(NamedTuple):
+    """What :func:`stc.encode_gated` returns: the text to send and why."""
+
+    #: The text to send: STC, or minified JSON when STC did not save enough.
+    text: str
+    #: Which of the two ``text`` is: ``"stc"`` or ``"json"``.
+    chosen: Literal["stc", "json"]
+    #: Tokens of the minified JSON.
+    json_tokens: int
+    #: Tokens of the STC encoding.
+    stc_tokens: int

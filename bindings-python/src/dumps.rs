@@ -1,0 +1,246 @@
+//! `dumps`: Python objects → `stc_core::DocumentBuilder` → STC text.
+//!
+//! The walk accepts what `json.dumps` accepts (dict, list, tuple, str, int,
+//! float, bool, None and their subclasses, plus whatever a `default` hook
+//! turns other objects into) and writes numbers as `json.dumps` spells them:
+//! `int.__repr__` and `float.__repr__`. Everything about the output format is
+//! the core's.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use stc_core::{DocumentBuilder, ErrorKind};
+
+use crate::text::{limits, parse_profile, run_detached};
+
+struct Walker<'py, 'd> {
+    builder: DocumentBuilder<'static>,
+    default: Option<&'d Bound<'py, PyAny>>,
+    sort_keys: bool,
+    skipkeys: bool,
+    max_depth: usize,
+    /// How many `default` results are being walked right now: a hook that
+    /// keeps returning unsupported objects must end in an error, not in
+    /// unbounded recursion.
+    default_depth: usize,
+}
+
+/// A builder error as a Python exception.
+fn builder_error(err: stc_core::Error) -> PyErr {
+    if err.kind() == ErrorKind::DepthLimit {
+        PyValueError::new_err(format!("{err} (is there a circular reference?)"))
+    } else {
+        PyValueError::new_err(err.to_string())
+    }
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_string())
+}
+
+/// A Python `str` as UTF-8, or as UTF-16 code units when it holds lone
+/// surrogates (which UTF-8 cannot carry; the core escapes them).
+enum Text<'py> {
+    Utf8(Bound<'py, PyBytes>),
+    Utf16(Vec<u16>),
+}
+
+fn text_of<'py>(s: &Bound<'py, PyString>) -> PyResult<Text<'py>> {
+    match s.encode_utf8() {
+        Ok(bytes) => Ok(Text::Utf8(bytes)),
+        Err(_) => {
+            let bytes = s
+                .call_method1("encode", ("utf-16-le", "surrogatepass"))?
+                .cast_into::<PyBytes>()?;
+            let units = bytes
+                .as_bytes()
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            Ok(Text::Utf16(units))
+        }
+    }
+}
+
+fn as_str<'b>(bytes: &'b Bound<'_, PyBytes>) -> PyResult<&'b str> {
+    std::str::from_utf8(bytes.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// `int.__repr__(obj)`: the lexeme `json.dumps` writes for an int (also for
+/// int subclasses such as IntEnum, whose own repr is not a number).
+fn int_lexeme(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(v) = obj.extract::<i64>() {
+        return Ok(itoa::Buffer::new().format(v).to_string());
+    }
+    let repr = obj
+        .py()
+        .get_type::<PyInt>()
+        .call_method1("__repr__", (obj,))?;
+    repr.extract::<String>()
+}
+
+/// `float.__repr__(obj)`, or `ValueError` for NaN and infinities (strict JSON).
+fn float_lexeme(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    let value: f64 = obj.extract()?;
+    let repr = obj
+        .py()
+        .get_type::<PyFloat>()
+        .call_method1("__repr__", (obj,))?;
+    let repr = repr.extract::<String>()?;
+    if !value.is_finite() {
+        return Err(PyValueError::new_err(format!(
+            "Out of range float values are not JSON compliant: {repr}"
+        )));
+    }
+    Ok(repr)
+}
+
+impl<'py> Walker<'py, '_> {
+    fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        if obj.is_none() {
+            return self.builder.push_null().map_err(builder_error);
+        }
+        if let Ok(b) = obj.cast::<PyBool>() {
+            return self.builder.push_bool(b.is_true()).map_err(builder_error);
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            return match text_of(s)? {
+                Text::Utf8(bytes) => self.builder.push_str(as_str(&bytes)?),
+                Text::Utf16(units) => self.builder.push_utf16(&units),
+            }
+            .map_err(builder_error);
+        }
+        if obj.is_instance_of::<PyInt>() {
+            let lexeme = int_lexeme(obj)?;
+            return self.builder.push_number(&lexeme).map_err(builder_error);
+        }
+        if obj.is_instance_of::<PyFloat>() {
+            let lexeme = float_lexeme(obj)?;
+            return self.builder.push_number(&lexeme).map_err(builder_error);
+        }
+        if let Ok(list) = obj.cast::<PyList>() {
+            self.builder.push_begin_array().map_err(builder_error)?;
+            for item in list.iter() {
+                self.value(&item)?;
+            }
+            return self.builder.push_end_array().map_err(builder_error);
+        }
+        if let Ok(tuple) = obj.cast::<PyTuple>() {
+            self.builder.push_begin_array().map_err(builder_error)?;
+            for item in tuple.iter() {
+                self.value(&item)?;
+            }
+            return self.builder.push_end_array().map_err(builder_error);
+        }
+        if let Ok(dict) = obj.cast::<PyDict>() {
+            return self.dict(dict);
+        }
+        self.via_default(obj)
+    }
+
+    fn via_default(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        let Some(default) = self.default else {
+            return Err(PyTypeError::new_err(format!(
+                "Object of type {} is not JSON serializable",
+                type_name(obj)
+            )));
+        };
+        if self.default_depth >= self.max_depth {
+            return Err(PyValueError::new_err(format!(
+                "the default hook was applied more than {} times in a row",
+                self.max_depth
+            )));
+        }
+        let replacement = default.call1((obj,))?;
+        self.default_depth += 1;
+        let r = self.value(&replacement);
+        self.default_depth -= 1;
+        r
+    }
+
+    fn dict(&mut self, dict: &Bound<'py, PyDict>) -> PyResult<()> {
+        // A snapshot of the items: hooks may mutate the dict while we walk it.
+        let items = dict.items();
+        if self.sort_keys {
+            items.sort()?;
+        }
+        self.builder.push_begin_object().map_err(builder_error)?;
+        for item in items.iter() {
+            let (key, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item.extract()?;
+            if !self.key(&key)? {
+                continue;
+            }
+            self.value(&value)?;
+        }
+        self.builder.push_end_object().map_err(builder_error)
+    }
+
+    /// Writes a key the way `json.dumps` converts keys; `Ok(false)` when the
+    /// member is skipped (`skipkeys`).
+    fn key(&mut self, key: &Bound<'py, PyAny>) -> PyResult<bool> {
+        let text: String = if let Ok(s) = key.cast::<PyString>() {
+            match text_of(s)? {
+                Text::Utf8(bytes) => self.builder.push_key(as_str(&bytes)?),
+                Text::Utf16(units) => self.builder.push_key_utf16(&units),
+            }
+            .map_err(builder_error)?;
+            return Ok(true);
+        } else if key.is_none() {
+            "null".to_string()
+        } else if let Ok(b) = key.cast::<PyBool>() {
+            if b.is_true() { "true" } else { "false" }.to_string()
+        } else if key.is_instance_of::<PyInt>() {
+            int_lexeme(key)?
+        } else if key.is_instance_of::<PyFloat>() {
+            float_lexeme(key)?
+        } else if self.skipkeys {
+            return Ok(false);
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "keys must be str, int, float, bool or None, not {}",
+                type_name(key)
+            )));
+        };
+        self.builder.push_key(&text).map_err(builder_error)?;
+        Ok(true)
+    }
+}
+
+/// dumps(obj, *, profile="compact", default=None, sort_keys=False, skipkeys=False, max_depth=None)
+/// --
+///
+/// Serializes a Python object to STC text, like json.dumps.
+#[pyfunction]
+#[pyo3(
+    signature = (obj, *, profile = String::from("compact"), default = None, sort_keys = false, skipkeys = false, max_depth = None),
+    text_signature = "(obj, *, profile='compact', default=None, sort_keys=False, skipkeys=False, max_depth=None)"
+)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    profile: String,
+    default: Option<Bound<'py, PyAny>>,
+    sort_keys: bool,
+    skipkeys: bool,
+    max_depth: Option<usize>,
+) -> PyResult<String> {
+    let profile = parse_profile(&profile)?;
+    let max_depth = limits(max_depth).max_depth.min(stc_core::MAX_DEPTH_LIMIT);
+    let mut walker = Walker {
+        builder: DocumentBuilder::with_capacity(64, max_depth),
+        default: default.as_ref(),
+        sort_keys,
+        skipkeys,
+        max_depth,
+        default_depth: 0,
+    };
+    walker.value(obj)?;
+    let doc = walker.builder.finish().map_err(builder_error)?;
+    // The tape is built; writing it out needs no Python object.
+    let size_hint = doc.node_count() * 8;
+    Ok(run_detached(py, size_hint, move || doc.encode(profile)))
+}

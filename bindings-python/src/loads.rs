@@ -1,0 +1,286 @@
+//! `loads`: Python objects built straight from the core's parse events.
+//!
+//! The core reads the text and calls a [`Sink`] for every value; this sink
+//! turns each event into the matching Python object, keeping open containers
+//! on an explicit stack. No JSON text is produced in between.
+
+use pyo3::exceptions::PySystemError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use rustc_hash::FxHashMap;
+use stc_core::{Abort, JsonStr, Sink};
+
+use crate::errors::decode_error;
+use crate::input::{text_bytes, utf8};
+use crate::text::limits;
+
+/// Keys longer than this are not memoized: long keys rarely repeat.
+const MAX_CACHED_KEY: usize = 64;
+/// Preallocate at most this many slots for an announced array length.
+const MAX_PREALLOC: usize = 4096;
+
+/// The `json.loads`-style hooks.
+struct Hooks<'py> {
+    object_hook: Option<Bound<'py, PyAny>>,
+    object_pairs_hook: Option<Bound<'py, PyAny>>,
+    parse_float: Option<Bound<'py, PyAny>>,
+    parse_int: Option<Bound<'py, PyAny>>,
+}
+
+/// An open container and, for objects, the key waiting for its value.
+enum Frame<'py> {
+    Array(Vec<Bound<'py, PyAny>>),
+    Dict(Bound<'py, PyDict>, Option<Bound<'py, PyAny>>),
+    /// Members of an object collected for `object_pairs_hook`.
+    Pairs(Vec<Bound<'py, PyAny>>, Option<Bound<'py, PyAny>>),
+}
+
+struct ObjectBuilder<'py, 'a, 'h> {
+    py: Python<'py>,
+    hooks: &'h Hooks<'py>,
+    stack: Vec<Frame<'py>>,
+    root: Option<Bound<'py, PyAny>>,
+    /// The Python exception that made the sink abort the parse.
+    error: Option<PyErr>,
+    /// Key objects by their raw text: objects in arrays repeat their keys, so
+    /// each distinct key is decoded and allocated once per call (as `json`'s
+    /// own scanner does).
+    keys: FxHashMap<&'a str, Bound<'py, PyAny>>,
+}
+
+impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
+    fn new(py: Python<'py>, hooks: &'h Hooks<'py>) -> Self {
+        ObjectBuilder {
+            py,
+            hooks,
+            stack: Vec::new(),
+            root: None,
+            error: None,
+            keys: FxHashMap::default(),
+        }
+    }
+
+    /// Keeps a Python exception and tells the parser to stop.
+    fn check(&mut self, r: PyResult<()>) -> Result<(), Abort> {
+        r.map_err(|e| {
+            self.error = Some(e);
+            Abort
+        })
+    }
+
+    /// Puts a finished value into the innermost container (or makes it the root).
+    fn put(&mut self, value: Bound<'py, PyAny>) -> PyResult<()> {
+        match self.stack.last_mut() {
+            None => {
+                self.root = Some(value);
+                Ok(())
+            }
+            Some(Frame::Array(items)) => {
+                items.push(value);
+                Ok(())
+            }
+            Some(Frame::Dict(dict, key)) => match key.take() {
+                Some(key) => dict.set_item(key, value),
+                None => Err(missing_key()),
+            },
+            Some(Frame::Pairs(pairs, key)) => match key.take() {
+                Some(key) => {
+                    pairs.push(PyTuple::new(self.py, [key, value])?.into_any());
+                    Ok(())
+                }
+                None => Err(missing_key()),
+            },
+        }
+    }
+
+    fn make_string(&self, s: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
+        if !s.has_escapes() {
+            return Ok(PyString::new(self.py, s.raw()).into_any());
+        }
+        match s.to_str() {
+            Some(text) => Ok(PyString::new(self.py, &text).into_any()),
+            // A lone surrogate: Python strings hold it as json.loads does.
+            None => {
+                let bytes: Vec<u8> = s.to_utf16().iter().flat_map(|u| u.to_le_bytes()).collect();
+                PyBytes::new(self.py, &bytes).call_method1("decode", ("utf-16-le", "surrogatepass"))
+            }
+        }
+    }
+
+    fn number_object(&self, lexeme: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        // Integer lexemes become exact Python ints; the others are floats.
+        let integer = !lexeme.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+        if integer {
+            if let Some(hook) = &self.hooks.parse_int {
+                return hook.call1((lexeme,));
+            }
+            // Up to 18 characters always fit an i64; longer ones go through
+            // Python's own arbitrary-precision parser.
+            if lexeme.len() <= 18 {
+                if let Ok(v) = lexeme.parse::<i64>() {
+                    return Ok(v.into_pyobject(py)?.into_any());
+                }
+            }
+            return py.get_type::<PyInt>().call1((lexeme,));
+        }
+        if let Some(hook) = &self.hooks.parse_float {
+            return hook.call1((lexeme,));
+        }
+        match lexeme.parse::<f64>() {
+            Ok(v) => Ok(PyFloat::new(py, v).into_any()),
+            Err(_) => py.get_type::<PyFloat>().call1((lexeme,)),
+        }
+    }
+
+    fn close_object(&mut self) -> PyResult<()> {
+        let value = match self.stack.pop() {
+            Some(Frame::Dict(dict, _)) => match &self.hooks.object_hook {
+                Some(hook) => hook.call1((dict,))?,
+                None => dict.into_any(),
+            },
+            Some(Frame::Pairs(pairs, _)) => {
+                let list = PyList::new(self.py, pairs)?;
+                match &self.hooks.object_pairs_hook {
+                    Some(hook) => hook.call1((list,))?,
+                    None => list.into_any(),
+                }
+            }
+            _ => {
+                return Err(PySystemError::new_err(
+                    "stc: end of object without an open object",
+                ))
+            }
+        };
+        self.put(value)
+    }
+
+    fn close_array(&mut self) -> PyResult<()> {
+        match self.stack.pop() {
+            Some(Frame::Array(items)) => {
+                let list = PyList::new(self.py, items)?.into_any();
+                self.put(list)
+            }
+            _ => Err(PySystemError::new_err(
+                "stc: end of array without an open array",
+            )),
+        }
+    }
+
+    fn set_key(&mut self, key: JsonStr<'a>) -> PyResult<()> {
+        let raw = key.raw();
+        let object = match self.keys.get(raw) {
+            Some(k) => k.clone(),
+            None => {
+                let k = self.make_string(key)?;
+                if raw.len() <= MAX_CACHED_KEY {
+                    self.keys.insert(raw, k.clone());
+                }
+                k
+            }
+        };
+        match self.stack.last_mut() {
+            Some(Frame::Dict(_, slot) | Frame::Pairs(_, slot)) => {
+                *slot = Some(object);
+                Ok(())
+            }
+            _ => Err(PySystemError::new_err("stc: key outside an object")),
+        }
+    }
+}
+
+fn missing_key() -> PyErr {
+    PySystemError::new_err("stc: object member without a key")
+}
+
+impl<'py, 'a, 'h> Sink<'a> for ObjectBuilder<'py, 'a, 'h> {
+    fn null(&mut self) -> Result<(), Abort> {
+        let r = self.put(self.py.None().into_bound(self.py));
+        self.check(r)
+    }
+
+    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+        let r = self.put(PyBool::new(self.py, value).to_owned().into_any());
+        self.check(r)
+    }
+
+    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+        let r = self.number_object(lexeme).and_then(|v| self.put(v));
+        self.check(r)
+    }
+
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+        let r = self.make_string(value).and_then(|v| self.put(v));
+        self.check(r)
+    }
+
+    fn begin_array(&mut self, len: Option<usize>) -> Result<(), Abort> {
+        let capacity = len.unwrap_or(0).min(MAX_PREALLOC);
+        self.stack.push(Frame::Array(Vec::with_capacity(capacity)));
+        Ok(())
+    }
+
+    fn end_array(&mut self) -> Result<(), Abort> {
+        let r = self.close_array();
+        self.check(r)
+    }
+
+    fn begin_object(&mut self, len: Option<usize>) -> Result<(), Abort> {
+        let frame = if self.hooks.object_pairs_hook.is_some() {
+            Frame::Pairs(Vec::with_capacity(len.unwrap_or(0).min(MAX_PREALLOC)), None)
+        } else {
+            Frame::Dict(PyDict::new(self.py), None)
+        };
+        self.stack.push(frame);
+        Ok(())
+    }
+
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+        let r = self.set_key(key);
+        self.check(r)
+    }
+
+    fn end_object(&mut self) -> Result<(), Abort> {
+        let r = self.close_object();
+        self.check(r)
+    }
+}
+
+/// loads(s, *, object_hook=None, parse_float=None, parse_int=None, object_pairs_hook=None, max_depth=None)
+/// --
+///
+/// Parses STC (or plain JSON) text to Python objects, like json.loads.
+#[pyfunction]
+#[pyo3(signature = (s, *, object_hook = None, parse_float = None, parse_int = None, object_pairs_hook = None, max_depth = None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn loads<'py>(
+    py: Python<'py>,
+    s: &Bound<'py, PyAny>,
+    object_hook: Option<Bound<'py, PyAny>>,
+    parse_float: Option<Bound<'py, PyAny>>,
+    parse_int: Option<Bound<'py, PyAny>>,
+    object_pairs_hook: Option<Bound<'py, PyAny>>,
+    max_depth: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = text_bytes(s, "the STC text")?;
+    let data = bytes.as_bytes();
+    let text = utf8(data, s)?;
+    let hooks = Hooks {
+        object_hook,
+        object_pairs_hook,
+        parse_float,
+        parse_int,
+    };
+    let mut builder = ObjectBuilder::new(py, &hooks);
+    match stc_core::parse_stc(text, &limits(max_depth), &mut builder) {
+        Ok(()) => builder
+            .root
+            .take()
+            .ok_or_else(|| PySystemError::new_err("stc: the parser produced no value")),
+        Err(e) => match builder.error.take() {
+            // A hook (or an allocation) raised: that exception wins.
+            Some(py_err) => Err(py_err),
+            None => Err(decode_error(py, &e, s, data)),
+        },
+    }
+}
