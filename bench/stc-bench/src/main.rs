@@ -1,0 +1,290 @@
+//! The measuring tool behind `bench/REPORT.md`. Run by `bench/run.sh`.
+//!
+//! ```text
+//! stc-bench tokens MANIFEST TOON_DIR OUT.json   token counts of every format
+//! stc-bench speed MANIFEST OUT.json [BUDGET_MS] Rust speed: stc vs serde_json vs toon-format
+//! stc-bench encode FILE | decode FILE           stc-core on a file, output to stdout (peak RSS fallback)
+//! ```
+//!
+//! MANIFEST is a JSON array of `{"name", "class", "path"}` written by
+//! `bench/gen.py`. TOON_DIR holds `NAME.toon`, written by `bench/toon/toon.mjs`
+//! with the reference TypeScript encoder.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use stc_core::{decode, encode, encode_gated, parse_json, Abort, EncodeOptions, GateOptions, JsonStr, Limits, Profile, Sink, Tokenizer};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["tokens", manifest, toon_dir, out] => tokens(manifest, toon_dir, out),
+        ["speed", manifest, out] => speed(manifest, out, 300),
+        ["speed", manifest, out, budget] => speed(manifest, out, budget.parse().expect("BUDGET_MS")),
+        ["encode", file] => print!("{}", encode(&read(file), &EncodeOptions::default()).unwrap_or_else(|e| die(e))),
+        ["decode", file] => print!("{}", decode(&read(file)).unwrap_or_else(|e| die(e))),
+        _ => die("usage: stc-bench tokens MANIFEST TOON_DIR OUT | speed MANIFEST OUT [BUDGET_MS] | encode FILE | decode FILE"),
+    }
+}
+
+fn die(msg: impl std::fmt::Display) -> ! {
+    eprintln!("stc-bench: {msg}");
+    std::process::exit(1)
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| die(format!("{path}: {e}")))
+}
+
+struct Doc {
+    name: String,
+    class: String,
+    path: String,
+}
+
+fn manifest(path: &str) -> Vec<Doc> {
+    let v: Value = serde_json::from_str(&read(path)).unwrap_or_else(|e| die(e));
+    v.as_array()
+        .unwrap_or_else(|| die("manifest: not an array"))
+        .iter()
+        .map(|d| Doc {
+            name: d["name"].as_str().unwrap().to_owned(),
+            class: d["class"].as_str().unwrap().to_owned(),
+            path: d["path"].as_str().unwrap().to_owned(),
+        })
+        .collect()
+}
+
+const TOKENIZERS: [Tokenizer; 3] = [Tokenizer::O200kBase, Tokenizer::Cl100kBase, Tokenizer::Estimate];
+
+fn counts(text: &str) -> Value {
+    let mut m = serde_json::Map::new();
+    m.insert("bytes".into(), json!(text.len()));
+    for t in TOKENIZERS {
+        m.insert(t.name().into(), json!(t.count(text)));
+    }
+    Value::Object(m)
+}
+
+/// Token counts of every format of every document.
+fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
+    let mut docs = Vec::new();
+    for doc in manifest(manifest_path) {
+        let json = read(&doc.path);
+        let compact = encode(&json, &EncodeOptions::profile(Profile::Compact)).unwrap_or_else(|e| die(format!("{}: {e}", doc.name)));
+        let readable = encode(&json, &EncodeOptions::profile(Profile::Readable)).unwrap();
+        let minified = decode(&json).unwrap();
+        let roundtrip_ok = decode(&compact).unwrap() == minified && decode(&readable).unwrap() == minified;
+        let pretty = pretty(&json);
+        let mut formats = serde_json::Map::new();
+        formats.insert("json_pretty".into(), counts(&pretty));
+        formats.insert("json_min".into(), counts(&minified));
+        let toon_path = format!("{toon_dir}/{}.toon", doc.name);
+        match std::fs::read_to_string(&toon_path) {
+            Ok(toon) => {
+                formats.insert("toon".into(), counts(&toon));
+            }
+            Err(e) => eprintln!("stc-bench: {toon_path}: {e} (TOON not counted)"),
+        }
+        formats.insert("stc_readable".into(), counts(&readable));
+        formats.insert("stc_compact".into(), counts(&compact));
+        // The gate as shipped (estimator, default margin) and with the exact tokenizer.
+        let mut gates = serde_json::Map::new();
+        for (key, tokenizer) in [("gated", Tokenizer::Estimate), ("gated_o200k", Tokenizer::O200kBase)] {
+            let gate = GateOptions { tokenizer, ..GateOptions::default() };
+            let g = encode_gated(&json, &EncodeOptions::default(), &gate).unwrap();
+            let mut c = counts(&g.text);
+            c["chosen"] = json!(g.chosen.name());
+            gates.insert(key.into(), json!(g.chosen.name()));
+            formats.insert(key.into(), c);
+        }
+        eprintln!("tokens: {}", doc.name);
+        docs.push(json!({
+            "name": doc.name, "class": doc.class, "path": doc.path,
+            "roundtrip_ok": roundtrip_ok, "formats": formats,
+        }));
+    }
+    let result = json!({ "min_saving": GateOptions::default().min_saving, "docs": docs });
+    std::fs::write(out, serde_json::to_string_pretty(&result).unwrap()).unwrap_or_else(|e| die(e));
+}
+
+/// Pretty JSON with two-space indentation (the layout of
+/// `JSON.stringify(v, null, 2)` and `serde_json::to_string_pretty`), keeping
+/// number lexemes and key order exactly.
+fn pretty(json: &str) -> String {
+    let mut p = Pretty { out: String::with_capacity(json.len() * 2), stack: Vec::new(), after_key: false };
+    parse_json(json, &Limits { max_depth: 1024 }, &mut p).unwrap_or_else(|e| die(e));
+    p.out
+}
+
+struct Pretty {
+    out: String,
+    /// Per open container: has it had an element yet?
+    stack: Vec<bool>,
+    after_key: bool,
+}
+
+impl Pretty {
+    fn newline(&mut self) {
+        self.out.push('\n');
+        for _ in 0..self.stack.len() {
+            self.out.push_str("  ");
+        }
+    }
+    fn value(&mut self) {
+        if self.after_key {
+            self.after_key = false;
+            return;
+        }
+        if let Some(seen) = self.stack.last_mut() {
+            let first = !*seen;
+            *seen = true;
+            if !first {
+                self.out.push(',');
+            }
+            self.newline();
+        }
+    }
+    fn close(&mut self, bracket: char) {
+        let seen = self.stack.pop().unwrap();
+        if seen {
+            self.newline();
+        }
+        self.out.push(bracket);
+    }
+    fn string(&mut self, s: &JsonStr) {
+        self.out.push('"');
+        s.write_canonical(&mut self.out);
+        self.out.push('"');
+    }
+}
+
+impl<'a> Sink<'a> for Pretty {
+    fn null(&mut self) -> Result<(), Abort> {
+        self.value();
+        self.out.push_str("null");
+        Ok(())
+    }
+    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+        self.value();
+        self.out.push_str(if value { "true" } else { "false" });
+        Ok(())
+    }
+    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+        self.value();
+        self.out.push_str(lexeme);
+        Ok(())
+    }
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+        self.value();
+        Pretty::string(self, &value);
+        Ok(())
+    }
+    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.value();
+        self.out.push('[');
+        self.stack.push(false);
+        Ok(())
+    }
+    fn end_array(&mut self) -> Result<(), Abort> {
+        self.close(']');
+        Ok(())
+    }
+    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.value();
+        self.out.push('{');
+        self.stack.push(false);
+        Ok(())
+    }
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+        self.value();
+        Pretty::string(self, &key);
+        self.out.push_str(": ");
+        self.after_key = true;
+        Ok(())
+    }
+    fn end_object(&mut self) -> Result<(), Abort> {
+        self.close('}');
+        Ok(())
+    }
+}
+
+/// Median time of `f` over repeated runs within `budget` (at least 5 runs).
+fn time<R>(budget: Duration, mut f: impl FnMut() -> R) -> f64 {
+    std::hint::black_box(f()); // warm-up
+    let mut samples = Vec::new();
+    let start = Instant::now();
+    while samples.len() < 5 || (start.elapsed() < budget && samples.len() < 10_000) {
+        let t = Instant::now();
+        std::hint::black_box(f());
+        samples.push(t.elapsed().as_secs_f64());
+    }
+    samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    samples[samples.len() / 2]
+}
+
+/// Rust speed, side by side on the same documents. Every function maps text
+/// to text, so all pay for parsing and writing.
+fn speed(manifest_path: &str, out: &str, budget_ms: u64) {
+    let budget = Duration::from_millis(budget_ms);
+    let mut docs = Vec::new();
+    for doc in manifest(manifest_path) {
+        let json = read(&doc.path);
+        let options = EncodeOptions::default();
+        let stc = encode(&json, &options).unwrap();
+        let minified = decode(&json).unwrap();
+        let serde_rt = |text: &str| {
+            let v: Value = serde_json::from_str(text).unwrap();
+            serde_json::to_string(&v).unwrap()
+        };
+        let mut results = serde_json::Map::new();
+        let mut put = |key: &str, input: usize, secs: f64| {
+            results.insert(key.into(), json!({ "seconds": secs, "input_bytes": input, "mb_per_s": input as f64 / secs / 1e6 }));
+        };
+        put("stc_encode", json.len(), time(budget, || encode(&json, &options).unwrap()));
+        put("serde_json_parse_write", json.len(), time(budget, || serde_rt(&json)));
+        put("stc_decode", stc.len(), time(budget, || decode(&stc).unwrap()));
+        put("serde_json_parse_write_min", minified.len(), time(budget, || serde_rt(&minified)));
+        let value: Value = serde_json::from_str(&json).unwrap();
+        let mut note = String::new();
+        match toon_format::encode_default(&value) {
+            Ok(toon) => {
+                put(
+                    "toon_encode",
+                    json.len(),
+                    time(budget, || {
+                        let v: Value = serde_json::from_str(&json).unwrap();
+                        toon_format::encode_default(&v).unwrap()
+                    }),
+                );
+                match toon_format::decode_default::<Value>(&toon) {
+                    Ok(back) => {
+                        if back != value {
+                            let _ = write!(note, "toon-format round trip differs from the input; ");
+                        }
+                        put(
+                            "toon_decode",
+                            toon.len(),
+                            time(budget, || {
+                                let v: Value = toon_format::decode_default(&toon).unwrap();
+                                serde_json::to_string(&v).unwrap()
+                            }),
+                        );
+                    }
+                    Err(e) => {
+                        let _ = write!(note, "toon-format decode failed: {e}; ");
+                    }
+                }
+            }
+            Err(e) => {
+                let _ = write!(note, "toon-format encode failed: {e}; ");
+            }
+        }
+        eprintln!("speed: {}", doc.name);
+        docs.push(json!({ "name": doc.name, "class": doc.class, "bytes": json.len(), "results": results, "note": note }));
+    }
+    let result = json!({ "budget_ms": budget_ms, "docs": docs });
+    std::fs::write(out, serde_json::to_string_pretty(&result).unwrap()).unwrap_or_else(|e| die(e));
+}
