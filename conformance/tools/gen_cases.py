@@ -943,6 +943,106 @@ case("max-depth-0-array", "4.2", "[]", error=("depth_limit", 0), max_depth=0)
 case("max-depth-1-array-of-objects", "4.2", '[{"a": 1}, {"a": 2}]', error=("depth_limit", 1), max_depth=1, note="the JSON depth counts, whatever STC form the array would take")
 
 
+
+# =====================================================================================
+# The spec's own examples, each cited with the section it appears in
+# =====================================================================================
+
+file("decode-spec-examples", "decode", "Every decodable example written in spec/README.md, cited with its section")
+case("spec-3-1-rows-on-lines", "3.1", '[2]{id, name}:\n  1, "users" /\n  2, "orders"\n', '[{"id":1,"name":"users"},{"id":2,"name":"orders"}]')
+case("spec-3-1-spaces-in-header", "3.1", "[ 2 ]: 1,2", "[1,2]")
+case("spec-3-1-key-space-header", "3.1", "{tags [2]: 1,2}", '{"tags":[1,2]}')
+case("spec-3-1-spaces-in-column-list", "3.1", "[1]{ id , name }: 1,2", '[{"id":1,"name":2}]')
+case("spec-3-3-bare-key", "3.3", '{name: "foo"}', '{"name":"foo"}')
+case("spec-3-3-quoted-key", "3.3", '{"name": "foo"}', '{"name":"foo"}')
+case("spec-3-5-value-position", "3.5", "[3]: 1,2,3", "[1,2,3]")
+case("spec-3-5-member", "3.5", '{tags[2]: "a","b"}', '{"tags":["a","b"]}')
+case("spec-3-5-empty", "3.5", "{tags[0]:}", '{"tags":[]}')
+case("spec-3-6-adr-columnar", "3.6", '[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST"', '[{"id":1,"name":"users","method":"GET"},{"id":2,"name":"orders","method":"POST"}]')
+case("spec-3-6-quoted-column", "3.6", '[1]{"first name",id}: "Ada",1', '[{"first name":"Ada","id":1}]')
+case("spec-3-6-repeated-column", "3.6", "[1]{a,a}: 1,2", '[{"a":1,"a":2}]')
+case("spec-3-6-member-columnar", "3.6", '{routes[2]{id,name}: 1,"a" / 2,"b"}', '{"routes":[{"id":1,"name":"a"},{"id":2,"name":"b"}]}')
+case("spec-3-6-empty-columnar", "3.6", "[0]{a}:", "[]")
+case("spec-3-7-json-array", "3.7", "[3]", "[3]")
+case("spec-4-1-counts-win", "4.1", "[[2]: 1,2,3]", "[[1,2],3]", note="the outer array has two elements")
+case("spec-4-1-extra-value-is-next-element", "4.1", "[[1]: 1,2]", "[[1],2]", note="valid STC with another meaning than a reader might guess: the count is the truth")
+case("spec-5-6-adr-1", "5.6", '{name: "foo", api_version: "v2", count: 42}', '{"name":"foo","api_version":"v2","count":42}')
+case("spec-5-6-adr-2", "5.6", '{tags[3]: "api","gateway","mcp", scores[3]: 95,87,91}', '{"tags":["api","gateway","mcp"],"scores":[95,87,91]}')
+case("spec-5-6-adr-3-compact", "5.6", '[2]{id,name,method}:1,"users","GET"/2,"orders","POST"', '[{"id":1,"name":"users","method":"GET"},{"id":2,"name":"orders","method":"POST"}]')
+case("spec-7-nested-cells-are-v1", "7", '[2]{id,tags}: 1,["a","b"] / 2,{k: null}', '[{"id":1,"tags":["a","b"]},{"id":2,"tags":{"k":null}}]', note="a later encoder may write nested cells without a new version, because v1 decoders already read them")
+case("spec-7-nested-compact-values-are-v1", "7", "{m[2]: [1,2], {a: [1]: 3}}", '{"m":[[1,2],{"a":[3]}]}')
+for i, doc in enumerate(['{"name":"foo","api_version":"v2","count":42}', '[{"id":1,"name":"users"},{"id":2,"name":"orders"}]', '{"a":[1.0,-0,"\\u00e9"],"b":{}}']):
+    case("spec-9-gate-fallback-json-%d" % (i + 1), "9", doc, canon(doc), note="when the gate sends minified JSON instead, the client decodes it without knowing which it got")
+
+file("invalid-spec-examples", "invalid", "Every invalid example written in spec/README.md, cited with its section")
+for name, spec, text, kind, where in [
+    ("spec-3-7-negative-count", "3.7", "[-1]: 1", "invalid_count", "-"),
+    ("spec-3-7-fraction-count-columnar", "3.7", "[1.5]{a}: 1", "invalid_count", "1"),
+    ("spec-4-1-fewer-values", "4.1", "{a[3]: 1,2}", "count_mismatch", "}"),
+    ("spec-4-1-fewer-cells", "4.1", "[2]{a,b}: 1 / 2,3", "count_mismatch", "/"),
+    ("spec-4-1-more-cells", "4.1", "[2]{a}: 1,2 / 3", "count_mismatch", ","),
+    ("spec-4-1-fewer-rows", "4.1", "{t[3]{a}: 1 / 2}", "count_mismatch", ("}", 1)),
+    ("spec-4-1-more-rows", "4.1", "[1]{a}: 1 / 2", "count_mismatch", "/"),
+    ("spec-4-1-cut-by-end", "4.1", "[3]: 1,2", "unexpected_end", END),
+    ("spec-4-1-extra-value-in-object", "4.1", "{a[1]: 1,2}", "unexpected_char", ("2", 0)),
+    ("spec-4-1-extra-value-top-level", "4.1", "[1]: 1,2", "trailing_characters", ","),
+    ("spec-4-2-many-brackets-fail-fast", "4.2", "[" * 2000, "depth_limit", 128),
+    ("spec-4-3-nan", "4.3", "[NaN]", "unexpected_char", "N"),
+    ("spec-4-3-missing-colon", "4.3", "{a 1}", "unexpected_char", "1"),
+    ("spec-4-3-missing-comma", "4.3", "[1 2]", "unexpected_char", "2"),
+    ("spec-4-3-non-ascii-bare-key", "4.3", "{clé: 1}", "unexpected_char", "é"),
+    ("spec-4-3-leading-zero", "4.3", "01", "invalid_number", "1"),
+    ("spec-4-3-fraction-letter", "4.3", "1.x", "invalid_number", "x"),
+    ("spec-4-3-minus-letter", "4.3", "-a", "invalid_number", "a"),
+    ("spec-4-3-exponent-sign-at-end", "4.3", "1e+", "unexpected_end", END),
+    ("spec-4-3-exponent-sign-then-letter", "4.3", "1e+x", "invalid_number", "x"),
+    ("spec-4-3-bad-escape", "4.3", r'"\x"', "invalid_escape", "\\"),
+    ("spec-4-3-bad-u-escape", "4.3", r'"\u12G4"', "invalid_escape", "\\"),
+    ("spec-4-3-nul-at-end", "4.3", "nul", "unexpected_end", END),
+    ("spec-4-3-tru-e", "4.3", "tru e", "unexpected_char", " "),
+    ("spec-4-3-trailing-after-whitespace", "4.3", "[1]  x", "trailing_characters", "x"),
+    ("spec-1-offsets-are-bytes", "1", '{"日本": 1 x}', "unexpected_char", "x"),
+    ("spec-1-offsets-count-cr-and-lf", "1", '{\r\n"a": 1,\r\n"b" 2}', "unexpected_char", "2"),
+]:
+    case(name, spec, text, error=(kind, where))
+case("spec-4-2-depth-clamped-to-1024", "4.2", "[" * 1025 + "]" * 1025, error=("depth_limit", 1024), max_depth=100000, note="depth limits above 1024 are clamped to 1024")
+case("spec-4-2-depth-limit-1024", "4.2", "[" * 1025, error=("depth_limit", 1024), max_depth=1024)
+case("spec-4-3-utf8-checked-first", "4.3", input_hex="5b312c2cff5d", error=("invalid_utf8", 4), note="[1,,\\xff]: the UTF-8 check comes before anything else, so the syntax error at byte 3 is not the one reported")
+
+file("json-invalid-spec-examples", "json-invalid", "Text that section 5 says encoders must reject, and STC handed to a JSON reader (spec §5, §7)")
+for name, spec, text, kind, where in [
+    ("spec-5-nan", "5", '{"a": NaN}', "unexpected_char", "N"),
+    ("spec-5-infinity", "5", "Infinity", "unexpected_char", 0),
+    ("spec-5-leading-zero", "5", "[007]", "invalid_number", ("0", 1)),
+    ("spec-5-trailing-comma", "5", '{"a": [1, 2,]}', "unexpected_char", "]"),
+    ("spec-5-comment", "5", '{"a": 1 # c\n}', "unexpected_char", "#"),
+    ("spec-5-single-quotes", "5", "{'a': 1}", "unexpected_char", "'"),
+    ("spec-5-unquoted-key", "5", '{a: 1}', "unexpected_char", "a"),
+    ("spec-5-stc-header", "5", '{"tags"[2]: "a","b"}', "unexpected_char", "["),
+    ("spec-5-raw-control", "5", '"a\u0001"', "control_character", "\u0001"),
+    ("spec-5-bad-escape", "5", r'"\q"', "invalid_escape", "\\"),
+    ("spec-5-truncated", "5", '{"a": [1, 2', "unexpected_end", END),
+    ("spec-5-trailing-garbage", "5", '{"a": 1} true', "trailing_characters", "t"),
+    ("spec-7-stc-is-not-json-columnar", "7", '[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST"', "trailing_characters", "{"),
+    ("spec-7-stc-is-not-json-keys", "7", '{name: "foo", api_version: "v2", count: 42}', "unexpected_char", "n"),
+]:
+    case(name, spec, text, error=(kind, where))
+case("spec-5-invalid-utf8", "5", input_hex="7b2261223a22c328227d", error=("invalid_utf8", 6))
+
+file("roundtrip-keys-and-strings", "roundtrip", "Keys that need quotes and strings that need escapes survive encode then decode (spec §5.1, §5.2)")
+for name, spec, doc in [
+    ("keys-needing-quotes", "5.1", '{"x-y": 1, "a.b": 2, "a b": 3, "1x": 4, "": 5, "é": 6, "$ref": 7, "a[2]": 8, "k:v": 9, "/": 10}'),
+    ("keys-needing-quotes-in-columns", "5.1", '[{"x-y": 1, "a b": 2, "": 3}, {"x-y": 4, "a b": 5, "": 6}]'),
+    ("keys-needing-quotes-before-headers", "5.1", '{"x-y": [1, 2], "a b": [{"c": 1}, {"c": 2}]}'),
+    ("identifier-like-keys", "5.1", '{"true": 1, "null": [null], "false": [{"true": 1}, {"true": 2}], "_": 0, "A9": 1}'),
+    ("escaped-keys", "5.1", '{"\\u0078-\\u0079": 1, "\\"q\\"": 2, "back\\\\slash": 3, "\\ud800": 4, "tab\\tkey": 5}'),
+    ("every-escape-in-compact", "5.2", '{"v": ["\\"", "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u0000", "\\u001F", "\\u007F", "\\u2028", "\\uD83D\\uDE00", "\\uDC00"]}'),
+    ("every-escape-in-columns", "5.2", '[{"a": "\\"\\\\", "b": "\\u0001\\n"}, {"a": "\\/\\b", "b": "\\ud800\\udc00\\ud800"}]'),
+    ("strings-looking-like-values", "5.2", '{"v": ["1", "true", "null", "-0", "[1]", "{}", "a,b", "x / y"], "w": "[2]{a}: 1 / 2"}'),
+]:
+    case(name, spec, doc, canon(doc))
+
+
 # =====================================================================================
 
 def dump_file(f: dict) -> str:
