@@ -651,3 +651,144 @@ pub fn format_file(file: &CaseFile) -> String {
     out.push_str("  ]\n}\n");
     out
 }
+
+// ---- coverage ------------------------------------------------------------------
+
+/// Sections of the spec that need no cases, with the reason (also in the
+/// README): they are measurements and protocol, not codec behaviour.
+pub const SECTIONS_WITHOUT_CASES: [(&str, &str); 1] = [("8", "token measurements")];
+
+fn repo_file(relative: &str) -> Result<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Section numbers of `spec/README.md`'s headings (`## 3. Syntax`, `### 3.1 …`).
+pub fn spec_sections(readme: &str) -> Vec<String> {
+    readme
+        .lines()
+        .filter_map(|line| {
+            line.strip_prefix("## ")
+                .or_else(|| line.strip_prefix("### "))
+        })
+        .filter_map(|title| title.split_whitespace().next())
+        .map(|number| number.trim_end_matches('.').to_string())
+        .filter(|number| {
+            !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        })
+        .collect()
+}
+
+/// Every case cites a section heading of the spec, and every section (or
+/// one of its subsections) has cases, except [`SECTIONS_WITHOUT_CASES`].
+pub fn check_spec_sections(cited: &[(String, String)]) -> Result<(), String> {
+    let sections = spec_sections(&repo_file("../spec/README.md")?);
+    if sections.is_empty() {
+        return Err("spec/README.md has no numbered section headings".into());
+    }
+    let mut problems = Vec::new();
+    for (name, spec) in cited {
+        if !sections.contains(spec) {
+            problems.push(format!(
+                "case {name:?} cites section {spec}, which spec/README.md does not have"
+            ));
+        }
+    }
+    for section in &sections {
+        let prefix = format!("{section}.");
+        let covered = cited
+            .iter()
+            .any(|(_, s)| s == section || s.starts_with(&prefix));
+        if !covered && !SECTIONS_WITHOUT_CASES.iter().any(|(s, _)| s == section) {
+            problems.push(format!("section {section} of spec/README.md has no case"));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// Rule names defined in an ABNF text (`name = …` or `name =/ …` at the
+/// start of a line).
+pub fn abnf_rules(abnf: &str) -> Vec<String> {
+    let mut rules: Vec<String> = Vec::new();
+    for line in abnf.lines() {
+        let name: String = line
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if name.is_empty() || !line[name.len()..].trim_start().starts_with('=') {
+            continue;
+        }
+        if !rules.contains(&name) {
+            rules.push(name);
+        }
+    }
+    rules
+}
+
+/// Every rule of `spec/stc.abnf` has a row in the coverage table of
+/// `conformance/README.md` (`` | `rule` | case, case; case | ``), naming
+/// at least one case, and every case named there exists.
+pub fn check_abnf_rules(case_names: &[String]) -> Result<(), String> {
+    let rules = abnf_rules(&repo_file("../spec/stc.abnf")?);
+    if rules.is_empty() {
+        return Err("spec/stc.abnf defines no rules".into());
+    }
+    let readme = repo_file("README.md")?;
+    let mut table: Vec<(String, Vec<String>)> = Vec::new();
+    let rows = readme
+        .lines()
+        .skip_while(|line| !line.starts_with("| ABNF rule | cases |"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'));
+    for line in rows {
+        let Some(rest) = line.strip_prefix("| `") else {
+            continue;
+        };
+        let Some((rule, cells)) = rest.split_once("` |") else {
+            continue;
+        };
+        let names = cells
+            .trim_end_matches('|')
+            .split([',', ';'])
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        table.push((rule.to_string(), names));
+    }
+    let mut problems = Vec::new();
+    for rule in &rules {
+        match table.iter().find(|(r, _)| r == rule) {
+            None => problems.push(format!(
+                "ABNF rule {rule} has no row in the coverage table of conformance/README.md"
+            )),
+            Some((_, names)) if names.is_empty() => {
+                problems.push(format!("ABNF rule {rule} lists no case"))
+            }
+            Some((_, names)) => {
+                for name in names {
+                    if !case_names.contains(name) {
+                        problems.push(format!(
+                            "the row of ABNF rule {rule} names {name:?}, which is not a case"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for (rule, _) in &table {
+        if !rules.contains(rule) {
+            problems.push(format!(
+                "the coverage table names {rule:?}, which is not a rule of spec/stc.abnf"
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}

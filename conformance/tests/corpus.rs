@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use stc_conformance::{
-    case_paths, cases_dir, check, display_path, format_file, read_file, stem, structure_problems,
+    case_paths, cases_dir, check, check_abnf_rules, check_spec_sections, display_path, format_file,
+    read_file, stem, structure_problems,
 };
 
 /// Stack for running one case: the 8 MiB of a Linux main thread. The corpus
@@ -49,6 +50,8 @@ fn main() {
     }
     // name -> files that use it
     let mut names: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // (case name, cited section)
+    let mut sections: Vec<(String, String)> = Vec::new();
     for path in paths {
         let file_stem = stem(&path);
         let shown = display_path(&path);
@@ -94,6 +97,7 @@ fn main() {
         }
         let category = file.category.clone();
         for case in file.cases {
+            sections.push((case.name.clone(), case.spec.clone()));
             names
                 .entry(case.name.clone())
                 .or_default()
@@ -106,6 +110,14 @@ fn main() {
             }));
         }
     }
+    let cited: Vec<(String, String)> = sections;
+    trials.push(Trial::test("coverage::spec-sections", move || {
+        check_spec_sections(&cited).map_err(Failed::from)
+    }));
+    let case_names: Vec<String> = names.keys().cloned().collect();
+    trials.push(Trial::test("coverage::abnf-rules", move || {
+        check_abnf_rules(&case_names).map_err(Failed::from)
+    }));
     let duplicates: Vec<String> = names
         .into_iter()
         .filter(|(_, files)| files.len() > 1)
