@@ -1043,6 +1043,50 @@ for name, spec, doc in [
     case(name, spec, doc, canon(doc))
 
 
+file("invalid-whitespace-in-tokens", "invalid", "Whitespace is allowed around tokens, never inside one: key, number, literal, count (spec §3.1)")
+for name, text, kind, where in [
+    ("space-in-bare-key", "{ab cd: 1}", "unexpected_char", "c"),
+    ("space-in-number", "[1 .5]", "unexpected_char", "."),
+    ("space-after-minus", "[- 5]", "invalid_number", " "),
+    ("space-in-exponent", "[1e 5]", "invalid_number", " "),
+    ("space-in-literal", "[tr ue]", "unexpected_char", " "),
+    ("newline-in-literal", "[nu\nll]", "unexpected_char", "\n"),
+    ("space-in-member-count", "{a[1 0]: 1}", "unexpected_char", "0"),
+    ("space-in-value-position-count", "[1 0]: 1", "unexpected_char", "0"),
+    ("space-in-columnar-count", "{r[1 2]{a}: 1}", "unexpected_char", "2"),
+    ("space-in-column-name", "[1]{ab cd}: 1", "unexpected_char", "c"),
+]:
+    case(name, "3.1", text, error=(kind, where))
+
+file("decode-empty-bodies", "decode", "Empty compact and columnar bodies end at once, wherever they appear (spec §3.5, §3.6, §10)")
+case("empty-compact-in-json-array", "3.5", "[[0]:]", "[[]]")
+case("empty-compact-then-element", "3.5", "[[0]:, 1]", "[[],1]")
+case("empty-columnar-in-json-array", "3.6", "[[0]{a}:, [0]{b}:]", "[[],[]]")
+case("empty-compact-as-columnar-cell", "3.6", "[2]{a,b}: [0]:,1 / [0]{x}:,2", '[{"a":[],"b":1},{"a":[],"b":2}]')
+case("empty-bodies-as-members", "3.5", "{a[0]:, b[0]{x}:, c: [0]:}", '{"a":[],"b":[],"c":[]}')
+case("whitespace-around-empty-body", "3.5", "{ a [ 0 ] : , b : 1 }", '{"a":[],"b":1}')
+case("header-spread-over-lines", "3.1", "[\n2\n]\n:\n1\n,\n2", "[1,2]")
+
+file("encode-realistic", "encode", "Whole tool responses, both profiles: every rule at once (spec §5)")
+REAL = [
+    ("paged-list",
+     '{"status": "ok", "page": {"next": null, "size": 2}, "items": [{"id": "a1", "price": 9.90, "tags": ["x", "y"]}, {"id": "b2", "price": 10, "tags": []}], "totals": [{"k": "sum", "v": 19.90}, {"k": "n", "v": 2}]}',
+     '{status:"ok",page:{next:null,size:2},items:[{id:"a1",price:9.90,tags[2]:"x","y"},{id:"b2",price:10,tags:[]}],totals[2]{k,v}:"sum",19.90/"n",2}',
+     '{status: "ok", page: {next: null, size: 2}, items: [{id: "a1", price: 9.90, tags[2]: "x","y"}, {id: "b2", price: 10, tags: []}], totals[2]{k,v}: "sum",19.90 / "n",2}'),
+    ("api-routes",
+     '{"routes": [{"id": 1, "path": "/users", "method": "GET", "auth": true}, {"id": 2, "path": "/users/{id}", "method": "PUT", "auth": true}, {"id": 3, "path": "/health", "method": "GET", "auth": false}], "version": "2.1.0", "deprecated": []}',
+     '{routes[3]{id,path,method,auth}:1,"/users","GET",true/2,"/users/{id}","PUT",true/3,"/health","GET",false,version:"2.1.0",deprecated:[]}',
+     '{routes[3]{id,path,method,auth}: 1,"/users","GET",true / 2,"/users/{id}","PUT",true / 3,"/health","GET",false, version: "2.1.0", deprecated: []}'),
+    ("search-hits",
+     '{"query": "caf\\u00e9 \\"best\\"", "hits": [{"title": "Caf\\u00e9 / Bar", "score": 0.95, "url": "https://x.test/a?b=1,2"}, {"title": "Le [3]: caf\\u00e9", "score": 0.80, "url": "https://x.test/c"}], "took_ms": 12, "error": null}',
+     '{query:"café \\"best\\"",hits[2]{title,score,url}:"Café / Bar",0.95,"https://x.test/a?b=1,2"/"Le [3]: café",0.80,"https://x.test/c",took_ms:12,error:null}',
+     '{query: "café \\"best\\"", hits[2]{title,score,url}: "Café / Bar",0.95,"https://x.test/a?b=1,2" / "Le [3]: café",0.80,"https://x.test/c", took_ms: 12, error: null}'),
+]
+for name, doc, compact, readable in REAL:
+    case(name + "-compact", "5", doc, compact)
+    case(name + "-readable", "5", doc, readable, profile="readable")
+
+
 # =====================================================================================
 
 def dump_file(f: dict) -> str:
