@@ -75,8 +75,11 @@ struct DecodeArgs {
 
 #[derive(Args)]
 struct StatsArgs {
-    #[command(flatten)]
-    input: Input,
+    /// JSON files; standard input when none is given.
+    files: Vec<PathBuf>,
+    /// Deepest nesting of arrays and objects accepted.
+    #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
+    max_depth: usize,
     /// Tokenizer for the token counts.
     #[arg(long, value_enum, default_value_t = TokenizerArg::O200kBase)]
     tokenizer: TokenizerArg,
@@ -218,62 +221,92 @@ fn run(cli: Cli) -> Result<String, Failure> {
     }
 }
 
-fn stats(args: &StatsArgs) -> Result<String, Failure> {
-    let input = &args.input;
+const STATS_COLUMNS: [&str; 5] = ["pretty", "minified", "readable", "compact", "gated"];
+
+/// Bytes and tokens of one document in each of the [`STATS_COLUMNS`] forms.
+fn measure(input: &Input, tokenizer: Tokenizer) -> Result<[(usize, usize); 5], Failure> {
     let bytes = input.read()?;
     let text = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
     let doc = Document::parse_json(text, &input.limits()).map_err(|e| input.fail(e))?;
-    let tokenizer: Tokenizer = args.tokenizer.into();
-    let minified = doc.to_json();
-    let readable = doc.encode(Profile::Readable);
-    let compact = doc.encode(Profile::Compact);
+    let gate = GateOptions {
+        tokenizer,
+        ..GateOptions::default()
+    };
     let gated = stc_core::encode_gated(
         text,
         &EncodeOptions {
             profile: Profile::Compact,
             limits: input.limits(),
         },
-        &GateOptions {
-            tokenizer,
-            ..GateOptions::default()
-        },
+        &gate,
     )
     .map_err(|e| input.fail(e))?;
-    let rows = [
-        ("pretty JSON (2-space)", doc.to_json_pretty()),
-        ("minified JSON", minified),
-        ("STC readable", readable),
-        ("STC compact", compact),
-        (
-            if gated.chosen == stc_core::Chosen::Stc {
-                "gated (chose STC)"
-            } else {
-                "gated (chose JSON)"
-            },
-            gated.text,
-        ),
+    let forms = [
+        doc.to_json_pretty(),
+        doc.to_json(),
+        doc.encode(Profile::Readable),
+        doc.encode(Profile::Compact),
+        gated.text,
     ];
-    let counts: Vec<(usize, usize)> = rows
-        .iter()
-        .map(|(_, t)| (t.len(), tokenizer.count(t)))
-        .collect();
-    let (base_bytes, base_tokens) = counts[1];
-    let mut out = format!("{}  (tokens: {})\n", input.name(), tokenizer.name());
-    out.push_str(&format!(
-        "{:<24}{:>12}{:>9}{:>12}{:>9}\n",
-        "format", "bytes", "ratio", "tokens", "ratio"
-    ));
-    for ((label, _), (b, t)) in rows.iter().zip(&counts) {
-        out.push_str(&format!(
-            "{:<24}{:>12}{:>9.3}{:>12}{:>9.3}\n",
-            label,
-            b,
-            ratio(*b, base_bytes),
-            t,
-            ratio(*t, base_tokens)
-        ));
+    Ok(forms.map(|t| (t.len(), tokenizer.count(&t))))
+}
+
+fn stats(args: &StatsArgs) -> Result<String, Failure> {
+    let tokenizer: Tokenizer = args.tokenizer.into();
+    let inputs: Vec<Input> = if args.files.is_empty() {
+        vec![Input {
+            file: None,
+            max_depth: args.max_depth,
+        }]
+    } else {
+        args.files
+            .iter()
+            .map(|f| Input {
+                file: Some(f.clone()),
+                max_depth: args.max_depth,
+            })
+            .collect()
+    };
+    let mut rows = Vec::new();
+    for input in &inputs {
+        rows.push((input.name(), measure(input, tokenizer)?));
     }
-    out.push_str("ratios are relative to minified JSON\n");
+    let mut total = [(0usize, 0usize); 5];
+    for (_, m) in &rows {
+        for (t, v) in total.iter_mut().zip(m) {
+            t.0 += v.0;
+            t.1 += v.1;
+        }
+    }
+    let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(5);
+    let mut out = String::new();
+    for (title, pick) in [("bytes", 0usize), (tokenizer.name(), 1)] {
+        let get = |m: &[(usize, usize); 5], i: usize| if pick == 0 { m[i].0 } else { m[i].1 };
+        out.push_str(&format!("{:<width$}", title));
+        for c in STATS_COLUMNS {
+            out.push_str(&format!("{c:>11}"));
+        }
+        out.push('\n');
+        for (name, m) in rows
+            .iter()
+            .chain(std::iter::once(&("total".to_string(), total)))
+        {
+            if rows.len() == 1 && name == "total" {
+                continue;
+            }
+            out.push_str(&format!("{name:<width$}"));
+            for i in 0..5 {
+                out.push_str(&format!("{:>11}", get(m, i)));
+            }
+            out.push('\n');
+        }
+        out.push_str(&format!("{:<width$}", "vs minified"));
+        for i in 0..5 {
+            out.push_str(&format!("{:>11.3}", ratio(get(&total, i), get(&total, 1))));
+        }
+        out.push_str("\n\n");
+    }
+    out.push_str("pretty = 2-space indented JSON; readable/compact = STC profiles; gated = STC if it saves >= 5% of tokens, else minified JSON\n");
     Ok(out)
 }
 

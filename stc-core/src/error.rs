@@ -103,7 +103,12 @@ impl fmt::Display for ErrorKind {
 /// assert_eq!(err.to_string(), "expected ':' after object key, found '2' at line 2 column 4");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
+pub struct Error(Box<Inner>);
+
+// Boxed so that `Result<_, Error>` stays one word: the reader's recursive
+// frames stay small and the happy path moves less.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Inner {
     kind: ErrorKind,
     offset: usize,
     line: usize,
@@ -116,64 +121,64 @@ impl Error {
     pub(crate) fn at(input: &[u8], offset: usize, kind: ErrorKind, message: String) -> Error {
         let offset = offset.min(input.len());
         let (line, column) = line_column(input, offset);
-        Error {
+        Error(Box::new(Inner {
             kind,
             offset,
             line,
             column,
             message,
-        }
+        }))
     }
 
     /// An error with no position in any input (documents built by hand).
     pub(crate) fn detached(kind: ErrorKind, message: String) -> Error {
-        Error {
+        Error(Box::new(Inner {
             kind,
             offset: 0,
             line: 0,
             column: 0,
             message,
-        }
+        }))
     }
 
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// Byte offset into the UTF-8 input where the problem was found.
     /// For an input that ended early this is the input's length.
     pub fn offset(&self) -> usize {
-        self.offset
+        self.0.offset
     }
 
     /// 1-based line of [`offset`](Error::offset); lines end at `\n`.
     /// Zero for errors that have no input (see [`ErrorKind::InvalidDocument`]).
     pub fn line(&self) -> usize {
-        self.line
+        self.0.line
     }
 
     /// 1-based column of [`offset`](Error::offset), counted in Unicode
     /// scalar values from the start of the line.
     pub fn column(&self) -> usize {
-        self.column
+        self.0.column
     }
 
     /// The message without position: what was expected and what was found.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            f.write_str(&self.message)
+        if self.0.line == 0 {
+            f.write_str(&self.0.message)
         } else {
             write!(
                 f,
                 "{} at line {} column {}",
-                self.message, self.line, self.column
+                self.0.message, self.0.line, self.0.column
             )
         }
     }

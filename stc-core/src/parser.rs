@@ -634,7 +634,10 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                     Some(b'}' | b']' | b'/') => {
                         return Err(self.err(
                             ErrorKind::CountMismatch,
-                            format!("array header declares {} but only {i} were given", plural(count, "value")),
+                            format!(
+                                "array header declares {} but only {i} were given",
+                                plural(count, "value")
+                            ),
                         ))
                     }
                     _ => return Err(self.expected("',' between array values")),
@@ -701,7 +704,10 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                     Some(b'}' | b']') => {
                         return Err(self.err(
                             ErrorKind::CountMismatch,
-                            format!("array header declares {} but only {row} were given", plural(count, "row")),
+                            format!(
+                                "array header declares {} but only {row} were given",
+                                plural(count, "row")
+                            ),
                         ))
                     }
                     _ => return Err(self.expected("'/' between rows")),
