@@ -3,6 +3,7 @@
 //! ```text
 //! stc-bench tokens MANIFEST TOON_DIR OUT.json   token counts of every format
 //! stc-bench speed MANIFEST OUT.json [BUDGET_MS] Rust speed: stc vs serde_json vs toon-format
+//! stc-bench dump MANIFEST DIR                   texts + o200k counts, for calibrating the estimator
 //! stc-bench encode FILE | decode FILE           stc-core on a file, output to stdout (peak RSS fallback)
 //! ```
 //!
@@ -23,6 +24,7 @@ fn main() {
         ["tokens", manifest, toon_dir, out] => tokens(manifest, toon_dir, out),
         ["speed", manifest, out] => speed(manifest, out, 300),
         ["speed", manifest, out, budget] => speed(manifest, out, budget.parse().expect("BUDGET_MS")),
+        ["dump", manifest, dir] => dump(manifest, dir),
         ["encode", file] => print!("{}", encode(&read(file), &EncodeOptions::default()).unwrap_or_else(|e| die(e))),
         ["decode", file] => print!("{}", decode(&read(file)).unwrap_or_else(|e| die(e))),
         _ => die("usage: stc-bench tokens MANIFEST TOON_DIR OUT | speed MANIFEST OUT [BUDGET_MS] | encode FILE | decode FILE"),
@@ -287,4 +289,27 @@ fn speed(manifest_path: &str, out: &str, budget_ms: u64) {
     }
     let result = json!({ "budget_ms": budget_ms, "docs": docs });
     std::fs::write(out, serde_json::to_string_pretty(&result).unwrap()).unwrap_or_else(|e| die(e));
+}
+
+/// Writes every document's minified, pretty, STC compact and STC readable
+/// text to DIR/NAME.FORMAT with their o200k_base counts in DIR/counts.json:
+/// the input of `bench/calibrate.py`, which fits the estimator's constants.
+fn dump(manifest_path: &str, dir: &str) {
+    std::fs::create_dir_all(dir).unwrap_or_else(|e| die(e));
+    let mut counts = serde_json::Map::new();
+    for doc in manifest(manifest_path) {
+        let json = read(&doc.path);
+        let texts = [
+            ("json_min", decode(&json).unwrap()),
+            ("json_pretty", pretty(&json)),
+            ("stc_compact", encode(&json, &EncodeOptions::profile(Profile::Compact)).unwrap()),
+            ("stc_readable", encode(&json, &EncodeOptions::profile(Profile::Readable)).unwrap()),
+        ];
+        for (format, text) in texts {
+            let file = format!("{}.{format}", doc.name);
+            std::fs::write(format!("{dir}/{file}"), &text).unwrap_or_else(|e| die(e));
+            counts.insert(file, json!({ "o200k_base": Tokenizer::O200kBase.count(&text), "estimate": Tokenizer::Estimate.count(&text), "class": doc.class }));
+        }
+    }
+    std::fs::write(format!("{dir}/counts.json"), serde_json::to_string_pretty(&counts).unwrap()).unwrap_or_else(|e| die(e));
 }

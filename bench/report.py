@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""Writes bench/REPORT.md and bench/tokens.svg from the results in bench/out/.
+
+Usage: python3 bench/report.py OUT_DIR BENCH_DIR   (run by bench/run.sh)
+
+Every figure comes from a results file written by this run; nothing is typed.
+"""
+import json
+import os
+import sys
+
+FORMATS = [
+    ("json_pretty", "JSON pretty"),
+    ("json_min", "JSON minified"),
+    ("toon", "TOON"),
+    ("stc_readable", "STC readable"),
+    ("stc_compact", "STC compact"),
+    ("gated", "STC gated"),
+]
+CLASSES = [
+    ("nested", "nested API responses"),
+    ("flat", "flat tables"),
+    ("numbers", "number arrays"),
+    ("semi", "semi-uniform records"),
+]
+COLORS = ["#9e9e9e", "#424242", "#e69f00", "#56b4e9", "#0072b2", "#009e73"]
+
+
+def load(path, default=None):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return default
+
+
+def pct(new, base):
+    return f"{(new / base - 1) * 100:+.1f}%"
+
+
+def fmt_int(n):
+    return f"{n:,}"
+
+
+def class_totals(docs, tokenizer):
+    totals = {}
+    for cls, _ in CLASSES + [("all", "all")]:
+        members = [d for d in docs if cls == "all" or d["class"] == cls]
+        totals[cls] = {f: sum(d["formats"][f][tokenizer] for d in members if f in d["formats"]) for f, _ in FORMATS}
+        totals[cls]["_n"] = len(members)
+        totals[cls]["_toon_complete"] = all("toon" in d["formats"] for d in members)
+    return totals
+
+
+def token_section(docs, tokenizer, out):
+    totals = class_totals(docs, tokenizer)
+    out.append(f"### Totals per class ({tokenizer})\n")
+    out.append("Sum of tokens over the documents of each class; in brackets the change against minified JSON.\n")
+    out.append("| class | docs | " + " | ".join(name for _, name in FORMATS) + " |")
+    out.append("|---|---:|" + "---:|" * len(FORMATS))
+    for cls, label in CLASSES + [("all", "**all documents**")]:
+        t = totals[cls]
+        base = t["json_min"]
+        cells = []
+        for f, _ in FORMATS:
+            cells.append(fmt_int(t[f]) if f == "json_min" else f"{fmt_int(t[f])} ({pct(t[f], base)})")
+        out.append(f"| {label} | {t['_n']} | " + " | ".join(cells) + " |")
+    out.append("")
+    return totals
+
+
+def per_doc_table(docs, tokenizer, out):
+    out.append(f"### Per document ({tokenizer})\n")
+    out.append("| document | class | " + " | ".join(name for _, name in FORMATS) + " | gate chose |")
+    out.append("|---|---|" + "---:|" * len(FORMATS) + "---|")
+    for d in docs:
+        fm = d["formats"]
+        base = fm["json_min"][tokenizer]
+        cells = []
+        for f, _ in FORMATS:
+            if f not in fm:
+                cells.append("n/a")
+            elif f == "json_min":
+                cells.append(fmt_int(base))
+            else:
+                cells.append(f"{fmt_int(fm[f][tokenizer])} ({pct(fm[f][tokenizer], base)})")
+        out.append(f"| {d['name']} | {d['class']} | " + " | ".join(cells) + f" | {fm['gated']['chosen']} |")
+    out.append("")
+
+
+def chart(totals, path):
+    """Grouped bars: tokens of each format relative to minified JSON, per class (o200k_base)."""
+    groups = CLASSES + [("all", "all documents")]
+    w, h = 860, 420
+    left, top, bottom = 60, 50, 80
+    plot_h = h - top - bottom
+    vmax = 160
+    gw = (w - left - 20) / len(groups)
+    bw = (gw - 20) / len(FORMATS)
+    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">',
+         f'<rect width="{w}" height="{h}" fill="white"/>',
+         f'<text x="{w / 2}" y="22" text-anchor="middle" font-size="15">Tokens (o200k_base) relative to minified JSON = 100, per document class</text>']
+    for v in range(0, vmax + 1, 20):
+        y = top + plot_h * (1 - v / vmax)
+        s.append(f'<line x1="{left}" y1="{y:.1f}" x2="{w - 20}" y2="{y:.1f}" stroke="{"#000" if v == 100 else "#ddd"}" stroke-width="{1.5 if v == 100 else 1}"/>')
+        s.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{v}</text>')
+    for gi, (cls, label) in enumerate(groups):
+        t = totals[cls]
+        x0 = left + gi * gw + 10
+        for fi, (f, _) in enumerate(FORMATS):
+            v = 100 * t[f] / t["json_min"] if t["json_min"] else 0
+            bh = plot_h * min(v, vmax) / vmax
+            x = x0 + fi * bw
+            s.append(f'<rect x="{x:.1f}" y="{top + plot_h - bh:.1f}" width="{bw - 2:.1f}" height="{bh:.1f}" fill="{COLORS[fi]}"><title>{label}: {FORMATS[fi][1]} {v:.1f}</title></rect>')
+            s.append(f'<text x="{x + (bw - 2) / 2:.1f}" y="{top + plot_h - bh - 3:.1f}" text-anchor="middle" font-size="8">{v:.0f}</text>')
+        s.append(f'<text x="{x0 + (gw - 20) / 2:.1f}" y="{top + plot_h + 16}" text-anchor="middle">{label} ({t["_n"]})</text>')
+    lx = left
+    for fi, (_, name) in enumerate(FORMATS):
+        s.append(f'<rect x="{lx}" y="{h - 30}" width="12" height="12" fill="{COLORS[fi]}"/>')
+        s.append(f'<text x="{lx + 16}" y="{h - 20}">{name}</text>')
+        lx += 130
+    s.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(s) + "\n")
+
+
+def estimator_section(docs, out):
+    out.append("## Estimator error (`Tokenizer::Estimate` against o200k_base)\n")
+    out.append("Signed error `estimate / o200k_base - 1` per document and text; MAPE = mean absolute percentage error.\n")
+    fmts = [("json_min", "JSON minified"), ("json_pretty", "JSON pretty"), ("stc_compact", "STC compact"), ("stc_readable", "STC readable")]
+    out.append("| document | " + " | ".join(n for _, n in fmts) + " | STC/JSON ratio error |")
+    out.append("|---|" + "---:|" * (len(fmts) + 1))
+    errs = {f: [] for f, _ in fmts}
+    ratio_errs = []
+    for d in docs:
+        fm = d["formats"]
+        cells = []
+        for f, _ in fmts:
+            e = fm[f]["estimate"] / fm[f]["o200k_base"] - 1
+            errs[f].append(abs(e))
+            cells.append(f"{e * 100:+.1f}%")
+        r_est = fm["stc_compact"]["estimate"] / fm["json_min"]["estimate"]
+        r_true = fm["stc_compact"]["o200k_base"] / fm["json_min"]["o200k_base"]
+        ratio_errs.append(abs(r_est - r_true))
+        cells.append(f"{(r_est - r_true) * 100:+.1f} pts")
+        out.append(f"| {d['name']} | " + " | ".join(cells) + " |")
+    mape = {f: 100 * sum(v) / len(v) for f, v in errs.items()}
+    allv = [x for v in errs.values() for x in v]
+    out.append("| **MAPE** | " + " | ".join(f"**{mape[f]:.1f}%**" for f, _ in fmts)
+               + f" | **{100 * sum(ratio_errs) / len(ratio_errs):.1f} pts** (mean abs) |")
+    out.append("")
+    out.append(f"Overall MAPE over all {len(allv)} texts: **{100 * sum(allv) / len(allv):.1f}%**; "
+               f"largest error {100 * max(allv):.1f}%.\n")
+    return 100 * sum(allv) / len(allv), mape
+
+
+def gate_section(data, out):
+    docs = data["docs"]
+    out.append("## Do-no-harm gate\n")
+    out.append(f"`encode_gated` with the default margin (`min_saving` = {data['min_saving']}): STC only when it saves at least "
+               "that fraction of minified JSON's tokens, else minified JSON. *Harm* = the gate's output costs more o200k_base "
+               "tokens than minified JSON.\n")
+    out.append("| document | JSON min | STC compact | saving | gate (estimate) | gate (o200k_base) | harm |")
+    out.append("|---|---:|---:|---:|---|---|---|")
+    harms = 0
+    for d in docs:
+        fm = d["formats"]
+        j, s = fm["json_min"]["o200k_base"], fm["stc_compact"]["o200k_base"]
+        g = fm["gated"]["o200k_base"]
+        harm = g > j
+        harms += harm
+        out.append(f"| {d['name']} | {fmt_int(j)} | {fmt_int(s)} | {(1 - s / j) * 100:+.1f}% | {fm['gated']['chosen']} | "
+                   f"{fm['gated_o200k']['chosen']} | {'**yes** (+' + str(g - j) + ')' if harm else 'no'} |")
+    out.append("")
+    out.append(f"Documents where the default gate spent more tokens than minified JSON: **{harms}** of {len(docs)}.\n")
+    return harms
+
+
+def table_from(results):
+    """Renders a binding's results (list of dicts, or dict of dicts/numbers) as markdown."""
+    rows = []
+    if isinstance(results, dict):
+        for k, v in results.items():
+            rows.append(dict(name=k, **v) if isinstance(v, dict) else {"name": k, "value": v})
+    elif isinstance(results, list):
+        rows = [r if isinstance(r, dict) else {"value": r} for r in results]
+    if not rows:
+        return ["(no results)"]
+    cols = []
+    for r in rows:
+        for k in r:
+            if k not in cols and not isinstance(r[k], (dict, list)):
+                cols.append(k)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        cells = []
+        for c in cols:
+            v = r.get(c, "")
+            cells.append(f"{v:.4g}" if isinstance(v, float) else str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def speed_section(out_dir, out):
+    out.append("## Speed\n")
+    sp = load(os.path.join(out_dir, "speed_rust.json"))
+    out.append("### Rust, one run side by side (`stc-bench speed`)\n")
+    if sp:
+        out.append(f"Median of repeated runs within {sp['budget_ms']} ms per function; MB/s of each function's input text. "
+                   "Every function maps text to text. serde_json here has `preserve_order` and `float_roundtrip` "
+                   "(enabled by the toon-format crate; criterion below uses default serde_json). "
+                   "TOON: the `toon-format` crate, JSON text → `serde_json::Value` → TOON and back.\n")
+        out.append("| document | MB | stc encode | serde_json parse+write | toon-format encode | stc decode | serde_json parse+write (minified) | toon-format decode | notes |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        keys = ["stc_encode", "serde_json_parse_write", "toon_encode", "stc_decode", "serde_json_parse_write_min", "toon_decode"]
+        for d in sp["docs"]:
+            r = d["results"]
+            cells = [f"{r[k]['mb_per_s']:.0f}" if k in r else "n/a" for k in keys]
+            out.append(f"| {d['name']} | {d['bytes'] / 1e6:.2f} | " + " | ".join(cells) + f" | {d['note'].strip('; ')} |")
+        tot = {k: sum(d["results"][k]["input_bytes"] for d in sp["docs"] if k in d["results"]) /
+               sum(d["results"][k]["seconds"] for d in sp["docs"] if k in d["results"]) / 1e6 for k in keys
+               if any(k in d["results"] for d in sp["docs"])}
+        out.append("| **all (total bytes / total time)** | | " + " | ".join(f"**{tot[k]:.0f}**" if k in tot else "n/a" for k in keys) + " | |")
+        out.append("")
+    else:
+        out.append("Not measured: `speed_rust.json` missing.\n")
+
+    crit = load(os.path.join(out_dir, "criterion.json"))
+    out.append("### Rust, criterion (`stc-core/benches/codec.rs`)\n")
+    if crit and crit.get("docs"):
+        out.append("Mean time per iteration from criterion's `estimates.json`; MB/s of the input. Target: stc decode ≥ serde_json "
+                   "parse+write of the minified JSON, stc encode ≥ 0.8 × serde_json parse+write of the same text.\n")
+        out.append("| document | stc encode MB/s | serde_json MB/s | encode ratio | stc decode MB/s | serde_json (minified) MB/s | decode ratio |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|")
+        for d in crit["docs"]:
+            e, se, dd, sd = d["encode/stc"], d["encode/serde_json"], d["decode/stc"], d["decode/serde_json"]
+            out.append(f"| {d['name']} | {e:.0f} | {se:.0f} | {e / se:.2f} | {dd:.0f} | {sd:.0f} | {dd / sd:.2f} |")
+        g = crit["geomean"]
+        out.append(f"| **geometric mean of ratios** | | | **{g['encode']:.2f}** | | | **{g['decode']:.2f}** |")
+        out.append("")
+    else:
+        out.append(f"Not measured: {crit.get('reason') if crit else 'criterion.json missing'}.\n")
+
+    for key, title in [("python", "Python binding"), ("node", "Node binding"), ("wasm", "WASM in Node")]:
+        out.append(f"### {title}\n")
+        res = load(os.path.join(out_dir, f"{key}.json"))
+        skip = os.path.join(out_dir, f"{key}.skip")
+        if res is not None:
+            head = {k: v for k, v in res.items() if not isinstance(v, (dict, list))}
+            if head:
+                out.append(", ".join(f"{k}: {v}" for k, v in head.items()) + "\n")
+            for k, v in res.items():
+                if isinstance(v, (dict, list)):
+                    out.append(f"`{k}`:\n")
+                    out.extend(table_from(v))
+                    out.append("")
+        else:
+            reason = open(skip).read().strip() if os.path.exists(skip) else "no results file"
+            out.append(f"Not measured: {reason}.\n")
+
+
+def memory_section(out_dir, out):
+    out.append("## Memory: peak RSS\n")
+    mem = load(os.path.join(out_dir, "rss.json"))
+    if not mem:
+        out.append("Not measured.\n")
+        return
+    out.append(f"`/usr/bin/time -v {mem['tool']} encode|decode FILE > /dev/null`, maximum resident set size. "
+               f"Baseline: the same tool encoding `{{}}` (process overhead) = {mem['baseline_kb'] / 1024:.1f} MiB.\n")
+    out.append("| input | input MiB | encode peak RSS MiB | ÷ input | decode input (STC) MiB | decode peak RSS MiB | ÷ input |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    for r in mem["rows"]:
+        out.append(f"| {r['name']} | {r['json_bytes'] / 2**20:.2f} | {r['encode_kb'] / 1024:.1f} | {r['encode_kb'] * 1024 / r['json_bytes']:.1f} | "
+                   f"{r['stc_bytes'] / 2**20:.2f} | {r['decode_kb'] / 1024:.1f} | {r['decode_kb'] * 1024 / r['stc_bytes']:.1f} |")
+    out.append("")
+
+
+def criterion_json(crit_dir, out_path):
+    """Collects criterion's results (`CRIT_DIR/<doc>/<function>/new/`) into one file."""
+    docs = {}
+    for root, _dirs, files in os.walk(crit_dir):
+        if os.path.basename(root) == "new" and "estimates.json" in files and "benchmark.json" in files:
+            bench = load(os.path.join(root, "benchmark.json"))
+            est = load(os.path.join(root, "estimates.json"))
+            nbytes = (bench.get("throughput") or {}).get("Bytes")
+            if nbytes is None:
+                continue
+            mean_ns = est["mean"]["point_estimate"]
+            docs.setdefault(bench["group_id"], {})[bench["function_id"]] = nbytes / (mean_ns / 1e9) / 1e6
+    keys = ["encode/stc", "encode/serde_json", "decode/stc", "decode/serde_json"]
+    rows = [dict(name=name, **fns) for name, fns in sorted(docs.items()) if all(k in fns for k in keys)]
+    result = {"docs": rows}
+    if rows:
+        import math
+        geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
+        result["geomean"] = {"encode": geo([r["encode/stc"] / r["encode/serde_json"] for r in rows]),
+                             "decode": geo([r["decode/stc"] / r["decode/serde_json"] for r in rows])}
+    else:
+        result["reason"] = f"no criterion results under {crit_dir}"
+    with open(out_path, "w") as f:
+        json.dump(result, f, indent=1)
+
+
+def main():
+    if sys.argv[1] == "criterion":
+        return criterion_json(sys.argv[2], sys.argv[3])
+    out_dir, bench_dir = sys.argv[1], sys.argv[2]
+    env = load(os.path.join(out_dir, "env.json"), {})
+    data = load(os.path.join(out_dir, "tokens.json"))
+    manifest = load(os.path.join(out_dir, "manifest.json"))
+    toon = load(os.path.join(out_dir, "toon", "toon.json"), {})
+    docs = data["docs"]
+    out = ["# STC benchmark report", ""]
+    out.append("Generated by `bench/run.sh`; every figure below comes from that run. Do not edit by hand.\n")
+    out.append("## Machine, versions, commands\n")
+    for k, v in env.get("header", {}).items():
+        out.append(f"- **{k}**: {v}")
+    out.append(f"- **TOON (tokens)**: `{toon.get('package', '?')}` {toon.get('version', '?')} on Node {toon.get('node', '?')}, default options")
+    out.append("\nCommands run:\n")
+    out.append("```text")
+    out.extend(env.get("commands", []))
+    out.append("```\n")
+
+    o200 = class_totals(docs, "o200k_base")
+    a = o200["all"]
+    out.append("## Summary\n")
+    lines = []
+    for cls, label in CLASSES + [("all", "all documents")]:
+        t = o200[cls]
+        lines.append(f"- **{label}** ({t['_n']} docs): STC compact {pct(t['stc_compact'], t['json_min'])}, "
+                     f"TOON {pct(t['toon'], t['json_min'])}, STC readable {pct(t['stc_readable'], t['json_min'])}, "
+                     f"gated STC {pct(t['gated'], t['json_min'])} against minified JSON; "
+                     f"pretty JSON is {pct(t['json_pretty'], t['json_min'])}.")
+    out.append("Tokens (o200k_base), sums over each class:\n")
+    out.extend(lines)
+    out.append("")
+    mape_all, _ = None, None
+    harms = sum(1 for d in docs if d["formats"]["gated"]["o200k_base"] > d["formats"]["json_min"]["o200k_base"])
+    out.append(f"- Gate harm (gated output costs more o200k tokens than minified JSON): {harms} of {len(docs)} documents.")
+    out.append(f"- STC round trip (decode(encode(x)) = minified x) held on {sum(d['roundtrip_ok'] for d in docs)} of {len(docs)} documents; "
+               f"TOON's JSON.parse-level round trip held on {sum(1 for t in toon.get('docs', []) if t['roundtrip'] == 'ok')} of {len(toon.get('docs', []))}.")
+    out.append("")
+    out.append("![Tokens by format and class](tokens.svg)\n")
+    chart(o200, os.path.join(bench_dir, "tokens.svg"))
+
+    out.append("## Tokens\n")
+    out.append("Formats: JSON pretty (2-space indent), JSON minified (the gate's baseline), TOON (`@toon-format/toon`, "
+               "default options), STC readable and compact (stc-core profiles), STC gated (`encode_gated`, compact profile, "
+               "estimator, default margin). Counts by `bpe-openai` (exact o200k_base / cl100k_base BPE).\n")
+    token_section(docs, "o200k_base", out)
+    token_section(docs, "cl100k_base", out)
+    per_doc_table(docs, "o200k_base", out)
+    per_doc_table(docs, "cl100k_base", out)
+    gate_section(data, out)
+    mape_all, mape = estimator_section(docs, out)
+    speed_section(out_dir, out)
+    memory_section(out_dir, out)
+
+    out.append("## Datasets\n")
+    out.append("| document | class | source | bytes |")
+    out.append("|---|---|---|---:|")
+    for m in manifest:
+        out.append(f"| {m['name']} | {m['class']} | {m['source']} | {fmt_int(os.path.getsize(m['path']))} |")
+    out.append("")
+    out.append("Generated documents come from `bench/gen.py` (seeded, byte-identical on every run); their kinds follow "
+               "TOON's benchmark (employee records, analytics time series, GitHub repositories, event logs, orders, "
+               "nested configuration) plus sensor readings. `amazon_cellphones.ndjson` (one JSON array per line, first "
+               "line a header) is measured as its rows (array of arrays) and as objects keyed by the header.\n")
+
+    out.append("## Caveats\n")
+    out.append("- Classes are sums over documents, so a large document dominates its class; see the per-document tables.\n"
+               "- TOON is encoded from `JSON.parse` values: number lexemes are not kept (`1.0` becomes `1`), so its "
+               "round trip is checked at the value level only; STC's is byte-exact.\n"
+               "- Speed figures come from a shared 2-core machine with other jobs running; compare columns within one run, "
+               "not across runs.\n")
+    with open(os.path.join(bench_dir, "REPORT.md"), "w") as f:
+        f.write("\n".join(out).rstrip() + "\n")
+    print(f"report.py: wrote {os.path.join(bench_dir, 'REPORT.md')} (o200k all: STC compact {pct(a['stc_compact'], a['json_min'])}, "
+          f"TOON {pct(a['toon'], a['json_min'])}; estimator MAPE {mape_all:.1f}%)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Regenerates bench/REPORT.md and bench/tokens.svg from scratch.
+#
+#   bench/run.sh                   everything (about 10-15 minutes on 2 cores)
+#   bench/run.sh --no-criterion    skip the criterion run of stc-core/benches/codec.rs
+#
+# Needs: cargo, node + npm, python3, GNU time (/usr/bin/time). The corpus is read
+# in place from ../shared/corpus next to the repository (override: STC_CORPUS).
+# Scratch output goes to bench/out/ (gitignored); npm packages to bench/toon/node_modules.
+set -euo pipefail
+
+BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH/.." && pwd)"
+CORPUS="${STC_CORPUS:-$ROOT/../shared/corpus}"
+OUT="$BENCH/out"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+BENCH_TARGET="${CARGO_TARGET_DIR:-$BENCH/stc-bench/target}"
+CRITERION=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-criterion) CRITERION=0 ;;
+    *) echo "usage: bench/run.sh [--no-criterion]" >&2; exit 2 ;;
+  esac
+done
+[ -d "$CORPUS" ] || { echo "run.sh: no corpus at $CORPUS (set STC_CORPUS)" >&2; exit 1; }
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+: > "$OUT/commands.txt"
+# Runs a command from the repository root and records it for the report header.
+run() {
+  echo "$*" >> "$OUT/commands.txt"
+  (cd "$ROOT" && "$@")
+}
+step() { echo "== $* ($(date -u +%H:%M:%S))" >&2; }
+START=$(date +%s)
+
+step "datasets"
+run python3 bench/gen.py "$CORPUS" bench/out
+
+step "TOON (npm @toon-format/toon)"
+run npm ci --prefix bench/toon --no-audit --no-fund --silent
+run node bench/toon/toon.mjs bench/out/manifest.json bench/out/toon
+
+step "stc-bench (tokens, Rust speed)"
+run cargo build --release --quiet --manifest-path bench/stc-bench/Cargo.toml
+STC_BENCH="$BENCH_TARGET/release/stc-bench"
+run "$STC_BENCH" tokens bench/out/manifest.json bench/out/toon bench/out/tokens.json
+run "$STC_BENCH" speed bench/out/manifest.json bench/out/speed_rust.json 300
+
+if [ "$CRITERION" = 1 ]; then
+  step "criterion"
+  rm -rf "$TARGET/criterion"
+  run cargo bench --quiet -p stc-core --bench codec
+  run python3 bench/report.py criterion "$TARGET/criterion" bench/out/criterion.json
+else
+  echo '{"docs": [], "reason": "skipped (bench/run.sh --no-criterion)"}' > "$OUT/criterion.json"
+fi
+
+step "bindings"
+# Each binding is measured by its own bench script when its package is built;
+# otherwise the report says why it was not measured.
+binding() { # key, interpreter, script
+  local key="$1" interp="$2" script="$3"
+  if [ ! -f "$ROOT/$script" ]; then
+    echo "$script does not exist" > "$OUT/$key.skip"
+  elif ! command -v "$interp" > /dev/null 2>&1 && [ ! -x "$ROOT/$interp" ]; then
+    echo "$interp not found (package not built)" > "$OUT/$key.skip"
+  elif ! run "$interp" "$script" --json "bench/out/$key.json" > "$OUT/$key.log" 2>&1; then
+    rm -f "$OUT/$key.json"
+    echo "\`$interp $script\` failed: $(tail -n 1 "$OUT/$key.log" | cut -c1-300)" > "$OUT/$key.skip"
+  fi
+}
+PY=bindings-python/.venv/bin/python
+binding python "$PY" bindings-python/bench/bench.py
+binding node node bindings-node/bench/bench.mjs
+binding wasm node bindings-wasm/bench/bench.mjs
+
+step "memory (peak RSS)"
+if run cargo build --release --quiet -p stc-cli && [ -x "$TARGET/release/stc" ]; then
+  TOOL="$TARGET/release/stc"
+else
+  echo "run.sh: the stc CLI did not build; measuring peak RSS with stc-bench (same stc-core calls)" >&2
+  TOOL="$STC_BENCH"
+fi
+run python3 bench/rss.py "$TOOL" bench/out/memory.json bench/out
+
+step "report"
+python3 - "$OUT" "$START" "$ROOT" <<'EOF'
+import json, os, platform, subprocess, sys, time
+out, start, root = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+    except Exception as e:
+        return f"? ({e})"
+header = {
+    "date (UTC)": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+    "commit": sh(f"git -C {root} rev-parse --short HEAD") + (" (stc-core/stc-cli/bench with uncommitted changes)" if sh(f"git -C {root} status --porcelain -- stc-core stc-cli bench/stc-bench") else ""),
+    "machine": f"{sh('lscpu | sed -n \"s/^Model name: *//p\"')}, {os.cpu_count()} CPUs, "
+               f"{int(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GiB RAM, shared with other jobs",
+    "OS": f"{platform.platform()}",
+    "Rust": sh("rustc --version"),
+    "Node": sh("node --version"),
+    "Python": platform.python_version(),
+    "wall time of this run": f"{(time.time() - start) / 60:.1f} min",
+}
+with open(os.path.join(out, "commands.txt")) as f:
+    commands = [line.rstrip() for line in f if line.strip()]
+with open(os.path.join(out, "env.json"), "w") as f:
+    json.dump({"header": header, "commands": ["bench/run.sh  # which ran:"] + ["  " + c for c in commands]}, f, indent=1)
+EOF
+python3 "$BENCH/report.py" "$OUT" "$BENCH"
+step "done in $(( ($(date +%s) - START) / 60 )) min: bench/REPORT.md, bench/tokens.svg"
