@@ -1,0 +1,7 @@
+// ES module entry: the same functions as index.js.
+import stc from './index.js';
+
+export const {
+  parse, stringify, encode, decode, decodeStc, encodeGated, countTokens, StcError, ERROR_CODES, MEDIA_TYPE, VERSION,
+} = stc;
+export default stc;
