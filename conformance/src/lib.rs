@@ -229,8 +229,8 @@ pub fn structure_problems(file: &CaseFile) -> Vec<String> {
 
 /// Decodes lowercase hex pairs.
 pub fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
-    let b = hex.as_bytes();
-    if b.len() % 2 != 0 {
+    let pairs = hex.as_bytes().chunks_exact(2);
+    if !pairs.remainder().is_empty() {
         return Err("input_hex has an odd number of digits".into());
     }
     let digit = |c: u8| match c {
@@ -241,7 +241,7 @@ pub fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
             c as char
         )),
     };
-    b.chunks(2)
+    pairs
         .map(|pair| Ok(digit(pair[0])? << 4 | digit(pair[1])?))
         .collect()
 }
