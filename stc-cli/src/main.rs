@@ -143,33 +143,19 @@ impl Input {
     fn read(&self) -> Result<Vec<u8>, Failure> {
         let mut bytes = Vec::new();
         let result = match &self.file {
-            Some(p) if p.as_os_str() != "-" => {
-                std::fs::File::open(p).and_then(|mut f| f.read_to_end(&mut bytes))
-            }
+            Some(p) if p.as_os_str() != "-" => std::fs::File::open(p).and_then(|mut f| f.read_to_end(&mut bytes)),
             _ => std::io::stdin().read_to_end(&mut bytes),
         };
-        result.map_err(|e| Failure {
-            origin: self.name(),
-            line: 0,
-            column: 0,
-            message: e.to_string(),
-        })?;
+        result.map_err(|e| Failure { origin: self.name(), line: 0, column: 0, message: e.to_string() })?;
         Ok(bytes)
     }
 
     fn limits(&self) -> Limits {
-        Limits {
-            max_depth: self.max_depth,
-        }
+        Limits { max_depth: self.max_depth }
     }
 
     fn fail(&self, e: stc_core::Error) -> Failure {
-        Failure {
-            origin: self.name(),
-            line: e.line(),
-            column: e.column(),
-            message: e.message().to_string(),
-        }
+        Failure { origin: self.name(), line: e.line(), column: e.column(), message: e.message().to_string() }
     }
 }
 
@@ -179,17 +165,10 @@ fn run(cli: Cli) -> Result<String, Failure> {
             let input = &args.input;
             let bytes = input.read()?;
             let json = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
-            let options = EncodeOptions {
-                profile: args.profile.into(),
-                limits: input.limits(),
-            };
+            let options = EncodeOptions { profile: args.profile.into(), limits: input.limits() };
             if args.gate {
-                let gate = GateOptions {
-                    min_saving: args.min_saving,
-                    tokenizer: args.tokenizer.into(),
-                };
-                let gated =
-                    stc_core::encode_gated(json, &options, &gate).map_err(|e| input.fail(e))?;
+                let gate = GateOptions { min_saving: args.min_saving, tokenizer: args.tokenizer.into() };
+                let gated = stc_core::encode_gated(json, &options, &gate).map_err(|e| input.fail(e))?;
                 eprintln!(
                     "stc: gate chose {} ({} tokens as STC, {} as minified JSON, by {})",
                     gated.chosen.name(),
@@ -199,17 +178,13 @@ fn run(cli: Cli) -> Result<String, Failure> {
                 );
                 Ok(gated.text + "\n")
             } else {
-                stc_core::encode(json, &options)
-                    .map(|s| s + "\n")
-                    .map_err(|e| input.fail(e))
+                stc_core::encode(json, &options).map(|s| s + "\n").map_err(|e| input.fail(e))
             }
         }
         Command::Decode(args) => {
             let input = &args.input;
             let bytes = input.read()?;
-            stc_core::decode_bytes(&bytes, &input.limits())
-                .map(|s| s + "\n")
-                .map_err(|e| input.fail(e))
+            stc_core::decode_bytes(&bytes, &input.limits()).map(|s| s + "\n").map_err(|e| input.fail(e))
         }
         Command::Check(args) => {
             let input = &args.input;
@@ -228,44 +203,21 @@ fn measure(input: &Input, tokenizer: Tokenizer) -> Result<[(usize, usize); 5], F
     let bytes = input.read()?;
     let text = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
     let doc = Document::parse_json(text, &input.limits()).map_err(|e| input.fail(e))?;
-    let gate = GateOptions {
-        tokenizer,
-        ..GateOptions::default()
-    };
-    let gated = stc_core::encode_gated(
-        text,
-        &EncodeOptions {
-            profile: Profile::Compact,
-            limits: input.limits(),
-        },
-        &gate,
-    )
-    .map_err(|e| input.fail(e))?;
-    let forms = [
-        doc.to_json_pretty(),
-        doc.to_json(),
-        doc.encode(Profile::Readable),
-        doc.encode(Profile::Compact),
-        gated.text,
-    ];
+    let gate = GateOptions { tokenizer, ..GateOptions::default() };
+    let gated =
+        stc_core::encode_gated(text, &EncodeOptions { profile: Profile::Compact, limits: input.limits() }, &gate)
+            .map_err(|e| input.fail(e))?;
+    let forms =
+        [doc.to_json_pretty(), doc.to_json(), doc.encode(Profile::Readable), doc.encode(Profile::Compact), gated.text];
     Ok(forms.map(|t| (t.len(), tokenizer.count(&t))))
 }
 
 fn stats(args: &StatsArgs) -> Result<String, Failure> {
     let tokenizer: Tokenizer = args.tokenizer.into();
     let inputs: Vec<Input> = if args.files.is_empty() {
-        vec![Input {
-            file: None,
-            max_depth: args.max_depth,
-        }]
+        vec![Input { file: None, max_depth: args.max_depth }]
     } else {
-        args.files
-            .iter()
-            .map(|f| Input {
-                file: Some(f.clone()),
-                max_depth: args.max_depth,
-            })
-            .collect()
+        args.files.iter().map(|f| Input { file: Some(f.clone()), max_depth: args.max_depth }).collect()
     };
     let mut rows = Vec::new();
     for input in &inputs {
@@ -287,10 +239,7 @@ fn stats(args: &StatsArgs) -> Result<String, Failure> {
             out.push_str(&format!("{c:>11}"));
         }
         out.push('\n');
-        for (name, m) in rows
-            .iter()
-            .chain(std::iter::once(&("total".to_string(), total)))
-        {
+        for (name, m) in rows.iter().chain(std::iter::once(&("total".to_string(), total))) {
             if rows.len() == 1 && name == "total" {
                 continue;
             }
@@ -324,9 +273,7 @@ fn main() -> ExitCode {
         Ok(output) => {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`stc decode big | head`) is not an error worth a message.
-            let _ = stdout
-                .write_all(output.as_bytes())
-                .and_then(|_| stdout.flush());
+            let _ = stdout.write_all(output.as_bytes()).and_then(|_| stdout.flush());
             ExitCode::SUCCESS
         }
         Err(f) => {

@@ -41,10 +41,7 @@ fn corpus_dir() -> PathBuf {
 fn corpus() -> Vec<(String, String)> {
     let dir = corpus_dir();
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "codec bench: no corpus at {} (set STC_CORPUS); nothing to measure",
-            dir.display()
-        );
+        eprintln!("codec bench: no corpus at {} (set STC_CORPUS); nothing to measure", dir.display());
         return Vec::new();
     };
     let mut docs: Vec<(String, String)> = entries
@@ -53,8 +50,7 @@ fn corpus() -> Vec<(String, String)> {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .map(|p| {
             let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            let text =
-                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             (name, text)
         })
         .collect();
@@ -74,20 +70,12 @@ fn codec(c: &mut Criterion) {
         let minified = decode(&stc).unwrap();
         let mut group = c.benchmark_group(name);
         group.throughput(Throughput::Bytes(json.len() as u64));
-        group.bench_function("encode/stc", |b| {
-            b.iter(|| encode(black_box(&json), &options).unwrap())
-        });
-        group.bench_function("encode/serde_json", |b| {
-            b.iter(|| serde_roundtrip(black_box(&json)))
-        });
+        group.bench_function("encode/stc", |b| b.iter(|| encode(black_box(&json), &options).unwrap()));
+        group.bench_function("encode/serde_json", |b| b.iter(|| serde_roundtrip(black_box(&json))));
         group.throughput(Throughput::Bytes(stc.len() as u64));
-        group.bench_function("decode/stc", |b| {
-            b.iter(|| decode(black_box(&stc)).unwrap())
-        });
+        group.bench_function("decode/stc", |b| b.iter(|| decode(black_box(&stc)).unwrap()));
         group.throughput(Throughput::Bytes(minified.len() as u64));
-        group.bench_function("decode/serde_json", |b| {
-            b.iter(|| serde_roundtrip(black_box(&minified)))
-        });
+        group.bench_function("decode/serde_json", |b| b.iter(|| serde_roundtrip(black_box(&minified))));
         group.finish();
     }
 }

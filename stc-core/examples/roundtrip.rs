@@ -5,8 +5,7 @@ fn main() {
         let json = std::fs::read_to_string(&path).expect("read");
         let min = stc_core::decode(&json).expect("json is stc");
         for p in [stc_core::Profile::Compact, stc_core::Profile::Readable] {
-            let stc =
-                stc_core::encode(&json, &stc_core::EncodeOptions::profile(p)).expect("encode");
+            let stc = stc_core::encode(&json, &stc_core::EncodeOptions::profile(p)).expect("encode");
             let back = stc_core::decode(&stc).expect("decode");
             assert_eq!(back, min, "{path} {p:?}");
             println!("{path} {:?} json={} stc={}", p, min.len(), stc.len());

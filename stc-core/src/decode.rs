@@ -17,10 +17,7 @@ pub struct JsonWriter {
 impl JsonWriter {
     /// A writer with room for about `capacity` bytes of output.
     pub fn with_capacity(capacity: usize) -> Self {
-        JsonWriter {
-            out: String::with_capacity(capacity),
-            need_comma: false,
-        }
+        JsonWriter { out: String::with_capacity(capacity), need_comma: false }
     }
 
     /// The JSON text written so far.

@@ -103,11 +103,7 @@ impl<'a> Document<'a> {
                     }
                 }
                 Node::Array { end, .. } | Node::Object { end, .. } => {
-                    let (open, close) = if matches!(node, Node::Array { .. }) {
-                        ('[', b']')
-                    } else {
-                        ('{', b'}')
-                    };
+                    let (open, close) = if matches!(node, Node::Array { .. }) { ('[', b']') } else { ('{', b'}') };
                     out.push(open);
                     closers.push((*end, close));
                     need_comma = false;
@@ -246,9 +242,7 @@ impl<'a> DocumentBuilder<'a> {
     /// The finished document, or an error if the value is incomplete.
     pub fn finish(self) -> Result<Document<'a>, Error> {
         if self.nodes.is_empty() || !self.stack.is_empty() {
-            return Err(invalid(
-                "the document is incomplete: a value or a closing bracket is missing",
-            ));
+            return Err(invalid("the document is incomplete: a value or a closing bracket is missing"));
         }
         Ok(Document { nodes: self.nodes })
     }
@@ -281,9 +275,7 @@ impl<'a> DocumentBuilder<'a> {
     fn close(&mut self) {
         let end_index = self.nodes.len();
         if let Some(top) = self.stack.pop() {
-            if let Some(Node::Array { end, .. } | Node::Object { end, .. }) =
-                self.nodes.get_mut(top)
-            {
+            if let Some(Node::Array { end, .. } | Node::Object { end, .. }) = self.nodes.get_mut(top) {
                 *end = end_index;
             }
         }
@@ -302,19 +294,13 @@ impl<'a> DocumentBuilder<'a> {
     // ---- checked public API -------------------------------------------------
 
     fn top_is_object(&self) -> Option<bool> {
-        self.stack
-            .last()
-            .map(|&i| matches!(self.nodes.get(i), Some(Node::Object { .. })))
+        self.stack.last().map(|&i| matches!(self.nodes.get(i), Some(Node::Object { .. })))
     }
 
     fn check_value(&mut self) -> Result<(), Error> {
         match self.top_is_object() {
-            None if !self.nodes.is_empty() => {
-                Err(invalid("a document holds exactly one top-level value"))
-            }
-            Some(true) if !self.after_key => {
-                Err(invalid("an object member needs a key before its value"))
-            }
+            None if !self.nodes.is_empty() => Err(invalid("a document holds exactly one top-level value")),
+            Some(true) if !self.after_key => Err(invalid("an object member needs a key before its value")),
             _ => {
                 self.after_key = false;
                 Ok(())
@@ -351,10 +337,7 @@ impl<'a> DocumentBuilder<'a> {
     /// grammar (`-0`, `1.50`, `1e400` and 40-digit integers are all fine).
     pub fn push_number(&mut self, lexeme: &str) -> Result<(), Error> {
         if !is_json_number(lexeme) {
-            return Err(Error::detached(
-                ErrorKind::InvalidNumber,
-                format!("'{lexeme}' is not a JSON number"),
-            ));
+            return Err(Error::detached(ErrorKind::InvalidNumber, format!("'{lexeme}' is not a JSON number")));
         }
         self.check_value()?;
         self.leaf(Node::Number(Cow::Owned(lexeme.to_string())));
@@ -423,9 +406,7 @@ impl<'a> DocumentBuilder<'a> {
 
     fn check_key(&mut self) -> Result<(), Error> {
         if self.top_is_object() != Some(true) || self.after_key {
-            return Err(invalid(
-                "a key is only allowed directly inside an object, before a value",
-            ));
+            return Err(invalid("a key is only allowed directly inside an object, before a value"));
         }
         self.after_key = true;
         Ok(())
@@ -434,9 +415,7 @@ impl<'a> DocumentBuilder<'a> {
     /// Closes the innermost object.
     pub fn push_end_object(&mut self) -> Result<(), Error> {
         if self.top_is_object() != Some(true) || self.after_key {
-            return Err(invalid(
-                "end_object without an open object, or right after a key",
-            ));
+            return Err(invalid("end_object without an open object, or right after a key"));
         }
         self.close();
         Ok(())
@@ -458,8 +437,7 @@ pub(crate) fn is_json_number(s: &str) -> bool {
     }
     let mut one = One(0);
     !s.is_empty()
-        && s.bytes()
-            .all(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
         && parse_json(s, &Limits::default(), &mut one).is_ok()
         && one.0 == 1
 }
@@ -511,29 +489,14 @@ mod tests {
     fn builder_rejects_misuse() {
         let mut b = DocumentBuilder::new();
         b.push_begin_object().unwrap();
-        assert_eq!(
-            b.push_null().unwrap_err().kind(),
-            ErrorKind::InvalidDocument
-        );
-        assert_eq!(
-            b.push_end_array().unwrap_err().kind(),
-            ErrorKind::InvalidDocument
-        );
+        assert_eq!(b.push_null().unwrap_err().kind(), ErrorKind::InvalidDocument);
+        assert_eq!(b.push_end_array().unwrap_err().kind(), ErrorKind::InvalidDocument);
         b.push_key("k").unwrap();
-        assert_eq!(
-            b.push_key("k2").unwrap_err().kind(),
-            ErrorKind::InvalidDocument
-        );
-        assert_eq!(
-            b.push_end_object().unwrap_err().kind(),
-            ErrorKind::InvalidDocument
-        );
+        assert_eq!(b.push_key("k2").unwrap_err().kind(), ErrorKind::InvalidDocument);
+        assert_eq!(b.push_end_object().unwrap_err().kind(), ErrorKind::InvalidDocument);
         b.push_null().unwrap();
         b.push_end_object().unwrap();
-        assert_eq!(
-            b.push_null().unwrap_err().kind(),
-            ErrorKind::InvalidDocument
-        );
+        assert_eq!(b.push_null().unwrap_err().kind(), ErrorKind::InvalidDocument);
         assert!(b.finish().is_ok());
         assert!(DocumentBuilder::new().finish().is_err());
     }
@@ -542,18 +505,11 @@ mod tests {
     fn builder_checks_numbers_and_depth() {
         let mut b = DocumentBuilder::new();
         for bad in ["", "01", "1.", "+1", "NaN", "1 ", "--1", "1e"] {
-            assert_eq!(
-                b.push_number(bad).unwrap_err().kind(),
-                ErrorKind::InvalidNumber,
-                "{bad:?}"
-            );
+            assert_eq!(b.push_number(bad).unwrap_err().kind(), ErrorKind::InvalidNumber, "{bad:?}");
         }
         let mut b = DocumentBuilder::with_capacity(0, 2);
         b.push_begin_array().unwrap();
         b.push_begin_array().unwrap();
-        assert_eq!(
-            b.push_begin_array().unwrap_err().kind(),
-            ErrorKind::DepthLimit
-        );
+        assert_eq!(b.push_begin_array().unwrap_err().kind(), ErrorKind::DepthLimit);
     }
 }

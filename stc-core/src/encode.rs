@@ -13,27 +13,15 @@ struct Style {
     row: &'static str,
 }
 
-const READABLE: Style = Style {
-    item: ", ",
-    colon: ": ",
-    row: " / ",
-};
-const COMPACT: Style = Style {
-    item: ",",
-    colon: ":",
-    row: "/",
-};
+const READABLE: Style = Style { item: ", ", colon: ": ", row: " / " };
+const COMPACT: Style = Style { item: ",", colon: ":", row: "/" };
 
 pub(crate) fn encode_document(doc: &Document<'_>, options: &EncodeOptions) -> String {
     let style = match options.profile {
         Profile::Readable => &READABLE,
         Profile::Compact => &COMPACT,
     };
-    let mut enc = Encoder {
-        nodes: &doc.nodes,
-        out: String::with_capacity(doc.nodes.len() * 8),
-        style,
-    };
+    let mut enc = Encoder { nodes: &doc.nodes, out: String::with_capacity(doc.nodes.len() * 8), style };
     enc.element(0);
     enc.out
 }
@@ -49,8 +37,7 @@ struct Encoder<'d, 'a> {
 pub(crate) fn is_identifier(key: &str) -> bool {
     let b = key.as_bytes();
     matches!(b.first(), Some(b'a'..=b'z' | b'A'..=b'Z' | b'_'))
-        && b.iter()
-            .all(|c| matches!(c, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_'))
+        && b.iter().all(|c| matches!(c, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_'))
 }
 
 impl Encoder<'_, '_> {
@@ -163,11 +150,9 @@ impl Encoder<'_, '_> {
     /// Whether every element of the array at `i` is a string, number,
     /// boolean or null.
     fn all_scalars(&self, i: usize, end: usize) -> bool {
-        self.nodes.get(i + 1..end).is_some_and(|children| {
-            !children
-                .iter()
-                .any(|n| matches!(n, Node::Array { .. } | Node::Object { .. }))
-        })
+        self.nodes
+            .get(i + 1..end)
+            .is_some_and(|children| !children.iter().any(|n| matches!(n, Node::Array { .. } | Node::Object { .. })))
     }
 
     /// `[N]: a,b,c` (the key, if any, is already written).
@@ -195,11 +180,7 @@ impl Encoder<'_, '_> {
             return false;
         }
         let first = i + 1;
-        let Some(&Node::Object {
-            len: width,
-            end: first_end,
-        }) = self.nodes.get(first)
-        else {
+        let Some(&Node::Object { len: width, end: first_end }) = self.nodes.get(first) else {
             return false;
         };
         if width == 0 || !self.flat(first, first_end) {

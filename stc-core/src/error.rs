@@ -121,24 +121,12 @@ impl Error {
     pub(crate) fn at(input: &[u8], offset: usize, kind: ErrorKind, message: String) -> Error {
         let offset = offset.min(input.len());
         let (line, column) = line_column(input, offset);
-        Error(Box::new(Inner {
-            kind,
-            offset,
-            line,
-            column,
-            message,
-        }))
+        Error(Box::new(Inner { kind, offset, line, column, message }))
     }
 
     /// An error with no position in any input (documents built by hand).
     pub(crate) fn detached(kind: ErrorKind, message: String) -> Error {
-        Error(Box::new(Inner {
-            kind,
-            offset: 0,
-            line: 0,
-            column: 0,
-            message,
-        }))
+        Error(Box::new(Inner { kind, offset: 0, line: 0, column: 0, message }))
     }
 
     /// What went wrong.
@@ -175,11 +163,7 @@ impl fmt::Display for Error {
         if self.0.line == 0 {
             f.write_str(&self.0.message)
         } else {
-            write!(
-                f,
-                "{} at line {} column {}",
-                self.0.message, self.0.line, self.0.column
-            )
+            write!(f, "{} at line {} column {}", self.0.message, self.0.line, self.0.column)
         }
     }
 }
@@ -190,16 +174,10 @@ impl std::error::Error for Error {}
 /// a byte that is not valid UTF-8 counts as one column.
 fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
     let before = &input[..offset];
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
     // Count characters: every byte that is not a UTF-8 continuation byte.
-    let column = 1 + before[line_start..]
-        .iter()
-        .filter(|&&b| (b & 0xC0) != 0x80)
-        .count();
+    let column = 1 + before[line_start..].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
     (line, column)
 }
 
@@ -216,9 +194,7 @@ pub(crate) fn describe(input: &[u8], offset: usize) -> String {
         Some(&b) if b < 0x80 => format!("byte 0x{b:02x}"),
         Some(_) => {
             let tail = &input[offset..input.len().min(offset + 4)];
-            let ch = (1..=tail.len())
-                .find_map(|n| std::str::from_utf8(&tail[..n]).ok())
-                .and_then(|s| s.chars().next());
+            let ch = (1..=tail.len()).find_map(|n| std::str::from_utf8(&tail[..n]).ok()).and_then(|s| s.chars().next());
             match ch {
                 Some(c) => format!("'{c}' (U+{:04X})", c as u32),
                 None => "a byte that is not UTF-8".to_string(),

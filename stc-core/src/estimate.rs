@@ -24,10 +24,7 @@ pub(crate) fn estimate_tokens(text: &str) -> usize {
                 i += 1;
             }
             tokens += (i - start).div_ceil(3);
-        } else if c == b' '
-            && b.get(i + 1)
-                .is_some_and(|n| n.is_ascii_alphanumeric() || *n >= 0x80)
-        {
+        } else if c == b' ' && b.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric() || *n >= 0x80) {
             // A single space joins the word that follows it.
             i += 1;
         } else if c.is_ascii_whitespace() {
@@ -36,11 +33,7 @@ pub(crate) fn estimate_tokens(text: &str) -> usize {
             }
             tokens += 1;
         } else if c < 0x80 {
-            while i < b.len()
-                && b[i] < 0x80
-                && !b[i].is_ascii_alphanumeric()
-                && !b[i].is_ascii_whitespace()
-            {
+            while i < b.len() && b[i] < 0x80 && !b[i].is_ascii_alphanumeric() && !b[i].is_ascii_whitespace() {
                 i += 1;
             }
             tokens += (i - start).div_ceil(PUNCT_PER_TOKEN);

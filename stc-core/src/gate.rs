@@ -87,10 +87,7 @@ pub struct GateOptions {
 
 impl Default for GateOptions {
     fn default() -> Self {
-        GateOptions {
-            min_saving: 0.05,
-            tokenizer: Tokenizer::Estimate,
-        }
+        GateOptions { min_saving: 0.05, tokenizer: Tokenizer::Estimate }
     }
 }
 
@@ -142,31 +139,18 @@ pub struct Gated {
 /// assert_eq!((g.chosen, g.text.as_str()), (Chosen::Json, "[1,2,3]"));
 /// # Ok::<(), stc_core::Error>(())
 /// ```
-pub fn encode_gated(
-    json: &str,
-    options: &EncodeOptions,
-    gate: &GateOptions,
-) -> Result<Gated, Error> {
+pub fn encode_gated(json: &str, options: &EncodeOptions, gate: &GateOptions) -> Result<Gated, Error> {
     let doc = Document::parse_json(json, &options.limits)?;
     let stc = crate::encode::encode_document(&doc, options);
     let minified = doc.to_json();
     let json_tokens = gate.tokenizer.count(&minified);
     let stc_tokens = gate.tokenizer.count(&stc);
-    let min_saving = if gate.min_saving.is_nan() {
-        0.0
-    } else {
-        gate.min_saving.clamp(0.0, 1.0)
-    };
+    let min_saving = if gate.min_saving.is_nan() { 0.0 } else { gate.min_saving.clamp(0.0, 1.0) };
     let budget = json_tokens as f64 * (1.0 - min_saving);
     let (text, chosen) = if stc_tokens < json_tokens && (stc_tokens as f64) <= budget {
         (stc, Chosen::Stc)
     } else {
         (minified, Chosen::Json)
     };
-    Ok(Gated {
-        text,
-        chosen,
-        json_tokens,
-        stc_tokens,
-    })
+    Ok(Gated { text, chosen, json_tokens, stc_tokens })
 }

@@ -71,9 +71,6 @@ pub struct EncodeOptions {
 impl EncodeOptions {
     /// Options with the given profile and default limits.
     pub fn profile(profile: Profile) -> Self {
-        EncodeOptions {
-            profile,
-            ..Default::default()
-        }
+        EncodeOptions { profile, ..Default::default() }
     }
 }

@@ -88,34 +88,20 @@ pub const MAX_DEPTH_LIMIT: usize = 1024;
 ///
 /// This is the most general entry point; [`decode`](crate::decode) and
 /// [`validate`](crate::validate) are built on it.
-pub fn parse_stc<'a, S: Sink<'a>>(
-    input: &'a str,
-    limits: &Limits,
-    sink: &mut S,
-) -> Result<(), Error> {
+pub fn parse_stc<'a, S: Sink<'a>>(input: &'a str, limits: &Limits, sink: &mut S) -> Result<(), Error> {
     Parser::new(input, limits, Dialect::Stc, sink).run()
 }
 
 /// Reads `input` as strict RFC 8259 JSON (no STC syntax), reporting values
 /// to `sink`.
-pub fn parse_json<'a, S: Sink<'a>>(
-    input: &'a str,
-    limits: &Limits,
-    sink: &mut S,
-) -> Result<(), Error> {
+pub fn parse_json<'a, S: Sink<'a>>(input: &'a str, limits: &Limits, sink: &mut S) -> Result<(), Error> {
     Parser::new(input, limits, Dialect::Json, sink).run()
 }
 
 /// Checks UTF-8 up front so the reader can slice freely.
 pub(crate) fn utf8(input: &[u8]) -> Result<&str, Error> {
-    std::str::from_utf8(input).map_err(|e| {
-        Error::at(
-            input,
-            e.valid_up_to(),
-            ErrorKind::InvalidUtf8,
-            "invalid UTF-8".to_string(),
-        )
-    })
+    std::str::from_utf8(input)
+        .map_err(|e| Error::at(input, e.valid_up_to(), ErrorKind::InvalidUtf8, "invalid UTF-8".to_string()))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,10 +142,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         if self.pos < self.bytes.len() {
             return Err(self.err(
                 ErrorKind::TrailingCharacters,
-                format!(
-                    "expected end of input after the value, found {}",
-                    self.found()
-                ),
+                format!("expected end of input after the value, found {}", self.found()),
             ));
         }
         Ok(())
@@ -182,11 +165,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
     /// "expected X, found Y" at the current position; end of input is always
     /// reported as [`ErrorKind::UnexpectedEnd`].
     fn expected(&self, what: &str) -> Error {
-        let kind = if self.pos >= self.bytes.len() {
-            ErrorKind::UnexpectedEnd
-        } else {
-            ErrorKind::UnexpectedChar
-        };
+        let kind = if self.pos >= self.bytes.len() { ErrorKind::UnexpectedEnd } else { ErrorKind::UnexpectedChar };
         self.err(kind, format!("expected {what}, found {}", self.found()))
     }
 
@@ -229,10 +208,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         loop {
             // Fast scan over bytes that need no attention.
             let rest = &self.bytes[self.pos..];
-            let run = rest
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-                .unwrap_or(rest.len());
+            let run = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len());
             self.pos += run;
             match self.peek() {
                 Some(b'"') => {
@@ -250,10 +226,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                 Some(b) => {
                     return Err(self.err(
                         ErrorKind::ControlCharacter,
-                        format!(
-                            "raw control character U+{:04X} in string; write it as an escape",
-                            b
-                        ),
+                        format!("raw control character U+{:04X} in string; write it as an escape", b),
                     ))
                 }
                 None => {
@@ -268,9 +241,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
 
     fn bad_escape(&self) -> Error {
         let rest = &self.bytes[self.pos..];
-        if rest.len() < 2
-            || (rest[1] == b'u' && rest.len() < 6 && rest[2..].iter().all(u8::is_ascii_hexdigit))
-        {
+        if rest.len() < 2 || (rest[1] == b'u' && rest.len() < 6 && rest[2..].iter().all(u8::is_ascii_hexdigit)) {
             return self.err_at(
                 self.bytes.len(),
                 ErrorKind::UnexpectedEnd,
@@ -278,10 +249,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
             );
         }
         let shown = String::from_utf8_lossy(&rest[..rest.len().min(6)]).into_owned();
-        let shown: String = shown
-            .chars()
-            .take_while(|c| !c.is_control() && *c != '"')
-            .collect();
+        let shown: String = shown.chars().take_while(|c| !c.is_control() && *c != '"').collect();
         self.err(
             ErrorKind::InvalidEscape,
             format!("invalid escape '{shown}'; expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"),
@@ -340,19 +308,8 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
     }
 
     fn number_err(&self, at: usize, what: &str) -> Error {
-        let kind = if at >= self.bytes.len() {
-            ErrorKind::UnexpectedEnd
-        } else {
-            ErrorKind::InvalidNumber
-        };
-        self.err_at(
-            at,
-            kind,
-            format!(
-                "invalid number: expected {what}, found {}",
-                describe(self.bytes, at)
-            ),
-        )
+        let kind = if at >= self.bytes.len() { ErrorKind::UnexpectedEnd } else { ErrorKind::InvalidNumber };
+        self.err_at(at, kind, format!("invalid number: expected {what}, found {}", describe(self.bytes, at)))
     }
 
     fn literal(&mut self, word: &'static str) -> PResult {
@@ -363,11 +320,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
             return Ok(());
         }
         // Point at the first byte that differs.
-        let same = got
-            .iter()
-            .zip(word.as_bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
+        let same = got.iter().zip(word.as_bytes()).take_while(|(a, b)| a == b).count();
         self.pos += same;
         Err(self.expected(&format!("'{word}'")))
     }
@@ -486,10 +439,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                 while let Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_') = self.peek() {
                     self.pos += 1;
                 }
-                Ok(JsonStr::new_unchecked(
-                    self.text.get(start..self.pos).unwrap_or(""),
-                    false,
-                ))
+                Ok(JsonStr::new_unchecked(self.text.get(start..self.pos).unwrap_or(""), false))
             }
             _ if self.dialect == Dialect::Json => {
                 Err(self.expected("'\"' to start an object key (JSON keys are quoted)"))
@@ -519,11 +469,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
             ));
         }
         lexeme.parse::<usize>().map_err(|_| {
-            self.err_at(
-                at,
-                ErrorKind::CountTooLarge,
-                format!("array count {lexeme} is larger than the input"),
-            )
+            self.err_at(at, ErrorKind::CountTooLarge, format!("array count {lexeme} is larger than the input"))
         })
     }
 
@@ -634,10 +580,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                     Some(b'}' | b']' | b'/') => {
                         return Err(self.err(
                             ErrorKind::CountMismatch,
-                            format!(
-                                "array header declares {} but only {i} were given",
-                                plural(count, "value")
-                            ),
+                            format!("array header declares {} but only {i} were given", plural(count, "value")),
                         ))
                     }
                     _ => return Err(self.expected("',' between array values")),
@@ -696,18 +639,13 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                     Some(b',') => {
                         return Err(self.err(
                             ErrorKind::CountMismatch,
-                            format!(
-                                "row {row} has more values than the {width} columns of the header"
-                            ),
+                            format!("row {row} has more values than the header's {}", plural(width, "column")),
                         ))
                     }
                     Some(b'}' | b']') => {
                         return Err(self.err(
                             ErrorKind::CountMismatch,
-                            format!(
-                                "array header declares {} but only {row} were given",
-                                plural(count, "row")
-                            ),
+                            format!("array header declares {} but only {row} were given", plural(count, "row")),
                         ))
                     }
                     _ => return Err(self.expected("'/' between rows")),
@@ -728,8 +666,10 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                             return Err(self.err(
                                 ErrorKind::CountMismatch,
                                 format!(
-                                    "row {} has {c} values but the header names {width} columns",
-                                    row + 1
+                                    "row {} has {} but the header names {}",
+                                    row + 1,
+                                    plural(c, "value"),
+                                    plural(width, "column")
                                 ),
                             ))
                         }
@@ -748,10 +688,9 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         let before = self.pos;
         self.skip_ws();
         if self.peek() == Some(b'/') {
-            return Err(self.err(
-                ErrorKind::CountMismatch,
-                format!("more rows than the {count} the array header declares"),
-            ));
+            return Err(
+                self.err(ErrorKind::CountMismatch, format!("more rows than the {count} the array header declares"))
+            );
         }
         self.pos = before;
         self.depth -= 2;

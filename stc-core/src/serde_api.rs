@@ -22,13 +22,9 @@ use crate::EncodeOptions;
 /// );
 /// # Ok::<(), stc_core::Error>(())
 /// ```
-pub fn to_string<T: Serialize + ?Sized>(
-    value: &T,
-    options: &EncodeOptions,
-) -> Result<String, Error> {
-    let json = serde_json::to_string(value).map_err(|e| {
-        Error::detached(ErrorKind::InvalidDocument, format!("cannot serialize: {e}"))
-    })?;
+pub fn to_string<T: Serialize + ?Sized>(value: &T, options: &EncodeOptions) -> Result<String, Error> {
+    let json = serde_json::to_string(value)
+        .map_err(|e| Error::detached(ErrorKind::InvalidDocument, format!("cannot serialize: {e}")))?;
     crate::encode(&json, options)
 }
 
@@ -43,10 +39,6 @@ pub fn to_string<T: Serialize + ?Sized>(
 /// ```
 pub fn from_str<T: DeserializeOwned>(stc: &str) -> Result<T, Error> {
     let json = crate::decode(stc)?;
-    serde_json::from_str(&json).map_err(|e| {
-        Error::detached(
-            ErrorKind::InvalidDocument,
-            format!("cannot deserialize: {e}"),
-        )
-    })
+    serde_json::from_str(&json)
+        .map_err(|e| Error::detached(ErrorKind::InvalidDocument, format!("cannot deserialize: {e}")))
 }

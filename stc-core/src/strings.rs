@@ -238,10 +238,7 @@ impl<'a> Iterator for Units<'a> {
             return None;
         }
         if bytes[start] != b'\\' {
-            let end = bytes[start..]
-                .iter()
-                .position(|&b| b == b'\\')
-                .map_or(bytes.len(), |p| start + p);
+            let end = bytes[start..].iter().position(|&b| b == b'\\').map_or(bytes.len(), |p| start + p);
             self.i = end;
             // Both ends sit next to ASCII bytes (or the ends of the body).
             return self.s.get(start..end).map(Unit::Text);
@@ -251,13 +248,9 @@ impl<'a> Iterator for Units<'a> {
                 let unit = self.u_escape_at(start).unwrap_or(0xFFFD);
                 self.i = start + 6;
                 if (0xD800..0xDC00).contains(&unit) {
-                    if let Some(low) = self
-                        .u_escape_at(self.i)
-                        .filter(|l| (0xDC00..0xE000).contains(l))
-                    {
+                    if let Some(low) = self.u_escape_at(self.i).filter(|l| (0xDC00..0xE000).contains(l)) {
                         self.i += 6;
-                        let cp =
-                            0x10000 + (((unit as u32) - 0xD800) << 10) + ((low as u32) - 0xDC00);
+                        let cp = 0x10000 + (((unit as u32) - 0xD800) << 10) + ((low as u32) - 0xDC00);
                         return Some(Unit::Char(char::from_u32(cp).unwrap_or('\u{FFFD}')));
                     }
                     return Some(Unit::LoneSurrogate(unit));
@@ -265,9 +258,7 @@ impl<'a> Iterator for Units<'a> {
                 if (0xDC00..0xE000).contains(&unit) {
                     return Some(Unit::LoneSurrogate(unit));
                 }
-                return Some(Unit::Char(
-                    char::from_u32(unit as u32).unwrap_or('\u{FFFD}'),
-                ));
+                return Some(Unit::Char(char::from_u32(unit as u32).unwrap_or('\u{FFFD}')));
             }
             Some(b'b') => '\u{08}',
             Some(b'f') => '\u{0C}',

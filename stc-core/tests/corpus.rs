@@ -36,11 +36,7 @@ fn documents() -> Vec<(String, String)> {
             _ => {}
         }
     }
-    assert!(
-        docs.len() >= 14,
-        "expected the shared corpus, found {} documents",
-        docs.len()
-    );
+    assert!(docs.len() >= 14, "expected the shared corpus, found {} documents", docs.len());
     docs
 }
 
@@ -50,24 +46,13 @@ fn corpus_round_trips_exactly() {
         let canonical = decode(&json).unwrap_or_else(|e| panic!("{name}: JSON is not STC: {e}"));
         // An independent reader agrees that the canonical form is the same value.
         let original: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(
-            serde_json::from_str::<serde_json::Value>(&canonical).unwrap(),
-            original,
-            "{name}"
-        );
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&canonical).unwrap(), original, "{name}");
         for profile in [Profile::Compact, Profile::Readable] {
             let stc = encode(&json, &EncodeOptions::profile(profile)).unwrap();
             let back = decode(&stc).unwrap();
-            assert!(
-                back == canonical,
-                "{name} ({profile:?}) does not round-trip"
-            );
+            assert!(back == canonical, "{name} ({profile:?}) does not round-trip");
             // Deterministic: a second run gives the same bytes.
-            assert_eq!(
-                encode(&json, &EncodeOptions::profile(profile)).unwrap(),
-                stc,
-                "{name}"
-            );
+            assert_eq!(encode(&json, &EncodeOptions::profile(profile)).unwrap(), stc, "{name}");
         }
     }
 }

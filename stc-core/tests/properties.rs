@@ -47,8 +47,7 @@ fn key_strategy() -> impl Strategy<Value = Vec<u16>> {
 fn number_strategy() -> impl Strategy<Value = String> {
     prop_oneof![
         "-?(0|[1-9][0-9]{0,40})(\\.[0-9]{1,6})?([eE][+-]?[0-9]{1,3})?",
-        prop::sample::select(vec!["-0", "1.0", "1e3", "1E+2", "0.10", "1E-7", "-0.0e-0"])
-            .prop_map(String::from),
+        prop::sample::select(vec!["-0", "1.0", "1e3", "1E+2", "0.10", "1E-7", "-0.0e-0"]).prop_map(String::from),
     ]
 }
 
@@ -64,37 +63,30 @@ fn scalar_strategy() -> impl Strategy<Value = V> {
 /// Arrays of objects that share (or nearly share) one key sequence, so the
 /// columnar rule and its exclusions are exercised.
 fn table_strategy() -> impl Strategy<Value = V> {
-    (
-        prop::collection::vec(key_strategy(), 1..4),
-        1usize..5,
-        any::<bool>(),
-        any::<bool>(),
-    )
-        .prop_flat_map(|(keys, rows, shuffle_last, nest_cell)| {
+    (prop::collection::vec(key_strategy(), 1..4), 1usize..5, any::<bool>(), any::<bool>()).prop_flat_map(
+        |(keys, rows, shuffle_last, nest_cell)| {
             let width = keys.len();
-            prop::collection::vec(prop::collection::vec(scalar_strategy(), width), rows).prop_map(
-                move |cells| {
-                    let n = cells.len();
-                    V::Arr(
-                        cells
-                            .into_iter()
-                            .enumerate()
-                            .map(|(r, row)| {
-                                let mut members: Vec<(Vec<u16>, V)> =
-                                    keys.iter().cloned().zip(row).collect();
-                                if r + 1 == n && n > 1 && shuffle_last {
-                                    members.reverse();
-                                }
-                                if r == 0 && nest_cell {
-                                    members[0].1 = V::Arr(vec![]);
-                                }
-                                V::Obj(members)
-                            })
-                            .collect(),
-                    )
-                },
-            )
-        })
+            prop::collection::vec(prop::collection::vec(scalar_strategy(), width), rows).prop_map(move |cells| {
+                let n = cells.len();
+                V::Arr(
+                    cells
+                        .into_iter()
+                        .enumerate()
+                        .map(|(r, row)| {
+                            let mut members: Vec<(Vec<u16>, V)> = keys.iter().cloned().zip(row).collect();
+                            if r + 1 == n && n > 1 && shuffle_last {
+                                members.reverse();
+                            }
+                            if r == 0 && nest_cell {
+                                members[0].1 = V::Arr(vec![]);
+                            }
+                            V::Obj(members)
+                        })
+                        .collect(),
+                )
+            })
+        },
+    )
 }
 
 fn value_strategy() -> impl Strategy<Value = V> {
@@ -360,22 +352,9 @@ fn hostile_inputs_fail_fast() {
     let err = decode(&many).unwrap_err();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::DepthLimit, 128));
     // A limit above the hard cap is clamped, so the stack is safe anyway.
-    let err = stc_core::decode_with(
-        &many,
-        &Limits {
-            max_depth: usize::MAX,
-        },
-    )
-    .unwrap_err();
-    assert_eq!(
-        (err.kind(), err.offset()),
-        (ErrorKind::DepthLimit, stc_core::MAX_DEPTH_LIMIT)
-    );
-    for huge in [
-        "[99999999999999999999999]: 1",
-        "[18446744073709551615]{a}: 1",
-        "{a[4000000000]: 1}",
-    ] {
+    let err = stc_core::decode_with(&many, &Limits { max_depth: usize::MAX }).unwrap_err();
+    assert_eq!((err.kind(), err.offset()), (ErrorKind::DepthLimit, stc_core::MAX_DEPTH_LIMIT));
+    for huge in ["[99999999999999999999999]: 1", "[18446744073709551615]{a}: 1", "{a[4000000000]: 1}"] {
         let err = decode(huge).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::CountTooLarge, "{huge}");
     }

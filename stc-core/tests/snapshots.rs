@@ -1,0 +1,91 @@
+//! Snapshots of outputs a person reviews: encoder output on representative
+//! documents, and the text of every kind of error message.
+
+use stc_core::{decode, encode, EncodeOptions, Profile};
+
+const DOCUMENTS: &[(&str, &str)] = &[
+    ("adr_unquoted_keys", r#"{"name": "foo", "api_version": "v2", "count": 42}"#),
+    ("adr_compact_arrays", r#"{"tags": ["api", "gateway", "mcp"], "scores": [95, 87, 91]}"#),
+    ("adr_columnar", r#"[{"id": 1, "name": "users", "method": "GET"}, {"id": 2, "name": "orders", "method": "POST"}]"#),
+    (
+        "tool_response",
+        r#"{"status": "ok", "request-id": "a1b2", "total": 3, "page": {"next": null, "size": 2},
+            "items": [
+              {"id": 101, "title": "Fix login / logout", "labels": ["bug", "p1"], "score": 1.50},
+              {"id": 102, "title": "Add \"dark\" mode", "labels": [], "score": 1e3}
+            ],
+            "users": [{"login": "ada", "admin": true}, {"login": "bob", "admin": false}],
+            "matrix": [[1, 2], [3, 4]], "empty": {}, "one": [{"x": 1}], "mixed": [1, "a", null, true]}"#,
+    ),
+    (
+        "near_tables",
+        r#"{"reordered": [{"a": 1, "b": 2}, {"b": 3, "a": 4}],
+            "nested_cell": [{"a": 1, "b": [2]}, {"a": 3, "b": [4]}],
+            "dupes": [{"k": 1, "k": 2}, {"k": 3, "k": 4}],
+            "odd_keys": [{"first name": "Ada", "é": 1, "true": null}, {"first name": "Bob", "é": 2, "true": false}],
+            "empties": [{}, {}]}"#,
+    ),
+    (
+        "strings_and_numbers",
+        r#"{"s": ["\u00e9\/", "\ud83d\ude00", "\ud800", "a\u0001b\tc", " / ,:{}[3]:"],
+            "n": [-0, 0.10, 1E+2, 123456789012345678901234567890, -1.5e-300]}"#,
+    ),
+];
+
+#[test]
+fn encoder_output() {
+    for (name, json) in DOCUMENTS {
+        for profile in [Profile::Readable, Profile::Compact] {
+            let stc = encode(json, &EncodeOptions::profile(profile)).unwrap();
+            insta::assert_snapshot!(format!("{name}__{}", profile.name()), stc, json);
+            // Snapshots are only trusted alongside the law they must obey.
+            assert_eq!(decode(&stc).unwrap(), decode(json).unwrap(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn error_messages() {
+    let decode_cases = [
+        "",
+        "[1,",
+        "{a: 1,\n b 2}",
+        "[1 2]",
+        "{a: 1 b: 2}",
+        "{9a: 1}",
+        "{é: 1}",
+        "[\"\\x\"]",
+        "\"a\u{1}b\"",
+        "01",
+        "1.x",
+        "-",
+        "1e+",
+        "nul",
+        "[1] x",
+        "[-1]: 1",
+        "[99]: 1",
+        "{a[3]: 1,2}",
+        "[2]{a,b}: 1 / 2,3",
+        "[2]{a}: 1,2 / 3",
+        "[1]{a}: 1 / 2",
+        "[1]{}: 1",
+        "{a[2 : 1,2}",
+        "{a[2] 1,2}",
+        "\"abc",
+    ];
+    let mut out = String::new();
+    for input in decode_cases {
+        let err = decode(input).unwrap_err();
+        out.push_str(&format!("decode {input:?}\n  {} @{}: {err}\n", err.kind(), err.offset()));
+    }
+    let deep = "[".repeat(200);
+    let err = decode(&deep).unwrap_err();
+    out.push_str(&format!("decode \"[\" x 200\n  {} @{}: {err}\n", err.kind(), err.offset()));
+    for input in ["{a: 1}", "[2]: 1,2", "NaN", "{\"a\"[2]: 1,2}"] {
+        let err = encode(input, &EncodeOptions::default()).unwrap_err();
+        out.push_str(&format!("encode {input:?}\n  {} @{}: {err}\n", err.kind(), err.offset()));
+    }
+    let err = stc_core::decode_bytes(b"[\"\xff\"]", &Default::default()).unwrap_err();
+    out.push_str(&format!("decode bytes [\"\\xff\"]\n  {} @{}: {err}\n", err.kind(), err.offset()));
+    insta::assert_snapshot!(out);
+}
