@@ -1087,6 +1087,18 @@ for name, doc, compact, readable in REAL:
     case(name + "-readable", "5", doc, readable, profile="readable")
 
 
+file("roundtrip-encode-inputs", "roundtrip", "Every distinct input of the encode cases, through encode (both profiles) and decode (spec §6)")
+_seen = set()
+for _stem, _f in list(FILES.items()):
+    if _f["category"] != "encode":
+        continue
+    for _c in _f["cases"]:
+        if _c["input"] in _seen:
+            continue
+        _seen.add(_c["input"])
+        case("rt-" + _c["name"].removeprefix("encode-"), "6", _c["input"], canon(_c["input"]), note="input of encode case %s" % _c["name"])
+
+
 # =====================================================================================
 
 def dump_file(f: dict) -> str:
