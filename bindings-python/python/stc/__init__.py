@@ -22,7 +22,7 @@ converts types and errors.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple, Union
+from typing import Any, Callable, Protocol
 
 from ._stc import (
     MAX_DEPTH_LIMIT,
@@ -43,7 +43,7 @@ decode_stc = decode
 
 
 class _SupportsRead(Protocol):
-    def read(self) -> Union[str, bytes]: ...
+    def read(self) -> str | bytes: ...
 
 
 class _SupportsWrite(Protocol):
@@ -53,11 +53,11 @@ class _SupportsWrite(Protocol):
 def load(
     fp: _SupportsRead,
     *,
-    object_hook: Optional[Callable[[Dict[str, Any]], Any]] = None,
-    parse_float: Optional[Callable[[str], Any]] = None,
-    parse_int: Optional[Callable[[str], Any]] = None,
-    object_pairs_hook: Optional[Callable[[List[Tuple[str, Any]]], Any]] = None,
-    max_depth: Optional[int] = None,
+    object_hook: Callable[[dict[str, Any]], Any] | None = None,
+    parse_float: Callable[[str], Any] | None = None,
+    parse_int: Callable[[str], Any] | None = None,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+    max_depth: int | None = None,
 ) -> Any:
     """Like :func:`loads`, reading the text from a file object."""
     return loads(
@@ -75,10 +75,10 @@ def dump(
     fp: _SupportsWrite,
     *,
     profile: Profile = "compact",
-    default: Optional[Callable[[Any], Any]] = None,
+    default: Callable[[Any], Any] | None = None,
     sort_keys: bool = False,
     skipkeys: bool = False,
-    max_depth: Optional[int] = None,
+    max_depth: int | None = None,
 ) -> None:
     """Like :func:`dumps`, writing the text to a file object."""
     fp.write(
@@ -94,12 +94,12 @@ def dump(
 
 
 __all__ = [
-    "GateResult",
     "MAX_DEPTH_LIMIT",
     "MEDIA_TYPE",
+    "STC_VERSION",
+    "GateResult",
     "Profile",
     "STCDecodeError",
-    "STC_VERSION",
     "Tokenizer",
     "__version__",
     "count_tokens",

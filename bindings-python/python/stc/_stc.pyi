@@ -1,6 +1,6 @@
 """Type stubs of the native module ``stc._stc`` (re-exported by ``stc``)."""
 
-from typing import Any, Callable, Dict, Final, List, Optional, Tuple, Union
+from typing import Any, Callable, Final
 
 from ._types import GateResult, Profile, Tokenizer
 
@@ -12,16 +12,16 @@ MEDIA_TYPE: Final[str]
 #: The largest ``max_depth`` honoured; larger values are clamped to it.
 MAX_DEPTH_LIMIT: Final[int]
 
-_Text = Union[str, bytes, bytearray]
+_Text = str | bytes | bytearray
 
 def loads(
     s: _Text,
     *,
-    object_hook: Optional[Callable[[Dict[str, Any]], Any]] = None,
-    parse_float: Optional[Callable[[str], Any]] = None,
-    parse_int: Optional[Callable[[str], Any]] = None,
-    object_pairs_hook: Optional[Callable[[List[Tuple[str, Any]]], Any]] = None,
-    max_depth: Optional[int] = None,
+    object_hook: Callable[[dict[str, Any]], Any] | None = None,
+    parse_float: Callable[[str], Any] | None = None,
+    parse_int: Callable[[str], Any] | None = None,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+    max_depth: int | None = None,
 ) -> Any:
     """Parse STC (or plain JSON) text to Python objects, like :func:`json.loads`.
 
@@ -36,10 +36,10 @@ def dumps(
     obj: Any,
     *,
     profile: Profile = "compact",
-    default: Optional[Callable[[Any], Any]] = None,
+    default: Callable[[Any], Any] | None = None,
     sort_keys: bool = False,
     skipkeys: bool = False,
-    max_depth: Optional[int] = None,
+    max_depth: int | None = None,
 ) -> str:
     """Serialize ``obj`` to STC text, like :func:`json.dumps`.
 
@@ -49,10 +49,10 @@ def dumps(
     nesting deeper than ``max_depth`` (circular references included).
     """
 
-def encode(json_text: _Text, *, profile: Profile = "compact", max_depth: Optional[int] = None) -> str:
+def encode(json_text: _Text, *, profile: Profile = "compact", max_depth: int | None = None) -> str:
     """Encode JSON text as STC text. Raises :class:`STCDecodeError` for invalid JSON."""
 
-def decode(stc_text: _Text, *, max_depth: Optional[int] = None) -> str:
+def decode(stc_text: _Text, *, max_depth: int | None = None) -> str:
     """Decode STC (or JSON) text to minified JSON text, losslessly.
 
     Number lexemes, key order and duplicate keys are kept; strings come out
@@ -65,7 +65,7 @@ def encode_gated(
     profile: Profile = "compact",
     min_saving: float = 0.05,
     tokenizer: Tokenizer = "estimate",
-    max_depth: Optional[int] = None,
+    max_depth: int | None = None,
 ) -> GateResult:
     """The do-no-harm gate: STC only if it saves at least ``min_saving`` of
     the tokens of minified JSON, else minified JSON (valid STC too)."""

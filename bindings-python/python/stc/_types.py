@@ -8,7 +8,7 @@ subclass :class:`json.JSONDecodeError` and ``GateResult`` can be a
 from __future__ import annotations
 
 import json
-from typing import Literal, NamedTuple, Optional, Tuple, Union
+from typing import Literal, NamedTuple
 
 #: The encoder's output profiles: ``compact`` (no optional whitespace, the
 #: default) and ``readable`` (ADR-066 spacing).
@@ -48,12 +48,12 @@ class STCDecodeError(json.JSONDecodeError):
     def __init__(
         self,
         msg: str,
-        doc: Union[str, bytes, bytearray],
+        doc: str | bytes | bytearray,
         pos: int,
         kind: str = "",
-        offset: Optional[int] = None,
-        lineno: Optional[int] = None,
-        colno: Optional[int] = None,
+        offset: int | None = None,
+        lineno: int | None = None,
+        colno: int | None = None,
     ) -> None:
         if isinstance(doc, (bytes, bytearray)):
             # Everything before an error offset is valid UTF-8, so ``pos``
@@ -71,7 +71,7 @@ class STCDecodeError(json.JSONDecodeError):
         self.kind = kind
         self.offset = len(doc[:pos].encode("utf-8", "surrogatepass")) if offset is None else offset
 
-    def __reduce__(self) -> Tuple[type, Tuple[str, str, int, str, int, int, int]]:
+    def __reduce__(self) -> tuple[type, tuple[str, str, int, str, int, int, int]]:
         return (
             self.__class__,
             (self.msg, self.doc, self.pos, self.kind, self.offset, self.lineno, self.colno),
