@@ -33,8 +33,8 @@ pub const ERROR_KINDS: [&str; 11] = [
 
 /// The sections of `spec/README.md` a case may cite.
 pub const SECTIONS: [&str; 27] = [
-    "1", "2", "3", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "4", "4.1", "4.2", "4.3", "5",
-    "5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7", "6", "7", "8", "9", "10",
+    "1", "2", "3", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "4", "4.1", "4.2", "4.3", "5", "5.1", "5.2", "5.3",
+    "5.4", "5.5", "5.6", "5.7", "6", "7", "8", "9", "10",
 ];
 
 /// One case file.
@@ -122,25 +122,20 @@ pub fn case_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// The file name without `.json`.
 pub fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// Reads and parses one case file.
 pub fn read_file(path: &Path) -> Result<(String, CaseFile), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let file = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a valid case file: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file = serde_json::from_str(&text).map_err(|e| format!("{} is not a valid case file: {e}", path.display()))?;
     Ok((text, file))
 }
 
 fn is_name(s: &str) -> bool {
     let b = s.as_bytes();
     matches!(b.first(), Some(b'a'..=b'z' | b'0'..=b'9'))
-        && b.iter()
-            .all(|c| matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+        && b.iter().all(|c| matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'-'))
 }
 
 /// The rules of `schema.json` plus the ones a schema cannot say: every
@@ -149,9 +144,7 @@ pub fn structure_problems(file: &CaseFile) -> Vec<String> {
     let mut problems = Vec::new();
     let category = file.category.as_str();
     if !CATEGORIES.contains(&category) {
-        problems.push(format!(
-            "unknown category {category:?}; expected one of {CATEGORIES:?}"
-        ));
+        problems.push(format!("unknown category {category:?}; expected one of {CATEGORIES:?}"));
     }
     if file.description.trim().is_empty() {
         problems.push("empty description".into());
@@ -166,10 +159,7 @@ pub fn structure_problems(file: &CaseFile) -> Vec<String> {
             p("name must be kebab-case: [a-z0-9][a-z0-9-]*".into());
         }
         if !SECTIONS.contains(&case.spec.as_str()) {
-            p(format!(
-                "spec {:?} is not a section of spec/README.md ({SECTIONS:?})",
-                case.spec
-            ));
+            p(format!("spec {:?} is not a section of spec/README.md ({SECTIONS:?})", case.spec));
         }
         if let Some(note) = &case.note {
             if note.trim().is_empty() {
@@ -182,7 +172,8 @@ pub fn structure_problems(file: &CaseFile) -> Vec<String> {
             (None, Some(hex)) => match decode_hex(hex) {
                 Err(e) => p(e),
                 Ok(bytes) if std::str::from_utf8(&bytes).is_ok() => {
-                    p("input_hex is valid UTF-8: write it as input (input_hex is only for bytes that are not UTF-8)".into())
+                    p("input_hex is valid UTF-8: write it as input (input_hex is only for bytes that are not UTF-8)"
+                        .into())
                 }
                 Ok(_) => {}
             },
@@ -216,10 +207,7 @@ pub fn structure_problems(file: &CaseFile) -> Vec<String> {
             }
             if let Some(error) = &case.error {
                 if !ERROR_KINDS.contains(&error.kind.as_str()) {
-                    p(format!(
-                        "unknown error kind {:?}; expected one of {ERROR_KINDS:?}",
-                        error.kind
-                    ));
+                    p(format!("unknown error kind {:?}; expected one of {ERROR_KINDS:?}", error.kind));
                 }
             }
         }
@@ -236,14 +224,9 @@ pub fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
     let digit = |c: u8| match c {
         b'0'..=b'9' => Ok(c - b'0'),
         b'a'..=b'f' => Ok(c - b'a' + 10),
-        _ => Err(format!(
-            "input_hex holds {:?}; use lowercase hex digits",
-            c as char
-        )),
+        _ => Err(format!("input_hex holds {:?}; use lowercase hex digits", c as char)),
     };
-    pairs
-        .map(|pair| Ok(digit(pair[0])? << 4 | digit(pair[1])?))
-        .collect()
+    pairs.map(|pair| Ok(digit(pair[0])? << 4 | digit(pair[1])?)).collect()
 }
 
 impl Case {
@@ -296,22 +279,14 @@ impl Outcome {
     fn of(r: Result<String, Error>) -> Outcome {
         match r {
             Ok(text) => Outcome::Text(text),
-            Err(e) => Outcome::Failed {
-                kind: e.kind().code().to_string(),
-                offset: e.offset(),
-                message: e.to_string(),
-            },
+            Err(e) => Outcome::Failed { kind: e.kind().code().to_string(), offset: e.offset(), message: e.to_string() },
         }
     }
 
     fn show(&self) -> String {
         match self {
             Outcome::Text(t) => format!("output {}", quote(t)),
-            Outcome::Failed {
-                kind,
-                offset,
-                message,
-            } => format!("error {kind} at byte {offset} ({message})"),
+            Outcome::Failed { kind, offset, message } => format!("error {kind} at byte {offset} ({message})"),
         }
     }
 }
@@ -323,10 +298,7 @@ pub fn quote(s: &str) -> String {
 }
 
 fn encode_with(input: &[u8], profile: Profile, limits: Limits) -> Outcome {
-    Outcome::of(stc_core::encode_bytes(
-        input,
-        &EncodeOptions { profile, limits },
-    ))
+    Outcome::of(stc_core::encode_bytes(input, &EncodeOptions { profile, limits }))
 }
 
 fn decode_with(input: &[u8], limits: Limits) -> Outcome {
@@ -340,16 +312,10 @@ pub fn run(category: &str, case: &Case) -> Vec<(String, Outcome)> {
     match category {
         "encode" => {
             let profile = case.profile();
-            vec![(
-                format!("encode(input, {})", profile.name()),
-                encode_with(&input, profile, limits),
-            )]
+            vec![(format!("encode(input, {})", profile.name()), encode_with(&input, profile, limits))]
         }
         "decode" | "invalid" => vec![("decode(input)".to_string(), decode_with(&input, limits))],
-        "json-invalid" => vec![(
-            "encode(input, compact)".to_string(),
-            encode_with(&input, Profile::Compact, limits),
-        )],
+        "json-invalid" => vec![("encode(input, compact)".to_string(), encode_with(&input, Profile::Compact, limits))],
         "roundtrip" => [Profile::Compact, Profile::Readable]
             .into_iter()
             .map(|profile| {
@@ -357,10 +323,7 @@ pub fn run(category: &str, case: &Case) -> Vec<(String, Outcome)> {
                     Outcome::Text(stc) => decode_with(stc.as_bytes(), limits),
                     failed => failed,
                 };
-                (
-                    format!("decode(encode(input, {}))", profile.name()),
-                    outcome,
-                )
+                (format!("decode(encode(input, {}))", profile.name()), outcome)
             })
             .collect(),
         _ => Vec::new(),
@@ -378,44 +341,22 @@ pub fn check(file: &Path, category: &str, case: &Case) -> Result<(), String> {
     let mut failures = Vec::new();
     let want = match (&case.expected, &case.error) {
         (Some(text), _) => Outcome::Text(text.clone()),
-        (None, Some(e)) => Outcome::Failed {
-            kind: e.kind.clone(),
-            offset: e.offset,
-            message: String::new(),
-        },
-        (None, None) => {
-            return Err(report(
-                file,
-                category,
-                case,
-                &["case has neither expected nor error".into()],
-            ))
-        }
+        (None, Some(e)) => Outcome::Failed { kind: e.kind.clone(), offset: e.offset, message: String::new() },
+        (None, None) => return Err(report(file, category, case, &["case has neither expected nor error".into()])),
     };
     for (operation, got) in run(category, case) {
         let ok = match (&want, &got) {
             (Outcome::Text(a), Outcome::Text(b)) => a == b,
-            (
-                Outcome::Failed {
-                    kind: k1,
-                    offset: o1,
-                    ..
-                },
-                Outcome::Failed {
-                    kind: k2,
-                    offset: o2,
-                    ..
-                },
-            ) => k1 == k2 && o1 == o2,
+            (Outcome::Failed { kind: k1, offset: o1, .. }, Outcome::Failed { kind: k2, offset: o2, .. }) => {
+                k1 == k2 && o1 == o2
+            }
             _ => false,
         };
         if !ok {
             let mut msg = format!("operation: {operation}\nexpected:  ");
             match &want {
                 Outcome::Text(t) => msg.push_str(&format!("output {}", quote(t))),
-                Outcome::Failed { kind, offset, .. } => {
-                    msg.push_str(&format!("error {kind} at byte {offset}"))
-                }
+                Outcome::Failed { kind, offset, .. } => msg.push_str(&format!("error {kind} at byte {offset}")),
             }
             let _ = write!(msg, "\nactual:    {}", got.show());
             if let (Outcome::Text(a), Outcome::Text(b)) = (&want, &got) {
@@ -447,10 +388,7 @@ fn reference_checks(category: &str, case: &Case) -> Vec<String> {
     match category {
         "encode" => {
             let original = decode_with(&input, limits);
-            let back = case
-                .expected
-                .as_deref()
-                .map(|e| decode_with(e.as_bytes(), limits));
+            let back = case.expected.as_deref().map(|e| decode_with(e.as_bytes(), limits));
             if back.as_ref() != Some(&original) {
                 problems.push(format!(
                     "lossless: decode(expected) must equal decode(input) (the minified input)\ndecode(input):    {}\ndecode(expected): {}",
@@ -476,10 +414,7 @@ fn reference_checks(category: &str, case: &Case) -> Vec<String> {
                 }
                 let again = decode_with(expected.as_bytes(), limits);
                 if again != Outcome::Text(expected.clone()) {
-                    problems.push(format!(
-                        "expected output is not canonical: decode(expected) gives {}",
-                        again.show()
-                    ));
+                    problems.push(format!("expected output is not canonical: decode(expected) gives {}", again.show()));
                 }
             }
         }
@@ -511,11 +446,7 @@ fn report(file: &Path, category: &str, case: &Case, failures: &[String]) -> Stri
         let _ = writeln!(out, "note:      {note}");
     }
     if let Some(options) = &case.options {
-        let _ = writeln!(
-            out,
-            "options:   profile={:?} max_depth={:?}",
-            options.profile, options.max_depth
-        );
+        let _ = writeln!(out, "options:   profile={:?} max_depth={:?}", options.profile, options.max_depth);
     }
     match (&case.input, &case.input_hex) {
         (Some(text), _) => {
@@ -534,13 +465,8 @@ fn report(file: &Path, category: &str, case: &Case, failures: &[String]) -> Stri
 
 /// A path relative to the repository root when possible.
 pub fn display_path(path: &Path) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap_or(Path::new("."));
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("."));
+    path.strip_prefix(root).unwrap_or(path).display().to_string()
 }
 
 // ---- blessing ------------------------------------------------------------------
@@ -564,11 +490,7 @@ pub fn blessed(category: &str, case: &Case) -> Result<Case, String> {
             }
             Err(_) => decode_with(&input, limits),
         },
-        _ => run(category, case)
-            .into_iter()
-            .next()
-            .map(|(_, o)| o)
-            .ok_or("unknown category")?,
+        _ => run(category, case).into_iter().next().map(|(_, o)| o).ok_or("unknown category")?,
     };
     match (category, outcome) {
         ("encode" | "decode" | "roundtrip", Outcome::Text(text)) => new.expected = Some(text),
@@ -576,10 +498,7 @@ pub fn blessed(category: &str, case: &Case) -> Result<Case, String> {
             new.error = Some(ExpectedError { kind, offset })
         }
         (_, other) => {
-            return Err(format!(
-                "the reference gives {} where a {category} case needs the other outcome",
-                other.show()
-            ))
+            return Err(format!("the reference gives {} where a {category} case needs the other outcome", other.show()))
         }
     }
     Ok(new)
@@ -603,10 +522,8 @@ pub fn format_file(file: &CaseFile) -> String {
     let _ = writeln!(out, "  \"description\": {},", json_str(&file.description));
     out.push_str("  \"cases\": [\n");
     for (i, case) in file.cases.iter().enumerate() {
-        let mut fields = vec![
-            format!("\"name\": {}", json_str(&case.name)),
-            format!("\"spec\": {}", json_str(&case.spec)),
-        ];
+        let mut fields =
+            vec![format!("\"name\": {}", json_str(&case.name)), format!("\"spec\": {}", json_str(&case.spec))];
         if let Some(note) = &case.note {
             fields.push(format!("\"note\": {}", json_str(note)));
         }
@@ -630,11 +547,7 @@ pub fn format_file(file: &CaseFile) -> String {
             fields.push(format!("\"expected\": {}", json_str(expected)));
         }
         if let Some(error) = &case.error {
-            fields.push(format!(
-                "\"error\": {{ \"kind\": {}, \"offset\": {} }}",
-                json_str(&error.kind),
-                error.offset
-            ));
+            fields.push(format!("\"error\": {{ \"kind\": {}, \"offset\": {} }}", json_str(&error.kind), error.offset));
         }
         out.push_str("    {\n");
         for (j, field) in fields.iter().enumerate() {
@@ -642,11 +555,7 @@ pub fn format_file(file: &CaseFile) -> String {
             out.push_str(field);
             out.push_str(if j + 1 < fields.len() { ",\n" } else { "\n" });
         }
-        out.push_str(if i + 1 < file.cases.len() {
-            "    },\n"
-        } else {
-            "    }\n"
-        });
+        out.push_str(if i + 1 < file.cases.len() { "    },\n" } else { "    }\n" });
     }
     out.push_str("  ]\n}\n");
     out
@@ -667,15 +576,10 @@ fn repo_file(relative: &str) -> Result<String, String> {
 pub fn spec_sections(readme: &str) -> Vec<String> {
     readme
         .lines()
-        .filter_map(|line| {
-            line.strip_prefix("## ")
-                .or_else(|| line.strip_prefix("### "))
-        })
+        .filter_map(|line| line.strip_prefix("## ").or_else(|| line.strip_prefix("### ")))
         .filter_map(|title| title.split_whitespace().next())
         .map(|number| number.trim_end_matches('.').to_string())
-        .filter(|number| {
-            !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        })
+        .filter(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
         .collect()
 }
 
@@ -689,16 +593,12 @@ pub fn check_spec_sections(cited: &[(String, String)]) -> Result<(), String> {
     let mut problems = Vec::new();
     for (name, spec) in cited {
         if !sections.contains(spec) {
-            problems.push(format!(
-                "case {name:?} cites section {spec}, which spec/README.md does not have"
-            ));
+            problems.push(format!("case {name:?} cites section {spec}, which spec/README.md does not have"));
         }
     }
     for section in &sections {
         let prefix = format!("{section}.");
-        let covered = cited
-            .iter()
-            .any(|(_, s)| s == section || s.starts_with(&prefix));
+        let covered = cited.iter().any(|(_, s)| s == section || s.starts_with(&prefix));
         if !covered && !SECTIONS_WITHOUT_CASES.iter().any(|(s, _)| s == section) {
             problems.push(format!("section {section} of spec/README.md has no case"));
         }
@@ -715,10 +615,7 @@ pub fn check_spec_sections(cited: &[(String, String)]) -> Result<(), String> {
 pub fn abnf_rules(abnf: &str) -> Vec<String> {
     let mut rules: Vec<String> = Vec::new();
     for line in abnf.lines() {
-        let name: String = line
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
-            .collect();
+        let name: String = line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
         if name.is_empty() || !line[name.len()..].trim_start().starts_with('=') {
             continue;
         }
@@ -762,18 +659,14 @@ pub fn check_abnf_rules(case_names: &[String]) -> Result<(), String> {
     let mut problems = Vec::new();
     for rule in &rules {
         match table.iter().find(|(r, _)| r == rule) {
-            None => problems.push(format!(
-                "ABNF rule {rule} has no row in the coverage table of conformance/README.md"
-            )),
-            Some((_, names)) if names.is_empty() => {
-                problems.push(format!("ABNF rule {rule} lists no case"))
+            None => {
+                problems.push(format!("ABNF rule {rule} has no row in the coverage table of conformance/README.md"))
             }
+            Some((_, names)) if names.is_empty() => problems.push(format!("ABNF rule {rule} lists no case")),
             Some((_, names)) => {
                 for name in names {
                     if !case_names.contains(name) {
-                        problems.push(format!(
-                            "the row of ABNF rule {rule} names {name:?}, which is not a case"
-                        ));
+                        problems.push(format!("the row of ABNF rule {rule} names {name:?}, which is not a case"));
                     }
                 }
             }
@@ -781,9 +674,7 @@ pub fn check_abnf_rules(case_names: &[String]) -> Result<(), String> {
     }
     for (rule, _) in &table {
         if !rules.contains(rule) {
-            problems.push(format!(
-                "the coverage table names {rule:?}, which is not a rule of spec/stc.abnf"
-            ));
+            problems.push(format!("the coverage table names {rule:?}, which is not a rule of spec/stc.abnf"));
         }
     }
     if problems.is_empty() {

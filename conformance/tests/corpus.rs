@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use stc_conformance::{
-    case_paths, cases_dir, check, check_abnf_rules, check_spec_sections, display_path, format_file,
-    read_file, stem, structure_problems,
+    case_paths, cases_dir, check, check_abnf_rules, check_spec_sections, display_path, format_file, read_file, stem,
+    structure_problems,
 };
 
 /// Stack for running one case: the 8 MiB of a Linux main thread. The corpus
@@ -29,6 +29,39 @@ fn on_big_stack(f: impl FnOnce() -> Result<(), String> + Send + 'static) -> Resu
         .unwrap_or_else(|_| Err("the case panicked (see the output above)".into()))
 }
 
+/// Spec section 6.5 (total): every byte prefix of every case input, decoded
+/// and encoded, gives a value or an error positioned inside the prefix, and
+/// never a panic.
+fn every_prefix_is_total(inputs: &[(String, Vec<u8>, stc_core::Limits)]) -> Result<(), String> {
+    let mut runs = 0usize;
+    for (name, bytes, limits) in inputs {
+        for end in 0..=bytes.len() {
+            let prefix = &bytes[..end];
+            let outcome = std::panic::catch_unwind(|| {
+                let decoded = stc_core::decode_bytes(prefix, limits).err().map(|e| e.offset());
+                let options = stc_core::EncodeOptions { limits: *limits, ..Default::default() };
+                let encoded = stc_core::encode_bytes(prefix, &options).err().map(|e| e.offset());
+                (decoded, encoded)
+            });
+            runs += 2;
+            match outcome {
+                Err(_) => {
+                    return Err(format!("case {name}: the reference panicked on the first {end} bytes of its input"))
+                }
+                Ok((d, e)) => {
+                    if d.into_iter().chain(e).any(|offset| offset > end) {
+                        return Err(format!("case {name}: an error offset lies past the end of the {end}-byte prefix"));
+                    }
+                }
+            }
+        }
+    }
+    if runs == 0 {
+        return Err("no inputs".into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -37,30 +70,26 @@ fn main() {
         Ok(paths) => paths,
         Err(e) => {
             let msg = format!("cannot list {}: {e}", dir.display());
-            trials.push(Trial::test("structure::case-directory", move || {
-                Err(msg.into())
-            }));
+            trials.push(Trial::test("structure::case-directory", move || Err(msg.into())));
             Vec::new()
         }
     };
     if paths.is_empty() {
-        trials.push(Trial::test("structure::corpus-not-empty", || {
-            Err("no case files found".into())
-        }));
+        trials.push(Trial::test("structure::corpus-not-empty", || Err("no case files found".into())));
     }
     // name -> files that use it
     let mut names: BTreeMap<String, Vec<String>> = BTreeMap::new();
     // (case name, cited section)
     let mut sections: Vec<(String, String)> = Vec::new();
+    // (case name, input bytes, limits)
+    let mut inputs = Vec::new();
     for path in paths {
         let file_stem = stem(&path);
         let shown = display_path(&path);
         let (text, file) = match read_file(&path) {
             Ok(parsed) => parsed,
             Err(msg) => {
-                trials.push(Trial::test(format!("structure::{file_stem}"), move || {
-                    Err(msg.into())
-                }));
+                trials.push(Trial::test(format!("structure::{file_stem}"), move || Err(msg.into())));
                 continue;
             }
         };
@@ -82,12 +111,7 @@ fn main() {
                 if formatted == text {
                     return Ok(());
                 }
-                let line = formatted
-                    .lines()
-                    .zip(text.lines())
-                    .take_while(|(a, b)| a == b)
-                    .count()
-                    + 1;
+                let line = formatted.lines().zip(text.lines()).take_while(|(a, b)| a == b).count() + 1;
                 Err(format!(
                     "{shown} is not in the canonical layout (first differing line: {line}); \
                      run `cargo run -p stc-conformance --bin bless` to rewrite it"
@@ -98,10 +122,8 @@ fn main() {
         let category = file.category.clone();
         for case in file.cases {
             sections.push((case.name.clone(), case.spec.clone()));
-            names
-                .entry(case.name.clone())
-                .or_default()
-                .push(shown.clone());
+            inputs.push((case.name.clone(), case.input_bytes(), case.limits()));
+            names.entry(case.name.clone()).or_default().push(shown.clone());
             let path = path.clone();
             let category = category.clone();
             let test_name = format!("{category}::{file_stem}::{}", case.name);
@@ -110,34 +132,23 @@ fn main() {
             }));
         }
     }
+    trials.push(Trial::test("property::total-on-every-prefix", move || {
+        on_big_stack(move || every_prefix_is_total(&inputs)).map_err(Failed::from)
+    }));
     let cited: Vec<(String, String)> = sections;
-    trials.push(Trial::test("coverage::spec-sections", move || {
-        check_spec_sections(&cited).map_err(Failed::from)
-    }));
+    trials.push(Trial::test("coverage::spec-sections", move || check_spec_sections(&cited).map_err(Failed::from)));
     let case_names: Vec<String> = names.keys().cloned().collect();
-    trials.push(Trial::test("coverage::abnf-rules", move || {
-        check_abnf_rules(&case_names).map_err(Failed::from)
-    }));
+    trials.push(Trial::test("coverage::abnf-rules", move || check_abnf_rules(&case_names).map_err(Failed::from)));
     let duplicates: Vec<String> = names
         .into_iter()
         .filter(|(_, files)| files.len() > 1)
-        .map(|(name, files)| {
-            format!(
-                "{name:?} is used {} times: {}",
-                files.len(),
-                files.join(", ")
-            )
-        })
+        .map(|(name, files)| format!("{name:?} is used {} times: {}", files.len(), files.join(", ")))
         .collect();
     trials.push(Trial::test("structure::unique-names", move || {
         if duplicates.is_empty() {
             Ok(())
         } else {
-            Err(format!(
-                "case names must be unique across the corpus:\n  {}",
-                duplicates.join("\n  ")
-            )
-            .into())
+            Err(format!("case names must be unique across the corpus:\n  {}", duplicates.join("\n  ")).into())
         }
     }));
     libtest_mimic::run(&args, trials).exit();

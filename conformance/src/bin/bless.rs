@@ -14,9 +14,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stc_conformance::{
-    blessed, case_paths, cases_dir, display_path, format_file, quote, read_file, Case,
-};
+use stc_conformance::{blessed, case_paths, cases_dir, display_path, format_file, quote, read_file, Case};
 
 fn describe(case: &Case) -> String {
     match (&case.expected, &case.error) {
@@ -33,10 +31,7 @@ fn main() -> ExitCode {
         match arg.as_str() {
             "--check" => check_only = true,
             "-h" | "--help" => {
-                println!(
-                    "usage: bless [--check] [CASE_FILE...]   (default: every file of {})",
-                    cases_dir().display()
-                );
+                println!("usage: bless [--check] [CASE_FILE...]   (default: every file of {})", cases_dir().display());
                 return ExitCode::SUCCESS;
             }
             _ => paths.push(PathBuf::from(arg)),
@@ -66,12 +61,7 @@ fn main() -> ExitCode {
             match blessed(&file.category, case) {
                 Ok(new) => {
                     if new != *case {
-                        println!(
-                            "{shown}: {}\n    was: {}\n    now: {}",
-                            case.name,
-                            describe(case),
-                            describe(&new)
-                        );
+                        println!("{shown}: {}\n    was: {}\n    now: {}", case.name, describe(case), describe(&new));
                         changed_cases += 1;
                         *case = new;
                     }
@@ -93,12 +83,11 @@ fn main() -> ExitCode {
             }
         }
     }
-    let verb = if check_only {
-        "would change"
-    } else {
-        "changed"
-    };
-    println!("{} files read; {changed_cases} expectations {verb}; {changed_files} files {verb}; {refused} cases refused", paths.len());
+    let verb = if check_only { "would change" } else { "changed" };
+    println!(
+        "{} files read; {changed_cases} expectations {verb}; {changed_files} files {verb}; {refused} cases refused",
+        paths.len()
+    );
     if refused > 0 || (check_only && changed_files > 0) {
         ExitCode::FAILURE
     } else {
