@@ -14,7 +14,7 @@ resolved by reading the spec, not by blessing.
     python3 conformance/tools/gen_cases.py          # write the files it owns
     python3 conformance/tools/gen_cases.py --list   # only print counts
 
-It owns the files it writes (listed in ``FILES`` at the end) and leaves any
+It owns the files it writes (every ``file(...)`` call below) and leaves any
 other file of ``cases/`` alone.
 """
 
