@@ -352,6 +352,8 @@ case("columnar-rows-count-as-a-level", "4.2", "[1]{a}: 1", '[{"a":1}]', max_dept
 case("compact-member-at-limit", "4.2", "{a[1]: 1}", '{"a":[1]}', max_depth=2)
 case("scalar-with-depth-zero", "4.2", '"x"', '"x"', max_depth=0, note="a scalar has depth 0")
 case("depth-1-compact-top-level", "4.2", "[2]: 1,2", "[1,2]", max_depth=1)
+case("depth-1024-at-the-cap", "4.2", "[" * 1024 + "]" * 1024, "[" * 1024 + "]" * 1024, max_depth=1024, note="1024 is the largest depth limit")
+case("depth-limit-above-cap-clamped", "4.2", "{a:" * 1023 + "[]" + "}" * 1023, '{"a":' * 1023 + "[]" + "}" * 1023, max_depth=5000, note="a larger limit is clamped to 1024, which this input reaches exactly")
 
 
 # =====================================================================================
