@@ -109,7 +109,10 @@ function stringify(value, options) {
   const profile = profileOf(o);
   const maxDepth = maxDepthOf(o);
   try {
-    if (o.bigint === true) return native.stringifyValues(value, profile, maxDepth, true);
+    if (o.bigint === true) {
+      const text = native.stringifyValues(value, profile, maxDepth, true);
+      return text === null ? undefined : text;
+    }
     // Fastest measured path: V8 writes JSON text, stc-core encodes it.
     const json = JSON.stringify(value);
     if (json === undefined) return undefined;

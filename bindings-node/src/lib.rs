@@ -426,7 +426,7 @@ impl<'a> ValueBuilder<'a> {
         if !key.has_escapes() {
             let raw = key.raw();
             if let Some(&v) = self.keys.get(raw) {
-                return Ok((v, false));
+                return Ok((v, raw == "__proto__"));
             }
             let v = js_string(self.env, raw)?;
             if self.keys.len() < 4096 {
