@@ -1101,6 +1101,24 @@ for _stem, _f in list(FILES.items()):
         case("rt-" + _c["name"].removeprefix("encode-"), "6", _c["input"], canon(_c["input"]), note="input of encode case %s" % _c["name"])
 
 
+file("invalid-error-precedence", "invalid", "Which error wins when one input has several: a header is read whole (count, column list) before its count is measured against the input and before its levels are counted (spec §4.3, §4.2)")
+for name, text, kind, where, md, note in [
+    ("column-list-error-before-count-too-large", "[5]{1}: 1", "unexpected_char", ("1", 0), None, "the column list is read before the count is measured, so its error wins"),
+    ("column-list-error-before-count-above-32-bits", "[4294967296]{1}: 1", "unexpected_char", 13, None, "the same on every platform: a count that fits 64 but not 32 bits must not change which error is reported"),
+    ("count-too-large-before-depth-columnar", "[5]{a}: 1", "count_too_large", "5", 1, "the rows' level is counted when the body starts, after the count is measured"),
+    ("count-too-large-before-depth-member", "{a[9]: 1}", "count_too_large", "9", 1, "a member header's level is counted when the body starts, after the count is measured"),
+    ("column-list-error-before-depth", "[1]{1}: 1", "unexpected_char", ("1", 1), 1, None),
+    ("value-position-bracket-depth-first", "[5]{a}: 1", "depth_limit", 0, 0, "in value position the '[' opens a level before the reader knows it is a header"),
+    ("invalid-count-before-missing-bracket", "{a[-1", "invalid_count", "-", None, "in member position the bracket can only be a header, so the count is judged as soon as it is read"),
+    ("invalid-count-before-column-list-error", "{a[2.0{]: 1}", "invalid_count", "2", None, None),
+    ("invalid-utf8-before-syntax", "", "invalid_utf8", 4, None, None),
+]:
+    if name == "invalid-utf8-before-syntax":
+        case(name, "4.3", input_hex="7b613a2cff7d", error=(kind, where), note="{a:,\\xff}: the UTF-8 check comes first")
+    else:
+        case(name, "4.3", text, error=(kind, where), max_depth=md, note=note)
+
+
 # =====================================================================================
 
 def dump_file(f: dict) -> str:
