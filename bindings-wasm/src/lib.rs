@@ -1,1 +1,531 @@
-//! Placeholder: the WASM binding lands with its issue.
+//! # stc-wasm — STC for browsers and Node, through WebAssembly
+//!
+//! A thin wasm-bindgen layer over `stc-core`: it converts JavaScript values,
+//! options and errors, and nothing else. Every format decision (syntax,
+//! encoding choices, escaping, limits, error kinds and positions) is made by
+//! `stc-core`.
+//!
+//! The JavaScript API matches the Node package (`@stc/node`):
+//!
+//! | function | does |
+//! | --- | --- |
+//! | `decode(stc, {maxDepth?})` / `decodeStc` | STC text (or bytes) → minified JSON text |
+//! | `encode(json, {profile?, maxDepth?})` | JSON text (or bytes) → STC text |
+//! | `parse(stc, {bigint?, maxDepth?})` | STC → JavaScript value |
+//! | `stringify(value, {profile?, maxDepth?})` | JavaScript value → STC text |
+//! | `encodeGated(json, {profile?, minSaving?, maxDepth?})` | STC only when it saves tokens |
+//! | `countTokens(text)` | the token estimate the gate uses |
+//!
+//! Failures of the codec throw an `Error` whose `message` is stc-core's
+//! Display text and which carries `code` (stc-core's kind code), `offset`
+//! (bytes of the UTF-8 input), `line` and `column` (1-based, column in
+//! Unicode characters). Bad arguments throw a `TypeError` or `RangeError`.
+#![forbid(unsafe_code)]
+
+use js_sys::{Array, BigInt, JsString, Object, Reflect, Uint8Array};
+use stc_core::{
+    Abort, Document, DocumentBuilder, EncodeOptions, Error, GateOptions, JsonStr, Limits, Profile,
+    Sink, Tokenizer,
+};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+/** Text, or bytes that should be UTF-8 (a `Uint8Array`, e.g. a Node `Buffer`). */
+export type Input = string | Uint8Array;
+/** Output layout of the encoder: `compact` (default) or `readable` (ADR spacing). */
+export type Profile = 'compact' | 'readable';
+export interface DecodeOptions {
+  /** Deepest nesting accepted (default 128, larger values are clamped to 1024). */
+  maxDepth?: number;
+}
+export interface ParseOptions extends DecodeOptions {
+  /** Integers outside ±(2^53 − 1) become `BigInt` instead of losing precision (default false: numbers as `JSON.parse` gives them). */
+  bigint?: boolean;
+}
+export interface EncodeOptions extends DecodeOptions {
+  profile?: Profile;
+}
+export interface GateOptions extends EncodeOptions {
+  /** Fraction of minified JSON's tokens STC must save to be chosen (default 0.05). */
+  minSaving?: number;
+}
+export interface Gated {
+  /** The text to send: STC, or minified JSON (which is valid STC too). */
+  text: string;
+  chosen: 'stc' | 'json';
+  /** Estimated tokens of minified JSON. */
+  jsonTokens: number;
+  /** Estimated tokens of the STC encoding. */
+  stcTokens: number;
+}
+/** The codec's error kinds (stc-core `ErrorKind::code`). */
+export type StcErrorCode =
+  | 'unexpected_end' | 'unexpected_char' | 'invalid_number' | 'invalid_escape'
+  | 'control_character' | 'invalid_utf8' | 'trailing_characters' | 'depth_limit'
+  | 'invalid_count' | 'count_too_large' | 'count_mismatch' | 'invalid_document' | 'aborted';
+/** What every codec failure throws. */
+export interface StcError extends Error {
+  code: StcErrorCode;
+  /** Byte offset (0-based) into the UTF-8 input. */
+  offset: number;
+  /** 1-based line; 0 when the error has no input position. */
+  line: number;
+  /** 1-based column, counted in Unicode characters; 0 when there is no position. */
+  column: number;
+}
+"#;
+
+// ---- errors -------------------------------------------------------------------
+
+/// Turns a codec error into a JavaScript `Error` with `code`, `offset`,
+/// `line` and `column`.
+fn js_error(e: &Error) -> JsValue {
+    let err = js_sys::Error::new(&e.to_string());
+    let set = |k: &str, v: JsValue| {
+        let _ = Reflect::set(&err, &JsValue::from_str(k), &v);
+    };
+    set("code", JsValue::from_str(e.kind().code()));
+    set("offset", JsValue::from_f64(e.offset() as f64));
+    set("line", JsValue::from_f64(e.line() as f64));
+    set("column", JsValue::from_f64(e.column() as f64));
+    err.into()
+}
+
+fn type_error(message: &str) -> JsValue {
+    js_sys::TypeError::new(message).into()
+}
+
+fn range_error(message: &str) -> JsValue {
+    js_sys::RangeError::new(message).into()
+}
+
+// ---- inputs and options ---------------------------------------------------------
+
+/// A string (converted to UTF-8 by wasm-bindgen) or the bytes of a `Uint8Array`.
+enum Text {
+    Str(String),
+    Bytes(Vec<u8>),
+}
+
+fn text_arg(value: &JsValue, what: &str) -> Result<Text, JsValue> {
+    if let Some(s) = value.as_string() {
+        Ok(Text::Str(s))
+    } else if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
+        Ok(Text::Bytes(bytes.to_vec()))
+    } else {
+        Err(type_error(&format!(
+            "{what} must be a string or a Uint8Array"
+        )))
+    }
+}
+
+/// Reads `options[name]`; `None` when options or the field is undefined/null.
+fn field(options: &JsValue, name: &str) -> Result<Option<JsValue>, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(None);
+    }
+    if !options.is_object() {
+        return Err(type_error("options must be an object"));
+    }
+    let v = Reflect::get(options, &JsValue::from_str(name))?;
+    Ok(if v.is_undefined() || v.is_null() {
+        None
+    } else {
+        Some(v)
+    })
+}
+
+fn limits_opt(options: &JsValue) -> Result<Limits, JsValue> {
+    let mut limits = Limits::default();
+    if let Some(v) = field(options, "maxDepth")? {
+        match v.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 => {
+                limits.max_depth = n.min(usize::MAX as f64) as usize
+            }
+            _ => return Err(range_error("maxDepth must be a non-negative integer")),
+        }
+    }
+    Ok(limits)
+}
+
+fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
+    let mut opts = EncodeOptions {
+        limits: limits_opt(options)?,
+        ..EncodeOptions::default()
+    };
+    if let Some(v) = field(options, "profile")? {
+        let name = v
+            .as_string()
+            .ok_or_else(|| type_error("profile must be a string"))?;
+        opts.profile = Profile::from_name(&name).ok_or_else(|| {
+            range_error(&format!(
+                "unknown profile {name:?}: expected \"compact\" or \"readable\""
+            ))
+        })?;
+    }
+    Ok(opts)
+}
+
+fn bool_opt(options: &JsValue, name: &str) -> Result<bool, JsValue> {
+    match field(options, name)? {
+        None => Ok(false),
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| type_error(&format!("{name} must be a boolean"))),
+    }
+}
+
+// ---- text functions -------------------------------------------------------------
+
+fn decode_text(input: &JsValue, options: &JsValue) -> Result<String, JsValue> {
+    let limits = limits_opt(options)?;
+    let out = match text_arg(input, "stc")? {
+        Text::Str(s) => stc_core::decode_with(&s, &limits),
+        Text::Bytes(b) => stc_core::decode_bytes(&b, &limits),
+    };
+    out.map_err(|e| js_error(&e))
+}
+
+/// Decodes STC (or plain JSON) to minified JSON text.
+#[wasm_bindgen(
+    js_name = decode,
+    unchecked_return_type = "string",
+    skip_jsdoc
+)]
+pub fn decode(
+    #[wasm_bindgen(unchecked_param_type = "Input")] stc: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "DecodeOptions")] options: Option<JsValue>,
+) -> Result<String, JsValue> {
+    decode_text(stc, &options.unwrap_or(JsValue::UNDEFINED))
+}
+
+/// Alias of `decode`.
+#[wasm_bindgen(js_name = decodeStc, skip_jsdoc)]
+pub fn decode_stc(
+    #[wasm_bindgen(unchecked_param_type = "Input")] stc: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "DecodeOptions")] options: Option<JsValue>,
+) -> Result<String, JsValue> {
+    decode_text(stc, &options.unwrap_or(JsValue::UNDEFINED))
+}
+
+/// Encodes strict JSON text as STC.
+#[wasm_bindgen(js_name = encode, skip_jsdoc)]
+pub fn encode(
+    #[wasm_bindgen(unchecked_param_type = "Input")] json: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: Option<JsValue>,
+) -> Result<String, JsValue> {
+    let opts = encode_opt(&options.unwrap_or(JsValue::UNDEFINED))?;
+    let out = match text_arg(json, "json")? {
+        Text::Str(s) => stc_core::encode(&s, &opts),
+        Text::Bytes(b) => stc_core::encode_bytes(&b, &opts),
+    };
+    out.map_err(|e| js_error(&e))
+}
+
+/// The do-no-harm gate with the token estimate.
+#[wasm_bindgen(js_name = encodeGated, unchecked_return_type = "Gated", skip_jsdoc)]
+pub fn encode_gated(
+    #[wasm_bindgen(unchecked_param_type = "string")] json: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "GateOptions")] options: Option<JsValue>,
+) -> Result<JsValue, JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
+    let opts = encode_opt(&options)?;
+    let mut gate = GateOptions {
+        tokenizer: Tokenizer::Estimate,
+        ..GateOptions::default()
+    };
+    if let Some(v) = field(&options, "minSaving")? {
+        match v.as_f64() {
+            Some(x) if (0.0..=1.0).contains(&x) => gate.min_saving = x,
+            _ => return Err(range_error("minSaving must be a number from 0 to 1")),
+        }
+    }
+    let json = json
+        .as_string()
+        .ok_or_else(|| type_error("json must be a string"))?;
+    let g = stc_core::encode_gated(&json, &opts, &gate).map_err(|e| js_error(&e))?;
+    let out = Object::new();
+    Reflect::set(&out, &"text".into(), &JsValue::from_str(&g.text))?;
+    Reflect::set(&out, &"chosen".into(), &JsValue::from_str(g.chosen.name()))?;
+    Reflect::set(
+        &out,
+        &"jsonTokens".into(),
+        &JsValue::from_f64(g.json_tokens as f64),
+    )?;
+    Reflect::set(
+        &out,
+        &"stcTokens".into(),
+        &JsValue::from_f64(g.stc_tokens as f64),
+    )?;
+    Ok(out.into())
+}
+
+/// Estimated tokens of `text` (stc-core's o200k_base estimate, not exact).
+#[wasm_bindgen(js_name = countTokens, skip_jsdoc)]
+pub fn count_tokens(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: &JsValue,
+) -> Result<f64, JsValue> {
+    let text = text
+        .as_string()
+        .ok_or_else(|| type_error("text must be a string"))?;
+    Ok(Tokenizer::Estimate.count(&text) as f64)
+}
+
+// ---- parse: STC -> JavaScript value -----------------------------------------------
+
+/// Decodes STC to a JavaScript value.
+#[wasm_bindgen(js_name = parse, unchecked_return_type = "any", skip_jsdoc)]
+pub fn parse(
+    #[wasm_bindgen(unchecked_param_type = "Input")] stc: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions")] options: Option<JsValue>,
+) -> Result<JsValue, JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
+    if !bool_opt(&options, "bigint")? {
+        // Fastest path: minified JSON built in wasm, then the engine's JSON.parse.
+        let json = decode_text(stc, &options)?;
+        return js_sys::JSON::parse(&json);
+    }
+    let limits = limits_opt(&options)?;
+    let text = match text_arg(stc, "stc")? {
+        Text::Str(s) => s,
+        // Validate UTF-8 with the codec's own error (kind and offset).
+        Text::Bytes(b) => match String::from_utf8(b) {
+            Ok(s) => s,
+            Err(e) => {
+                return Err(js_error(
+                    &stc_core::validate_bytes(e.as_bytes(), &limits).unwrap_err(),
+                ))
+            }
+        },
+    };
+    let mut builder = ValueBuilder {
+        stack: Vec::new(),
+        root: None,
+    };
+    stc_core::parse_stc(&text, &limits, &mut builder).map_err(|e| js_error(&e))?;
+    Ok(builder.root.unwrap_or(JsValue::NULL))
+}
+
+enum Frame {
+    Array(Array),
+    Object(Object, Option<JsValue>),
+}
+
+/// Builds JavaScript values from the parser's events (bigint mode).
+struct ValueBuilder {
+    stack: Vec<Frame>,
+    root: Option<JsValue>,
+}
+
+fn js_str(s: &JsonStr<'_>) -> JsValue {
+    match s.to_str() {
+        Some(text) => JsValue::from_str(&text),
+        None => JsString::from_char_code(&s.to_utf16()).into(),
+    }
+}
+
+impl ValueBuilder {
+    fn add(&mut self, value: JsValue) -> Result<(), Abort> {
+        match self.stack.last_mut() {
+            None => self.root = Some(value),
+            Some(Frame::Array(a)) => {
+                a.push(&value);
+            }
+            Some(Frame::Object(o, key)) => {
+                let key = key.take().ok_or(Abort)?;
+                define(o, &key, &value).map_err(|_| Abort)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<(), Abort> {
+        let value: JsValue = match self.stack.pop().ok_or(Abort)? {
+            Frame::Array(a) => a.into(),
+            Frame::Object(o, _) => o.into(),
+        };
+        self.add(value)
+    }
+}
+
+/// Sets an own data property as `JSON.parse` does (a `__proto__` key becomes
+/// an own property, not the prototype).
+fn define(o: &Object, key: &JsValue, value: &JsValue) -> Result<(), JsValue> {
+    if key.as_string().as_deref() == Some("__proto__") {
+        let desc = Object::new();
+        Reflect::set(&desc, &"value".into(), value)?;
+        Reflect::set(&desc, &"writable".into(), &JsValue::TRUE)?;
+        Reflect::set(&desc, &"enumerable".into(), &JsValue::TRUE)?;
+        Reflect::set(&desc, &"configurable".into(), &JsValue::TRUE)?;
+        Object::define_property(o, key, &desc);
+    } else {
+        Reflect::set(o, key, value)?;
+    }
+    Ok(())
+}
+
+impl<'a> Sink<'a> for ValueBuilder {
+    fn null(&mut self) -> Result<(), Abort> {
+        self.add(JsValue::NULL)
+    }
+    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+        self.add(JsValue::from_bool(value))
+    }
+    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+        // The lexeme follows JSON's grammar, which Rust's float parser reads
+        // with the same round-to-nearest result as JSON.parse.
+        let n: f64 = lexeme.parse().map_err(|_| Abort)?;
+        let integer = !lexeme.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+        const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+        if integer && n.abs() > MAX_SAFE {
+            let big = BigInt::new(&JsValue::from_str(lexeme)).map_err(|_| Abort)?;
+            self.add(big.into())
+        } else {
+            self.add(JsValue::from_f64(n))
+        }
+    }
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+        self.add(js_str(&value))
+    }
+    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.stack.push(Frame::Array(Array::new()));
+        Ok(())
+    }
+    fn end_array(&mut self) -> Result<(), Abort> {
+        self.close()
+    }
+    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.stack.push(Frame::Object(Object::new(), None));
+        Ok(())
+    }
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+        match self.stack.last_mut() {
+            Some(Frame::Object(_, slot)) => {
+                *slot = Some(js_str(&key));
+                Ok(())
+            }
+            _ => Err(Abort),
+        }
+    }
+    fn end_object(&mut self) -> Result<(), Abort> {
+        self.close()
+    }
+}
+
+// ---- stringify: JavaScript value -> STC ---------------------------------------------
+
+/// Encodes a JavaScript value as STC. The value is read as `JSON.stringify`
+/// reads it (`toJSON`, own enumerable string keys in order, `undefined`,
+/// functions and symbols dropped from objects and `null` in arrays,
+/// non-finite numbers as `null`), plus `BigInt` written as its integer.
+#[wasm_bindgen(js_name = stringify, skip_jsdoc)]
+pub fn stringify(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] value: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: Option<JsValue>,
+) -> Result<String, JsValue> {
+    let opts = encode_opt(&options.unwrap_or(JsValue::UNDEFINED))?;
+    let mut b = DocumentBuilder::with_capacity(64, opts.limits.max_depth);
+    let root = to_json_value(value, &JsValue::from_str(""))?;
+    if skipped(&root) {
+        return Err(type_error(
+            "the value has no JSON representation (undefined, a function or a symbol)",
+        ));
+    }
+    walk(&mut b, &root)?;
+    let doc: Document<'_> = b.finish().map_err(|e| js_error(&e))?;
+    Ok(doc.encode(opts.profile))
+}
+
+/// `undefined`, functions and symbols: what `JSON.stringify` leaves out.
+fn skipped(v: &JsValue) -> bool {
+    v.is_undefined() || v.is_function() || v.is_symbol()
+}
+
+/// Applies `toJSON(key)` and unwraps Number/String/Boolean/BigInt objects.
+fn to_json_value(v: &JsValue, key: &JsValue) -> Result<JsValue, JsValue> {
+    let mut v = v.clone();
+    if v.is_object() {
+        let to_json = Reflect::get(&v, &JsValue::from_str("toJSON"))?;
+        if let Some(f) = to_json.dyn_ref::<js_sys::Function>() {
+            v = f.call1(&v, key)?;
+        }
+    }
+    if v.is_object() {
+        // Boxed primitives (`new Number(1)`): `instanceof`, as dyn_ref only
+        // recognises the primitive types.
+        if v.is_instance_of::<js_sys::Number>() {
+            return Ok(JsValue::from_f64(v.unchecked_ref::<js_sys::Number>().value_of()));
+        }
+        if v.is_instance_of::<JsString>() {
+            return Ok(JsValue::from(v.unchecked_ref::<JsString>().value_of()));
+        }
+        if v.is_instance_of::<js_sys::Boolean>() {
+            return Ok(JsValue::from_bool(v.unchecked_ref::<js_sys::Boolean>().value_of()));
+        }
+    }
+    Ok(v)
+}
+
+fn walk(b: &mut DocumentBuilder<'_>, v: &JsValue) -> Result<(), JsValue> {
+    let err = |e: Error| js_error(&e);
+    if v.is_null() {
+        return b.push_null().map_err(err);
+    }
+    if let Some(x) = v.as_bool() {
+        return b.push_bool(x).map_err(err);
+    }
+    if let Some(n) = v.as_f64() {
+        if !n.is_finite() {
+            return b.push_null().map_err(err);
+        }
+        // Number.prototype.toString gives the lexeme JSON.stringify writes.
+        let lexeme: String = js_sys::Number::from(n).to_string_with_radix(10)?.into();
+        return b.push_number(&lexeme).map_err(err);
+    }
+    if v.is_bigint() {
+        let big: &BigInt = v.unchecked_ref();
+        let lexeme: String = big.to_string(10)?.into();
+        return b.push_number(&lexeme).map_err(err);
+    }
+    if let Some(s) = v.dyn_ref::<JsString>() {
+        return match s.as_string() {
+            Some(text) if s.is_valid_utf16() => b.push_str(&text).map_err(err),
+            _ => b.push_utf16(&s.iter().collect::<Vec<u16>>()).map_err(err),
+        };
+    }
+    if Array::is_array(v) {
+        let arr: &Array = v.unchecked_ref();
+        b.push_begin_array().map_err(err)?;
+        for i in 0..arr.length() {
+            let item = to_json_value(&arr.get(i), &JsValue::from_str(&i.to_string()))?;
+            if skipped(&item) {
+                b.push_null().map_err(err)?;
+            } else {
+                walk(b, &item)?;
+            }
+        }
+        return b.push_end_array().map_err(err);
+    }
+    if v.is_object() {
+        let obj: &Object = v.unchecked_ref();
+        b.push_begin_object().map_err(err)?;
+        for key in Object::keys(obj).iter() {
+            let item = to_json_value(&Reflect::get(v, &key)?, &key)?;
+            if skipped(&item) {
+                continue;
+            }
+            let k: &JsString = key.unchecked_ref();
+            match k.as_string() {
+                Some(text) if k.is_valid_utf16() => b.push_key(&text).map_err(err)?,
+                _ => b
+                    .push_key_utf16(&k.iter().collect::<Vec<u16>>())
+                    .map_err(err)?,
+            }
+            walk(b, &item)?;
+        }
+        return b.push_end_object().map_err(err);
+    }
+    Err(type_error("the value has no JSON representation"))
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole check of the browser package on a fresh Debian machine:
+# prerequisites (wasm32 target, wasm-bindgen-cli, binaryen, Debian's chromium),
+# npm install, build, then every test (Node conformance and API, the
+# conformance corpus and real documents in headless Chromium, the demo page
+# with screenshots in test-output/).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+apt_install() {
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "test.sh: need root to apt-get install $*; install them and rerun" >&2
+    exit 1
+  fi
+  if [ -z "${STC_APT_UPDATED:-}" ]; then
+    apt-get update -qq
+    export STC_APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+}
+
+missing=()
+command -v wasm-opt >/dev/null || missing+=(binaryen)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test.sh: installing ${missing[*]} from Debian"
+  apt_install "${missing[@]}"
+fi
+
+# wasm32 target and wasm-bindgen-cli are installed by the build script.
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+npm run build
+npm test

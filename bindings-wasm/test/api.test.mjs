@@ -1,0 +1,173 @@
+// The JavaScript API of the Node build: names, options, errors, values.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stc, ROOT, CORPUS_DIR } from './load.mjs';
+
+const thrown = (f) => {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected an exception');
+};
+
+test('exports the Node package names', () => {
+  for (const name of ['parse', 'stringify', 'encode', 'decode', 'decodeStc', 'encodeGated', 'countTokens']) {
+    assert.equal(typeof stc[name], 'function', name);
+  }
+});
+
+test('encode and decode, both profiles', () => {
+  const json = '{"name": "foo", "tags": ["a", "b"], "n": 1.0}';
+  assert.equal(stc.encode(json), '{name:"foo",tags[2]:"a","b",n:1.0}');
+  assert.equal(stc.encode(json, { profile: 'readable' }), '{name: "foo", tags[2]: "a","b", n: 1.0}');
+  assert.equal(stc.decode('{name: "foo", tags[2]: "a","b", n: 1.0}'), '{"name":"foo","tags":["a","b"],"n":1.0}');
+  assert.equal(stc.decodeStc('[2]: 1e3,-0'), '[1e3,-0]');
+});
+
+test('Uint8Array (and Buffer) inputs are UTF-8 bytes', () => {
+  assert.equal(stc.decode(new TextEncoder().encode('{k: "é"}')), '{"k":"é"}');
+  assert.equal(stc.encode(Buffer.from('{"k": ["é"]}')), '{k[1]:"é"}');
+  const e = thrown(() => stc.decode(Uint8Array.from([0x5b, 0x22, 0xff, 0x22, 0x5d])));
+  assert.equal(e.code, 'invalid_utf8');
+  assert.equal(e.offset, 2);
+});
+
+test('codec errors are Error with code, offset (bytes), line, column and the Display message', () => {
+  const e = thrown(() => stc.decode('{a: 1,\n b 2}'));
+  assert.ok(e instanceof Error);
+  assert.equal(e.code, 'unexpected_char');
+  assert.equal(e.offset, 10);
+  assert.equal(e.line, 2);
+  assert.equal(e.column, 4);
+  assert.equal(e.message, "expected ':' after object key, found '2' at line 2 column 4");
+  // Offsets count UTF-8 bytes, columns count characters.
+  const u = thrown(() => stc.decode('["é", x]'));
+  assert.equal(u.code, 'unexpected_char');
+  assert.equal(u.offset, 7);
+  assert.equal(u.column, 7);
+  assert.equal(thrown(() => stc.decode('[3]: 1,2')).code, 'unexpected_end');
+  assert.equal(thrown(() => stc.decode('{ids[3]: 1,2}')).code, 'count_mismatch');
+  assert.equal(thrown(() => stc.decode('[3]: 1,2,3,4')).code, 'trailing_characters');
+  assert.equal(thrown(() => stc.encode('{"a": NaN}')).code, 'unexpected_char');
+  assert.equal(thrown(() => stc.parse('[1,]')).code, 'unexpected_char');
+});
+
+test('maxDepth is honoured by every function', () => {
+  const deep = '[[[1]]]';
+  assert.equal(stc.decode(deep, { maxDepth: 3 }), '[[[1]]]');
+  assert.equal(thrown(() => stc.decode(deep, { maxDepth: 2 })).code, 'depth_limit');
+  assert.equal(thrown(() => stc.encode(deep, { maxDepth: 2 })).code, 'depth_limit');
+  assert.equal(thrown(() => stc.parse(deep, { maxDepth: 2 })).code, 'depth_limit');
+  assert.equal(thrown(() => stc.parse(deep, { maxDepth: 2, bigint: true })).code, 'depth_limit');
+  assert.equal(thrown(() => stc.stringify([[[1]]], { maxDepth: 2 })).code, 'depth_limit');
+  // Default limit is 128.
+  assert.equal(thrown(() => stc.decode('['.repeat(129) + ']'.repeat(129))).code, 'depth_limit');
+  assert.equal(stc.decode('['.repeat(128) + ']'.repeat(128)).length, 256);
+});
+
+test('bad options throw TypeError or RangeError', () => {
+  assert.throws(() => stc.encode('{}', { profile: 'pretty' }), RangeError);
+  assert.throws(() => stc.encode('{}', { profile: 3 }), TypeError);
+  assert.throws(() => stc.decode('{}', { maxDepth: -1 }), RangeError);
+  assert.throws(() => stc.decode('{}', { maxDepth: 1.5 }), RangeError);
+  assert.throws(() => stc.decode('{}', 'x'), TypeError);
+  assert.throws(() => stc.decode(42), TypeError);
+  assert.throws(() => stc.parse('1', { bigint: 'yes' }), TypeError);
+  assert.throws(() => stc.encodeGated('{}', { minSaving: 2 }), RangeError);
+  assert.throws(() => stc.countTokens(5), TypeError);
+});
+
+test('parse: numbers like JSON.parse by default', () => {
+  const v = stc.parse('{users[2]{id,name}: 1,"a" / 2,"b", big: 12345678901234567890, x: 1.5e2}');
+  assert.deepEqual(v, { users: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }], big: 12345678901234567890, x: 150 });
+  assert.equal(typeof v.big, 'number');
+});
+
+test('parse with bigint: integers beyond 2^53 become BigInt, others stay numbers', () => {
+  const text = '{big: 12345678901234567890, neg: -9007199254740993, safe: 9007199254740991, f: 1.0, e: 1e400, z: -0}';
+  const v = stc.parse(text, { bigint: true });
+  assert.equal(v.big, 12345678901234567890n);
+  assert.equal(v.neg, -9007199254740993n);
+  assert.equal(v.safe, 9007199254740991);
+  assert.equal(v.f, 1);
+  assert.equal(v.e, Infinity);
+  assert.ok(Object.is(v.z, -0));
+  // Otherwise the same values as the default mode, on a real document too.
+  const doc = readFileSync(join(CORPUS_DIR, 'citm_catalog.json'), 'utf8');
+  assert.deepEqual(stc.parse(stc.encode(doc), { bigint: true }), JSON.parse(doc));
+});
+
+test('parse keeps what JSON.parse keeps: __proto__ keys, duplicates, lone surrogates', () => {
+  for (const bigint of [false, true]) {
+    const v = stc.parse('{"__proto__": {x: 1}, a: 1, a: 2, s: "\\ud800", t: "\\ud83d\\ude00"}', { bigint });
+    assert.deepEqual(Object.keys(v), ['__proto__', 'a', 's', 't']);
+    assert.equal(Object.getPrototypeOf(v), Object.prototype);
+    assert.deepEqual(v['__proto__'], { x: 1 });
+    assert.equal(v.a, 2);
+    assert.equal(v.s, '\ud800');
+    assert.equal(v.t, '😀');
+  }
+});
+
+test('stringify follows JSON.stringify, plus BigInt', () => {
+  const value = {
+    id: 1, name: 'x"y', skip: undefined, f() {}, tags: ['a', undefined, () => 1], n: NaN, inf: -Infinity,
+    big: 12345678901234567890n, date: new Date(0), boxed: [new Number(2), new String('s'), new Boolean(false)],
+    rows: [{ a: 1, b: 'p' }, { a: 2, b: 'q' }], lone: '\udc00', neg: -0, small: 5e-7, large: 1e21,
+  };
+  const out = stc.stringify(value);
+  assert.equal(
+    out,
+    '{id:1,name:"x\\"y",tags[3]:"a",null,null,n:null,inf:null,big:12345678901234567890,' +
+      'date:"1970-01-01T00:00:00.000Z",boxed[3]:2,"s",false,rows[2]{a,b}:1,"p"/2,"q",lone:"\\udc00",' +
+      'neg:0,small:5e-7,large:1e+21}',
+  );
+  // Without BigInt, the same text as encoding JSON.stringify's output.
+  const { big, ...plain } = value;
+  assert.equal(stc.stringify(plain, { profile: 'readable' }), stc.encode(JSON.stringify(plain), { profile: 'readable' }));
+  assert.deepEqual(stc.parse(stc.stringify(plain)), JSON.parse(JSON.stringify(plain)));
+  assert.throws(() => stc.stringify(undefined), TypeError);
+  const cyclic = { a: [] };
+  cyclic.a.push(cyclic);
+  assert.equal(thrown(() => stc.stringify(cyclic)).code, 'depth_limit');
+});
+
+test('encodeGated with the estimate tokenizer', () => {
+  const rows = Array.from({ length: 20 }, (_, i) => ({ id: i, name: `user${i}`, active: true }));
+  const g = stc.encodeGated(JSON.stringify(rows));
+  assert.equal(g.chosen, 'stc');
+  assert.ok(g.text.startsWith('[20]{id,name,active}:'));
+  assert.ok(g.stcTokens < g.jsonTokens * 0.95);
+  assert.equal(g.jsonTokens, stc.countTokens(JSON.stringify(rows)));
+  assert.equal(g.stcTokens, stc.countTokens(g.text));
+  const flat = stc.encodeGated('[1, 2, 3]');
+  assert.deepEqual(flat, { text: '[1,2,3]', chosen: 'json', jsonTokens: flat.jsonTokens, stcTokens: flat.stcTokens });
+  // minSaving 1 can never be met: JSON comes back, minified.
+  const never = stc.encodeGated(JSON.stringify(rows, null, 2), { minSaving: 1 });
+  assert.equal(never.chosen, 'json');
+  assert.equal(never.text, JSON.stringify(rows));
+  const readable = stc.encodeGated(JSON.stringify(rows), { profile: 'readable', minSaving: 0 });
+  assert.equal(readable.text, stc.encode(JSON.stringify(rows), { profile: 'readable' }));
+  assert.equal(thrown(() => stc.encodeGated('{"a":')).code, 'unexpected_end');
+});
+
+test('countTokens is the estimate: grows with text, zero for empty', () => {
+  assert.equal(stc.countTokens(''), 0);
+  const a = stc.countTokens('{"id":1,"name":"users"}');
+  assert.ok(a > 5 && a < 15, String(a));
+  assert.ok(stc.countTokens('hello world '.repeat(100)) > stc.countTokens('hello world'));
+});
+
+test('the .d.ts declares typed signatures for both builds', () => {
+  for (const build of ['web', 'node']) {
+    const dts = readFileSync(join(ROOT, 'pkg', build, 'stc_wasm.d.ts'), 'utf8');
+    assert.match(dts, /export function decode\(stc: Input, options\?: DecodeOptions\): string;/);
+    assert.match(dts, /export function parse\(stc: Input, options\?: ParseOptions\): any;/);
+    assert.match(dts, /export function encodeGated\(json: string, options\?: GateOptions\): Gated;/);
+    assert.match(dts, /export interface StcError extends Error/);
+  }
+});

@@ -1,0 +1,69 @@
+// In a real browser: Debian's headless Chromium, driven by playwright-core,
+// loads the `web` build from a local static server and runs the conformance
+// corpus and real documents of the shared corpus through it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serve } from './server.mjs';
+import { launch } from './browser.mjs';
+import { stc, caseFiles, CORPUS_DIR } from './load.mjs';
+import { flatten } from './cases.mjs';
+
+let server, chromium, page;
+
+before(async () => {
+  server = await serve();
+  chromium = await launch();
+  page = await chromium.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(`${server.url}/test/browser.html`);
+  await page.evaluate(() => window.pageReady);
+  assert.deepEqual(errors, []);
+});
+
+after(async () => {
+  await chromium?.close();
+  await server?.close();
+});
+
+test('the whole conformance corpus passes in Chromium', async () => {
+  const r = await page.evaluate(() => window.runConformance());
+  assert.match(r.userAgent, /Chrome\//);
+  assert.equal(r.cases, flatten(caseFiles()).length, 'the page ran every case on disk');
+  assert.deepEqual(r.failures, []);
+  assert.ok(r.passed >= r.cases - r.known.length);
+  console.log(`# chromium: ${r.passed} of ${r.cases} cases from ${r.files} files passed (${r.userAgent})`);
+  for (const k of r.known) console.log(`# known wasm32 failure (see KNOWN_WASM32_FAILURES): ${k}`);
+});
+
+test('errors in the browser are Error objects with code, offset, line, column', async () => {
+  const r = await page.evaluate(() => window.stcDecode('{\n  ids[3]: 1,2\n}'));
+  assert.equal(r.json, undefined);
+  assert.equal(r.error.isError, true);
+  assert.equal(r.error.code, 'count_mismatch');
+  assert.equal(r.error.line, 3);
+  assert.equal(r.error.column, 1);
+  let node;
+  try { stc.decode('{\n  ids[3]: 1,2\n}'); } catch (e) { node = e; }
+  assert.equal(r.error.offset, node.offset);
+  assert.equal(r.error.message, node.message);
+});
+
+for (const name of ['twitter.json', 'citm_catalog.json', 'github_events.json']) {
+  test(`a real document decodes in Chromium: ${name}`, async () => {
+    const original = readFileSync(join(CORPUS_DIR, name), 'utf8');
+    // STC made by the Node build; the browser decodes it and must give the same bytes.
+    const stcText = stc.encode(original);
+    const expected = stc.decode(stcText);
+    assert.ok(stcText.length < expected.length, 'STC is smaller than minified JSON');
+    const r = await page.evaluate(([n, t]) => window.corpusRoundtrip(n, t), [name, stcText]);
+    assert.equal(r.bytes, original.length);
+    assert.equal(r.fromGiven, expected, 'browser decode is byte-identical to Node decode');
+    assert.equal(r.decoded, expected, 'encode+decode in the browser gives the same JSON');
+    assert.equal(r.sameValue, true, 'same value as JSON.parse of the original');
+    assert.deepEqual(JSON.parse(r.fromGiven), JSON.parse(original));
+    assert.equal(r.parsedKeys, Object.keys(JSON.parse(original)).length);
+  });
+}
