@@ -173,6 +173,14 @@ def gate_section(data, out):
                    f"{fm['gated_o200k']['chosen']} | {'**yes** (+' + str(g - j) + ')' if harm else 'no'} |")
     out.append("")
     out.append(f"Documents where the default gate spent more tokens than minified JSON: **{harms}** of {len(docs)}.\n")
+    # The margin the estimator would have needed: above every estimated saving of a document where STC really loses.
+    losing = [(1 - d["formats"]["stc_compact"]["estimate"] / d["formats"]["json_min"]["estimate"], d["name"]) for d in docs
+              if d["formats"]["stc_compact"]["o200k_base"] >= d["formats"]["json_min"]["o200k_base"]]
+    if losing:
+        worst = max(losing)
+        out.append(f"Where STC really costs at least as much as minified JSON ({len(losing)} documents), the largest saving the "
+                   f"estimator predicted was {worst[0] * 100:+.1f}% ({worst[1]}): on this corpus a margin above that avoids all harm "
+                   "with the estimator; the exact tokenizer (`--tokenizer o200k_base`) avoids it by construction.\n")
     return harms
 
 
