@@ -468,9 +468,9 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                 format!("array count must be a non-negative integer, found '{lexeme}'"),
             ));
         }
-        lexeme.parse::<usize>().map_err(|_| {
-            self.err_at(at, ErrorKind::CountTooLarge, format!("array count {lexeme} is larger than the input"))
-        })
+        // A count beyond usize saturates: the remaining-input check rejects it
+        // at the same point as any other oversized count, on every platform.
+        Ok(lexeme.parse::<usize>().unwrap_or(usize::MAX))
     }
 
     /// array = "[" [ value *( "," value ) ] "]" / header-array   (at '[')
@@ -555,10 +555,12 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
     fn check_fits(&self, at: usize, count: usize, cells: Option<usize>) -> PResult {
         let remaining = self.bytes.len() - self.pos;
         if cells.unwrap_or(count) > remaining {
+            let digits = self.bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+            let written = self.text.get(at..at + digits).unwrap_or("");
             return Err(self.err_at(
                 at,
                 ErrorKind::CountTooLarge,
-                format!("array count {count} is larger than the rest of the input can hold"),
+                format!("array count {written} is larger than the rest of the input can hold"),
             ));
         }
         Ok(())
