@@ -29,7 +29,7 @@ fi
 # by every crate, so the overrides go through the environment, and a separate
 # target dir keeps these artifacts from invalidating the native builds.
 export CARGO_TARGET_DIR="${STC_WASM_TARGET_DIR:-$here/../target/wasm}"
-CARGO_PROFILE_RELEASE_OPT_LEVEL=z \
+CARGO_PROFILE_RELEASE_OPT_LEVEL="${STC_WASM_OPT_LEVEL:-z}" \
 CARGO_PROFILE_RELEASE_LTO=true \
 CARGO_PROFILE_RELEASE_PANIC=abort \
 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
