@@ -66,6 +66,19 @@ def token_section(docs, tokenizer, out):
             cells.append(fmt_int(t[f]) if f == "json_min" else f"{fmt_int(t[f])} ({pct(t[f], base)})")
         out.append(f"| {label} | {t['_n']} | " + " | ".join(cells) + " |")
     out.append("")
+    out.append(f"Mean of the per-document change against minified JSON ({tokenizer}; every document weighs the same):\n")
+    out.append("| class | " + " | ".join(name for f, name in FORMATS if f != "json_min") + " |")
+    out.append("|---|" + "---:|" * (len(FORMATS) - 1))
+    for cls, label in CLASSES + [("all", "**all documents**")]:
+        members = [d for d in docs if cls == "all" or d["class"] == cls]
+        cells = []
+        for f, _ in FORMATS:
+            if f == "json_min":
+                continue
+            ch = [d["formats"][f][tokenizer] / d["formats"]["json_min"][tokenizer] - 1 for d in members if f in d["formats"]]
+            cells.append(f"{100 * sum(ch) / len(ch):+.1f}%" if ch else "n/a")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    out.append("")
     return totals
 
 
@@ -181,32 +194,79 @@ def gate_section(data, out):
         out.append(f"Where STC really costs at least as much as minified JSON ({len(losing)} documents), the largest saving the "
                    f"estimator predicted was {worst[0] * 100:+.1f}% ({worst[1]}): on this corpus a margin above that avoids all harm "
                    "with the estimator; the exact tokenizer (`--tokenizer o200k_base`) avoids it by construction.\n")
+    out.append("The gate's decision replayed from the counts above for other margins (same rule as `encode_gated`: "
+               "STC iff `stc < json` and `stc <= json * (1 - margin)`, counted with the estimator), o200k_base tokens of the output:\n")
+    out.append("| margin | STC chosen | harmed documents | tokens of gated output (all documents) | vs minified JSON | saving left on the table vs an exact oracle |")
+    out.append("|---:|---:|---:|---:|---:|---:|")
+    total_json = sum(d["formats"]["json_min"]["o200k_base"] for d in docs)
+    oracle = sum(min(d["formats"]["json_min"]["o200k_base"], d["formats"]["stc_compact"]["o200k_base"]) for d in docs)
+    for m in [0.0, 0.02, 0.05, 0.06, 0.07, 0.08, 0.10, 0.15]:
+        chosen = harmed = total = 0
+        for d in docs:
+            je, se = d["formats"]["json_min"]["estimate"], d["formats"]["stc_compact"]["estimate"]
+            jt, st = d["formats"]["json_min"]["o200k_base"], d["formats"]["stc_compact"]["o200k_base"]
+            if se < je and se <= je * (1 - m):
+                chosen += 1
+                harmed += st > jt
+                total += st
+            else:
+                total += jt
+        out.append(f"| {m:.2f} | {chosen} | {harmed} | {fmt_int(total)} | {pct(total, total_json)} | {fmt_int(total - oracle)} |")
+    out.append("")
     return harms
 
 
-def table_from(results):
-    """Renders a binding's results (list of dicts, or dict of dicts/numbers) as markdown."""
-    rows = []
-    if isinstance(results, dict):
-        for k, v in results.items():
-            rows.append(dict(name=k, **v) if isinstance(v, dict) else {"name": k, "value": v})
-    elif isinstance(results, list):
-        rows = [r if isinstance(r, dict) else {"value": r} for r in results]
-    if not rows:
-        return ["(no results)"]
+def flat_rows(rows):
+    """Markdown table of a list of dicts, one level of nested dicts flattened (`seconds.stc.loads`)."""
+    flat = []
+    for r in rows:
+        f = {}
+        for k, v in (r.items() if isinstance(r, dict) else [("value", r)]):
+            if isinstance(v, dict):
+                for k2, v2 in v.items():
+                    if not isinstance(v2, (dict, list)):
+                        f[f"{k}.{k2}"] = v2
+            elif not isinstance(v, list):
+                f[k] = v
+        flat.append(f)
     cols = []
-    for r in rows:
-        for k in r:
-            if k not in cols and not isinstance(r[k], (dict, list)):
+    for f in flat:
+        for k in f:
+            if k not in cols:
                 cols.append(k)
+    if not cols:
+        return ["(no results)"]
+
+    def cell(v):
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return "n/a" if v is None else str(v)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for r in rows:
-        cells = []
-        for c in cols:
-            v = r.get(c, "")
-            cells.append(f"{v:.4g}" if isinstance(v, float) else str(v))
-        lines.append("| " + " | ".join(cells) + " |")
+    for f in flat:
+        lines.append("| " + " | ".join(cell(f.get(c)) for c in cols) + " |")
     return lines
+
+
+def binding_results(res, out):
+    """A binding's own results file, rendered without interpreting it: scalars, tables, summary."""
+    scalars = {k: v for k, v in res.items() if not isinstance(v, (dict, list))}
+    if scalars:
+        out.append("; ".join(f"{k}: `{v}`" for k, v in scalars.items()) + "\n")
+    for k, v in res.items():
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            out.append(f"`{k}`:\n")
+            out.extend(flat_rows(v))
+            out.append("")
+    for k, v in res.items():
+        if isinstance(v, dict) and k not in ("operations",):
+            items = []
+            for k2, v2 in v.items():
+                if isinstance(v2, dict):
+                    items.extend(f"{k2} {k3}: {v3:.3g}" if isinstance(v3, float) else f"{k2} {k3}: {v3}" for k3, v3 in v2.items())
+                elif not isinstance(v2, list):
+                    items.append(f"{k2}: {v2:.3g}" if isinstance(v2, float) else f"{k2}: {v2}")
+            if items:
+                out.append(f"`{k}`: " + "; ".join(items) + "\n")
 
 
 def speed_section(out_dir, out):
@@ -254,14 +314,8 @@ def speed_section(out_dir, out):
         res = load(os.path.join(out_dir, f"{key}.json"))
         skip = os.path.join(out_dir, f"{key}.skip")
         if res is not None:
-            head = {k: v for k, v in res.items() if not isinstance(v, (dict, list))}
-            if head:
-                out.append(", ".join(f"{k}: {v}" for k, v in head.items()) + "\n")
-            for k, v in res.items():
-                if isinstance(v, (dict, list)):
-                    out.append(f"`{k}`:\n")
-                    out.extend(table_from(v))
-                    out.append("")
+            out.append(f"Written by the binding's own bench script (`bench/out/{key}.json`), shown as is.\n")
+            binding_results(res, out)
         else:
             reason = open(skip).read().strip() if os.path.exists(skip) else "no results file"
             out.append(f"Not measured: {reason}.\n")
@@ -339,7 +393,7 @@ def main():
                      f"TOON {pct(t['toon'], t['json_min'])}, STC readable {pct(t['stc_readable'], t['json_min'])}, "
                      f"gated STC {pct(t['gated'], t['json_min'])} against minified JSON; "
                      f"pretty JSON is {pct(t['json_pretty'], t['json_min'])}.")
-    out.append("Tokens (o200k_base), sums over each class:\n")
+    out.append("Tokens (o200k_base), sums over each class (the mean of per-document changes is in the tables below):\n")
     out.extend(lines)
     out.append("")
     mape_all, _ = None, None
