@@ -35,10 +35,7 @@ fn builder_error(err: stc_core::Error) -> PyErr {
 }
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "?".to_string())
+    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
 }
 
 /// A Python `str` as UTF-8, or as UTF-16 code units when it holds lone
@@ -52,14 +49,8 @@ fn text_of<'py>(s: &Bound<'py, PyString>) -> PyResult<Text<'py>> {
     match s.encode_utf8() {
         Ok(bytes) => Ok(Text::Utf8(bytes)),
         Err(_) => {
-            let bytes = s
-                .call_method1("encode", ("utf-16-le", "surrogatepass"))?
-                .cast_into::<PyBytes>()?;
-            let units = bytes
-                .as_bytes()
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect();
+            let bytes = s.call_method1("encode", ("utf-16-le", "surrogatepass"))?.cast_into::<PyBytes>()?;
+            let units = bytes.as_bytes().chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
             Ok(Text::Utf16(units))
         }
     }
@@ -75,27 +66,84 @@ fn int_lexeme(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(v) = obj.extract::<i64>() {
         return Ok(itoa::Buffer::new().format(v).to_string());
     }
-    let repr = obj
-        .py()
-        .get_type::<PyInt>()
-        .call_method1("__repr__", (obj,))?;
+    let repr = obj.py().get_type::<PyInt>().call_method1("__repr__", (obj,))?;
     repr.extract::<String>()
 }
 
-/// `float.__repr__(obj)`, or `ValueError` for NaN and infinities (strict JSON).
+/// `float.__repr__(obj)` (what `json.dumps` writes), or `ValueError` for NaN
+/// and infinities (strict JSON).
 fn float_lexeme(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     let value: f64 = obj.extract()?;
-    let repr = obj
-        .py()
-        .get_type::<PyFloat>()
-        .call_method1("__repr__", (obj,))?;
-    let repr = repr.extract::<String>()?;
     if !value.is_finite() {
-        return Err(PyValueError::new_err(format!(
-            "Out of range float values are not JSON compliant: {repr}"
-        )));
+        let shown = if value.is_nan() {
+            "nan"
+        } else if value > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        };
+        return Err(PyValueError::new_err(format!("Out of range float values are not JSON compliant: {shown}")));
     }
-    Ok(repr)
+    Ok(float_repr(value))
+}
+
+/// Python's `repr` of a finite float, without calling into Python.
+///
+/// Both Rust's `{:e}` and CPython's `repr` print the shortest digit string
+/// that reads back as the same double (see below for ties); CPython then lays the digits out in
+/// positional notation when the decimal exponent is in -4 ..= 15 (adding
+/// `.0` to whole numbers) and in exponential notation otherwise, with a
+/// signed exponent of at least two digits: `1e-05`, `1e+16`, `0.0001`.
+fn float_repr(value: f64) -> String {
+    if value == 0.0 {
+        return if value.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
+    }
+    let shortest = format!("{:e}", value.abs());
+    // When two digit strings of that length read back as the same double,
+    // Rust and CPython may pick different ones; CPython picks the one nearest
+    // the exact value (ties to even), which is what exact formatting at that
+    // length gives. Keep it when it reads back, as it then does.
+    let len = shortest.split('e').next().map_or(1, |m| m.bytes().filter(u8::is_ascii_digit).count());
+    let nearest = format!("{:.*e}", len.saturating_sub(1), value.abs());
+    let sci = if nearest.parse::<f64>() == Ok(value.abs()) { nearest } else { shortest };
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let n = digits.len() as i32;
+    // The decimal point sits after `point` digits: value = 0.DIGITS × 10^point.
+    let point = exponent + 1;
+    let mut out = String::with_capacity(digits.len() + 8);
+    if value < 0.0 {
+        out.push('-');
+    }
+    if -4 < point && point <= 16 {
+        if point <= 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-point) as usize));
+            out.push_str(&digits);
+        } else if point >= n {
+            out.push_str(&digits);
+            out.extend(std::iter::repeat_n('0', (point - n) as usize));
+            out.push_str(".0");
+        } else {
+            out.push_str(&digits[..point as usize]);
+            out.push('.');
+            out.push_str(&digits[point as usize..]);
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if n > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exponent < 0 { '-' } else { '+' });
+        if exponent.abs() < 10 {
+            out.push('0');
+        }
+        out.push_str(&exponent.abs().to_string());
+    }
+    out
 }
 
 impl<'py> Walker<'py, '_> {
@@ -143,10 +191,7 @@ impl<'py> Walker<'py, '_> {
 
     fn via_default(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
         let Some(default) = self.default else {
-            return Err(PyTypeError::new_err(format!(
-                "Object of type {} is not JSON serializable",
-                type_name(obj)
-            )));
+            return Err(PyTypeError::new_err(format!("Object of type {} is not JSON serializable", type_name(obj))));
         };
         if self.default_depth >= self.max_depth {
             return Err(PyValueError::new_err(format!(

@@ -15,30 +15,14 @@ static GATE_RESULT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 /// `pos` counts characters like `json.JSONDecodeError.pos`: the characters
 /// before the error's byte offset (every byte that does not continue a UTF-8
 /// sequence starts one, the same rule the core uses for columns).
-pub(crate) fn decode_error(
-    py: Python<'_>,
-    err: &stc_core::Error,
-    doc: &Bound<'_, PyAny>,
-    bytes: &[u8],
-) -> PyErr {
+pub(crate) fn decode_error(py: Python<'_>, err: &stc_core::Error, doc: &Bound<'_, PyAny>, bytes: &[u8]) -> PyErr {
     let cls = match DECODE_ERROR.import(py, "stc._types", "STCDecodeError") {
         Ok(cls) => cls,
         Err(e) => return e,
     };
     let offset = err.offset().min(bytes.len());
-    let pos = bytes[..offset]
-        .iter()
-        .filter(|&&b| (b & 0xC0) != 0x80)
-        .count();
-    let args = (
-        err.message(),
-        doc,
-        pos,
-        err.kind().code(),
-        offset,
-        err.line(),
-        err.column(),
-    );
+    let pos = bytes[..offset].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+    let args = (err.message(), doc, pos, err.kind().code(), offset, err.line(), err.column());
     match cls.call1(args) {
         Ok(value) => PyErr::from_value(value),
         Err(e) => e,

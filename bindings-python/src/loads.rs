@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use stc_core::{Abort, JsonStr, Sink};
 
 use crate::errors::decode_error;
-use crate::input::{text_bytes, utf8};
+use crate::input::TextInput;
 use crate::text::limits;
 
 /// Keys longer than this are not memoized: long keys rarely repeat.
@@ -50,14 +50,7 @@ struct ObjectBuilder<'py, 'a, 'h> {
 
 impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
     fn new(py: Python<'py>, hooks: &'h Hooks<'py>) -> Self {
-        ObjectBuilder {
-            py,
-            hooks,
-            stack: Vec::new(),
-            root: None,
-            error: None,
-            keys: FxHashMap::default(),
-        }
+        ObjectBuilder { py, hooks, stack: Vec::new(), root: None, error: None, keys: FxHashMap::default() }
     }
 
     /// Keeps a Python exception and tells the parser to stop.
@@ -146,11 +139,7 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
                     None => list.into_any(),
                 }
             }
-            _ => {
-                return Err(PySystemError::new_err(
-                    "stc: end of object without an open object",
-                ))
-            }
+            _ => return Err(PySystemError::new_err("stc: end of object without an open object")),
         };
         self.put(value)
     }
@@ -161,9 +150,7 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
                 let list = PyList::new(self.py, items)?.into_any();
                 self.put(list)
             }
-            _ => Err(PySystemError::new_err(
-                "stc: end of array without an open array",
-            )),
+            _ => Err(PySystemError::new_err("stc: end of array without an open array")),
         }
     }
 
@@ -262,25 +249,16 @@ pub(crate) fn loads<'py>(
     object_pairs_hook: Option<Bound<'py, PyAny>>,
     max_depth: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let bytes = text_bytes(s, "the STC text")?;
-    let data = bytes.as_bytes();
-    let text = utf8(data, s)?;
-    let hooks = Hooks {
-        object_hook,
-        object_pairs_hook,
-        parse_float,
-        parse_int,
-    };
+    let input = TextInput::new(s, "the STC text")?;
+    let text = input.text(s)?;
+    let hooks = Hooks { object_hook, object_pairs_hook, parse_float, parse_int };
     let mut builder = ObjectBuilder::new(py, &hooks);
     match stc_core::parse_stc(text, &limits(max_depth), &mut builder) {
-        Ok(()) => builder
-            .root
-            .take()
-            .ok_or_else(|| PySystemError::new_err("stc: the parser produced no value")),
+        Ok(()) => builder.root.take().ok_or_else(|| PySystemError::new_err("stc: the parser produced no value")),
         Err(e) => match builder.error.take() {
             // A hook (or an allocation) raised: that exception wins.
             Some(py_err) => Err(py_err),
-            None => Err(decode_error(py, &e, s, data)),
+            None => Err(decode_error(py, &e, s, input.bytes())),
         },
     }
 }

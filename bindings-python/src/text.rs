@@ -5,11 +5,10 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 use stc_core::{EncodeOptions, GateOptions, Limits, Profile, Tokenizer};
 
 use crate::errors::{decode_error, gate_result_type};
-use crate::input::{text_bytes, utf8};
+use crate::input::TextInput;
 use crate::DETACH_MIN_BYTES;
 
 /// Runs `f` with the GIL released when the input is large enough to be worth it.
@@ -22,11 +21,8 @@ pub(crate) fn run_detached<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce()
 }
 
 pub(crate) fn parse_profile(name: &str) -> PyResult<Profile> {
-    Profile::from_name(name).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "profile must be 'compact' or 'readable', not {name:?}"
-        ))
-    })
+    Profile::from_name(name)
+        .ok_or_else(|| PyValueError::new_err(format!("profile must be 'compact' or 'readable', not {name:?}")))
 }
 
 pub(crate) fn limits(max_depth: Option<usize>) -> Limits {
@@ -35,9 +31,7 @@ pub(crate) fn limits(max_depth: Option<usize>) -> Limits {
 
 fn parse_tokenizer(name: &str) -> PyResult<Tokenizer> {
     Tokenizer::from_name(name).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "tokenizer must be 'estimate', 'o200k_base' or 'cl100k_base', not {name:?}"
-        ))
+        PyValueError::new_err(format!("tokenizer must be 'estimate', 'o200k_base' or 'cl100k_base', not {name:?}"))
     })
 }
 
@@ -57,14 +51,11 @@ pub(crate) fn encode(
     profile: String,
     max_depth: Option<usize>,
 ) -> PyResult<String> {
-    let options = EncodeOptions {
-        profile: parse_profile(&profile)?,
-        limits: limits(max_depth),
-    };
-    let bytes: Bound<'_, PyBytes> = text_bytes(json_text, "json_text")?;
-    let data = bytes.as_bytes();
-    run_detached(py, data.len(), || stc_core::encode_bytes(data, &options))
-        .map_err(|e| decode_error(py, &e, json_text, data))
+    let options = EncodeOptions { profile: parse_profile(&profile)?, limits: limits(max_depth) };
+    let input = TextInput::new(json_text, "json_text")?;
+    let text = input.text(json_text)?;
+    run_detached(py, text.len(), || stc_core::encode(text, &options))
+        .map_err(|e| decode_error(py, &e, json_text, input.bytes()))
 }
 
 /// decode(stc_text, *, max_depth=None)
@@ -75,16 +66,12 @@ pub(crate) fn encode(
 /// Raises STCDecodeError on invalid input.
 #[pyfunction]
 #[pyo3(signature = (stc_text, *, max_depth = None), text_signature = "(stc_text, *, max_depth=None)")]
-pub(crate) fn decode(
-    py: Python<'_>,
-    stc_text: &Bound<'_, PyAny>,
-    max_depth: Option<usize>,
-) -> PyResult<String> {
+pub(crate) fn decode(py: Python<'_>, stc_text: &Bound<'_, PyAny>, max_depth: Option<usize>) -> PyResult<String> {
     let limits = limits(max_depth);
-    let bytes = text_bytes(stc_text, "stc_text")?;
-    let data = bytes.as_bytes();
-    run_detached(py, data.len(), || stc_core::decode_bytes(data, &limits))
-        .map_err(|e| decode_error(py, &e, stc_text, data))
+    let input = TextInput::new(stc_text, "stc_text")?;
+    let text = input.text(stc_text)?;
+    run_detached(py, text.len(), || stc_core::decode_with(text, &limits))
+        .map_err(|e| decode_error(py, &e, stc_text, input.bytes()))
 }
 
 /// encode_gated(json_text, *, profile="compact", min_saving=0.05, tokenizer="estimate", max_depth=None)
@@ -106,27 +93,13 @@ pub(crate) fn encode_gated<'py>(
     tokenizer: String,
     max_depth: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let options = EncodeOptions {
-        profile: parse_profile(&profile)?,
-        limits: limits(max_depth),
-    };
-    let gate = GateOptions {
-        min_saving,
-        tokenizer: parse_tokenizer(&tokenizer)?,
-    };
-    let bytes = text_bytes(json_text, "json_text")?;
-    let data = bytes.as_bytes();
-    let text = utf8(data, json_text)?;
-    let gated = run_detached(py, data.len(), || {
-        stc_core::encode_gated(text, &options, &gate)
-    })
-    .map_err(|e| decode_error(py, &e, json_text, data))?;
-    gate_result_type(py)?.call1((
-        gated.text,
-        gated.chosen.name(),
-        gated.json_tokens,
-        gated.stc_tokens,
-    ))
+    let options = EncodeOptions { profile: parse_profile(&profile)?, limits: limits(max_depth) };
+    let gate = GateOptions { min_saving, tokenizer: parse_tokenizer(&tokenizer)? };
+    let input = TextInput::new(json_text, "json_text")?;
+    let text = input.text(json_text)?;
+    let gated = run_detached(py, text.len(), || stc_core::encode_gated(text, &options, &gate))
+        .map_err(|e| decode_error(py, &e, json_text, input.bytes()))?;
+    gate_result_type(py)?.call1((gated.text, gated.chosen.name(), gated.json_tokens, gated.stc_tokens))
 }
 
 /// count_tokens(text, tokenizer="o200k_base")
@@ -139,15 +112,10 @@ pub(crate) fn encode_gated<'py>(
     signature = (text, tokenizer = String::from("o200k_base")),
     text_signature = "(text, tokenizer='o200k_base')"
 )]
-pub(crate) fn count_tokens(
-    py: Python<'_>,
-    text: &Bound<'_, PyAny>,
-    tokenizer: String,
-) -> PyResult<usize> {
+pub(crate) fn count_tokens(py: Python<'_>, text: &Bound<'_, PyAny>, tokenizer: String) -> PyResult<usize> {
     let tokenizer = parse_tokenizer(&tokenizer)?;
-    let bytes = text_bytes(text, "text")?;
-    let data = bytes.as_bytes();
-    let text = utf8(data, text)?;
+    let input = TextInput::new(text, "text")?;
+    let text = input.text(text)?;
     // The first use of a BPE tokenizer builds its tables: always worth detaching.
     Ok(py.detach(|| tokenizer.count(text)))
 }

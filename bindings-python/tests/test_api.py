@@ -6,6 +6,9 @@ import decimal
 import enum
 import io
 import json
+import math
+import random
+import struct
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -133,6 +136,21 @@ def test_dumps_matches_encode_of_json_dumps() -> None:
 def test_dumps_numbers_like_json_dumps() -> None:
     for x in [0.1, 1e16, 1e-5, 123456789.123, 5e-324, 1.7976931348623157e308, -0.0, 2**70, -5]:
         assert stc.decode(stc.dumps(x)) == json.dumps(x)
+
+
+def test_dumps_floats_match_repr() -> None:
+    """dumps spells floats as float.__repr__ does (json.dumps' lexemes)."""
+    rng = random.Random(66)
+    values: list[float] = []
+    while len(values) < 100_000:
+        x = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        if math.isfinite(x):
+            values.append(x)
+    values += [rng.uniform(-1e6, 1e6) for _ in range(20_000)]
+    scaled = [m * 10.0**k for k in range(-330, 309) for m in (1.0, 1.5, 9.999999999999999, 0.3)]
+    values += [x for x in scaled if math.isfinite(x)]
+    values += [1e16, 1e15, 9999999999999998.0, 1e-4, 1e-5, 0.00009999, 5e-324, 1.7976931348623157e308, 0.1 + 0.2]
+    assert stc.decode(stc.dumps(values)) == json.dumps(values, separators=(",", ":"))
 
 
 class Color(enum.IntEnum):

@@ -15,6 +15,7 @@ JSON, number lexemes and duplicate keys included (through the hooks).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -117,8 +118,15 @@ def test_case_through_loads(category: str, file: str, case: Any) -> None:
         return
     if category == "roundtrip":
         text = stc.encode(text, max_depth=max_depth)
-    expected = _exact_loads(json.loads, case["expected"])
-    assert _exact_loads(stc.loads, text, max_depth=max_depth) == expected
+    # json.loads and == recurse in C under Python's recursion limit (1000 by
+    # default); the corpus nests up to the core's cap of 1024.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 5000))
+    try:
+        expected = _exact_loads(json.loads, case["expected"])
+        assert _exact_loads(stc.loads, text, max_depth=max_depth) == expected
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def test_case_names_are_unique() -> None:
