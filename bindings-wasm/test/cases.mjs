@@ -1,18 +1,6 @@
 // The conformance contract (conformance/README.md) as one function, shared by
 // the Node test and the browser page: no Node or DOM APIs here.
 
-/**
- * Cases that fail on wasm32 because of a known stc-core bug, each with its
- * reason. They still run; a failure is reported as TODO instead of failing the
- * suite. Remove an entry once stc-core is fixed (the runner then requires it
- * to pass).
- */
-export const KNOWN_WASM32_FAILURES = {
-  'column-list-error-before-count-above-32-bits':
-    'stc-core parses header counts as usize (parser.rs count_value), which is 32 bits on wasm32: ' +
-    '[4294967296] overflows there and reports count_too_large at 1 instead of unexpected_char at 13',
-};
-
 const CATEGORIES = new Set(['encode', 'decode', 'roundtrip', 'invalid', 'json-invalid']);
 
 function hexBytes(hex) {

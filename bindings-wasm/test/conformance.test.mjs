@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stc, caseFiles } from './load.mjs';
-import { flatten, runCase, KNOWN_WASM32_FAILURES } from './cases.mjs';
+import { flatten, runCase } from './cases.mjs';
 
 const cases = flatten(caseFiles());
 
@@ -14,8 +14,7 @@ test('the corpus is not empty and names are unique', () => {
 });
 
 for (const c of cases) {
-  const todo = KNOWN_WASM32_FAILURES[c.name];
-  test(`${c.category}: ${c.name}`, todo ? { todo } : {}, () => {
+  test(`${c.category}: ${c.name}`, () => {
     const failure = runCase(stc, c);
     assert.equal(failure, null, `${c.file} ${c.name}: ${failure}`);
   });
