@@ -82,16 +82,45 @@ fn type_of(env: RawEnv, v: Value) -> Result<i32> {
 }
 
 /// Reads a JavaScript string as UTF-8 (lone surrogates become U+FFFD, as
-/// with `TextEncoder`; see the README).
+/// with `TextEncoder`; see the README). One copy: the UTF-16 length, which
+/// napi knows without a scan, bounds the UTF-8 length (3 bytes per unit).
 fn read_utf8(env: RawEnv, v: Value) -> Result<String> {
-    let mut len = 0usize;
-    napi_call!(env, sys::napi_get_value_string_utf8(env, v, ptr::null_mut(), 0, &mut len));
-    let mut buf = vec![0u8; len + 1];
+    let mut units = 0usize;
+    napi_call!(env, sys::napi_get_value_string_utf16(env, v, ptr::null_mut(), 0, &mut units));
+    let capacity = units * 3 + 1;
+    let mut buf: Vec<u8> = Vec::with_capacity(capacity);
     let mut written = 0usize;
-    napi_call!(env, sys::napi_get_value_string_utf8(env, v, buf.as_mut_ptr().cast::<c_char>(), len + 1, &mut written));
-    buf.truncate(written);
+    napi_call!(env, sys::napi_get_value_string_utf8(env, v, buf.as_mut_ptr().cast::<c_char>(), capacity, &mut written));
+    // SAFETY: napi wrote `written` bytes (plus a NUL) into the buffer.
+    unsafe { buf.set_len(written.min(capacity)) };
     // napi writes valid UTF-8 (lone surrogates replaced), so this never fails.
     String::from_utf8(buf).map_err(|_| Error::new(Status::GenericFailure, "string is not UTF-8".to_string()))
+}
+
+/// Creates a JavaScript string from Rust text the cheapest way V8 offers:
+/// Latin-1 when every character fits in a byte (a plain copy for ASCII),
+/// else UTF-16. Both beat napi's UTF-8 path, whose decoder is slow once the
+/// text holds any non-ASCII character.
+fn js_string_fast(env: RawEnv, s: &str) -> Result<Value> {
+    let mut out = ptr::null_mut();
+    if s.is_ascii() {
+        napi_call!(env, sys::napi_create_string_latin1(env, s.as_ptr().cast::<c_char>(), s.len() as isize, &mut out));
+    } else if s.chars().all(|c| (c as u32) < 0x100) {
+        let latin1: Vec<u8> = s.chars().map(|c| c as u8).collect();
+        napi_call!(
+            env,
+            sys::napi_create_string_latin1(env, latin1.as_ptr().cast::<c_char>(), latin1.len() as isize, &mut out)
+        );
+    } else {
+        let units: Vec<u16> = s.encode_utf16().collect();
+        napi_call!(env, sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out));
+    }
+    Ok(out)
+}
+
+fn string_result(env: RawEnv, s: &str) -> Result<Unknown<'static>> {
+    let v = js_string_fast(env, s)?;
+    Ok(unsafe { Unknown::from_raw_unchecked(env, v) })
 }
 
 /// Reads a JavaScript string as UTF-16 code units, lone surrogates kept.
@@ -111,12 +140,68 @@ fn read_utf16(env: RawEnv, v: Value, buf: &mut Vec<u16>) -> Result<()> {
 enum Input<'a> {
     Text(String),
     Bytes(&'a [u8]),
+    /// A string holding a lone surrogate as a raw character: it has no UTF-8
+    /// form. Keeps the UTF-8 of the text before it, to report the position.
+    LoneSurrogate(String),
+}
+
+/// Reads a JavaScript string and converts it to UTF-8 here: copying UTF-16
+/// out of V8 and converting in Rust is faster than napi's UTF-8 writer on
+/// two-byte strings, and it finds raw lone surrogates, which napi would turn
+/// into U+FFFD silently.
+fn read_text(env: RawEnv, v: Value) -> Result<Input<'static>> {
+    let mut len = 0usize;
+    napi_call!(env, sys::napi_get_value_string_utf16(env, v, ptr::null_mut(), 0, &mut len));
+    let mut units: Vec<u16> = vec![0; len + 1];
+    let mut written = 0usize;
+    napi_call!(env, sys::napi_get_value_string_utf16(env, v, units.as_mut_ptr(), len + 1, &mut written));
+    units.truncate(written.min(len));
+    let mut out: Vec<u8> = Vec::with_capacity(units.len() + units.len() / 8 + 16);
+    let mut i = 0;
+    while i < units.len() {
+        // ASCII runs, 16 units at a time (vectorizes).
+        if let Some(chunk) = units.get(i..i + 16) {
+            if chunk.iter().fold(0u16, |acc, &u| acc | u) < 0x80 {
+                out.extend(chunk.iter().map(|&u| u as u8));
+                i += 16;
+                continue;
+            }
+        }
+        let u = units[i];
+        if u < 0x80 {
+            out.push(u as u8);
+            i += 1;
+            continue;
+        }
+        let (code, width) = match u {
+            0xD800..=0xDBFF => match units.get(i + 1) {
+                Some(&lo @ 0xDC00..=0xDFFF) => {
+                    (0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(lo) - 0xDC00), 2)
+                }
+                _ => (u32::MAX, 1),
+            },
+            0xDC00..=0xDFFF => (u32::MAX, 1),
+            _ => (u32::from(u), 1),
+        };
+        match char::from_u32(code) {
+            Some(c) => out.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes()),
+            None => {
+                let prefix = String::from_utf8(out).unwrap_or_default();
+                return Ok(Input::LoneSurrogate(prefix));
+            }
+        }
+        i += width;
+    }
+    // Valid by construction; the check is a fast scan.
+    let text =
+        String::from_utf8(out).map_err(|_| Error::new(Status::GenericFailure, "UTF-16 conversion".to_string()))?;
+    Ok(Input::Text(text))
 }
 
 impl Input<'_> {
     fn read(env: RawEnv, v: Value) -> Result<Input<'static>> {
         if type_of(env, v)? == sys::ValueType::napi_string {
-            return Ok(Input::Text(read_utf8(env, v)?));
+            return read_text(env, v);
         }
         let mut is_buffer = false;
         napi_call!(env, sys::napi_is_buffer(env, v, &mut is_buffer));
@@ -131,7 +216,10 @@ impl Input<'_> {
             if is_typed {
                 let mut ab = ptr::null_mut();
                 let mut offset = 0usize;
-                napi_call!(env, sys::napi_get_typedarray_info(env, v, &mut kind, &mut len, &mut data, &mut ab, &mut offset));
+                napi_call!(
+                    env,
+                    sys::napi_get_typedarray_info(env, v, &mut kind, &mut len, &mut data, &mut ab, &mut offset)
+                );
             }
             if kind != sys::TypedarrayType::uint8_array {
                 return Err(Error::new(Status::InvalidArg, "expected a string, Buffer or Uint8Array".to_string()));
@@ -139,8 +227,11 @@ impl Input<'_> {
         }
         // The argument keeps the bytes alive for the whole call; array buffer
         // contents never move. An empty view may have a null pointer.
-        let bytes: &'static [u8] =
-            if len == 0 || data.is_null() { &[] } else { unsafe { std::slice::from_raw_parts(data as *const u8, len) } };
+        let bytes: &'static [u8] = if len == 0 || data.is_null() {
+            &[]
+        } else {
+            unsafe { std::slice::from_raw_parts(data as *const u8, len) }
+        };
         Ok(Input::Bytes(bytes))
     }
 
@@ -153,12 +244,19 @@ impl Input<'_> {
                 // Let the core build the error so kind and offset match Rust.
                 Err(_) => Err(stc_core::validate_bytes(b, limits).expect_err("invalid UTF-8 is an error")),
             },
+            // The core reports invalid UTF-8 where the surrogate starts:
+            // give it the text before it followed by a byte that is never UTF-8.
+            Input::LoneSurrogate(prefix) => {
+                let mut bytes = prefix.clone().into_bytes();
+                bytes.push(0xFF);
+                Err(stc_core::validate_bytes(&bytes, limits).expect_err("0xFF is never UTF-8"))
+            }
         }
     }
 
     fn text(&self) -> Option<&str> {
         match self {
-            Input::Text(s) => Some(s),
+            Input::Text(s) | Input::LoneSurrogate(s) => Some(s),
             Input::Bytes(_) => None,
         }
     }
@@ -199,8 +297,9 @@ fn limits(max_depth: Option<u32>) -> Limits {
 fn profile(name: Option<String>) -> Result<Profile> {
     match name {
         None => Ok(Profile::Compact),
-        Some(n) => Profile::from_name(&n)
-            .ok_or_else(|| Error::new(Status::InvalidArg, format!("unknown profile '{n}' (expected 'compact' or 'readable')"))),
+        Some(n) => Profile::from_name(&n).ok_or_else(|| {
+            Error::new(Status::InvalidArg, format!("unknown profile '{n}' (expected 'compact' or 'readable')"))
+        }),
     }
 }
 
@@ -221,23 +320,34 @@ fn tokenizer(name: Option<String>, default: Tokenizer) -> Result<Tokenizer> {
 // ---------------------------------------------------------------------------
 
 /// JSON text (string or UTF-8 bytes) to STC text.
-#[napi(js_name = "encode", ts_args_type = "json: string | Uint8Array, profile?: string, maxDepth?: number")]
-pub fn encode_text(env: Env, json: Unknown, profile_name: Option<String>, max_depth: Option<u32>) -> Result<String> {
+#[napi(
+    js_name = "encode",
+    ts_args_type = "json: string | Uint8Array, profile?: string, maxDepth?: number",
+    ts_return_type = "string"
+)]
+pub fn encode_text(
+    env: Env,
+    json: Unknown,
+    profile_name: Option<String>,
+    max_depth: Option<u32>,
+) -> Result<Unknown<'static>> {
     let env = env.raw();
     let input = Input::read(env, json.value().value)?;
     let options = EncodeOptions { profile: profile(profile_name)?, limits: limits(max_depth) };
     let result = input.as_str(&options.limits).and_then(|s| stc_core::encode(s, &options));
-    result.map_err(|e| throw_stc(env, &e, input.text()))
+    let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
+    string_result(env, &text)
 }
 
 /// STC text (string or UTF-8 bytes) to minified JSON text.
-#[napi(js_name = "decode", ts_args_type = "stc: string | Uint8Array, maxDepth?: number")]
-pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>) -> Result<String> {
+#[napi(js_name = "decode", ts_args_type = "stc: string | Uint8Array, maxDepth?: number", ts_return_type = "string")]
+pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>) -> Result<Unknown<'static>> {
     let env = env.raw();
     let input = Input::read(env, stc.value().value)?;
     let limits = limits(max_depth);
     let result = input.as_str(&limits).and_then(|s| stc_core::decode_with(s, &limits));
-    result.map_err(|e| throw_stc(env, &e, input.text()))
+    let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
+    string_result(env, &text)
 }
 
 /// Result of [`encode_gated_text`].
@@ -755,7 +865,7 @@ pub fn stringify_values(
     profile_name: Option<String>,
     max_depth: Option<u32>,
     bigint: Option<bool>,
-) -> Result<Option<String>> {
+) -> Result<Unknown<'static>> {
     let raw_env = env.raw();
     let profile = profile(profile_name)?;
     let limits = limits(max_depth);
@@ -771,9 +881,11 @@ pub fn stringify_values(
     };
     let (v, t) = walker.prepare(Key::Root, value.value().value)?;
     if Walker::skipped(t) {
-        return Ok(None);
+        let mut undefined = ptr::null_mut();
+        napi_call!(raw_env, sys::napi_get_undefined(raw_env, &mut undefined));
+        return Ok(unsafe { Unknown::from_raw_unchecked(raw_env, undefined) });
     }
     walker.write(v, t)?;
     let doc = walker.doc.finish().map_err(|e| throw_stc(raw_env, &e, None))?;
-    Ok(Some(doc.encode(profile)))
+    string_result(raw_env, &doc.encode(profile))
 }
