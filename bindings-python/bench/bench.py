@@ -6,7 +6,8 @@ document of the corpus (`../shared/corpus` beside the repository, or --corpus)
 it times, in seconds per call (the best of --repeat runs of a calibrated loop):
 
   loads   stc.loads(STC text)  vs json.loads / orjson.loads(minified JSON),
-          toon_format.decode(TOON text); also stc.loads(minified JSON)
+          toon_format.decode(TOON text); also stc.loads(minified JSON) and
+          stc.loads(STC as bytes) (no str -> UTF-8 conversion)
   dumps   stc.dumps(obj)       vs json.dumps(obj, compact separators),
           orjson.dumps(obj), toon_format.encode(obj)
   text    stc.decode(STC text) vs ADR-066's regex decoder on the same data in
@@ -58,6 +59,7 @@ OPS = [
     ("orjson.loads", "loads", "orjson.loads(minified JSON)"),
     ("toon.decode", "loads", "toon_format.decode(TOON text)"),
     ("stc.loads_json", "loads", "stc.loads(minified JSON)"),
+    ("stc.loads_bytes", "loads", "stc.loads(STC text as UTF-8 bytes)"),
     ("stc.dumps", "dumps", "stc.dumps(obj)"),
     ("json.dumps", "dumps", "json.dumps(obj, separators=(',', ':'))"),
     ("orjson.dumps", "dumps", "orjson.dumps(obj)"),
@@ -105,6 +107,7 @@ def calls(doc: Doc) -> dict[str, Callable[[], None] | None]:
         "orjson.loads": loop(orjson.loads, doc.json) if orjson else None,
         "toon.decode": loop(toon_format.decode, doc.toon) if toon_format and doc.toon else None,
         "stc.loads_json": loop(stc.loads, doc.json),
+        "stc.loads_bytes": loop(stc.loads, [t.encode() for t in doc.stc]),
         "stc.dumps": loop(stc.dumps, doc.data),
         "json.dumps": loop(lambda d: json.dumps(d, separators=(",", ":"), ensure_ascii=False), doc.data),
         "orjson.dumps": loop(orjson.dumps, doc.data) if orjson else None,
@@ -238,6 +241,7 @@ def main() -> int:
         ("orjson.loads", "json.loads"),
         ("toon.decode", "json.loads"),
         ("stc.loads_json", "json.loads"),
+        ("stc.loads_bytes", "json.loads"),
         ("stc.dumps", "json.dumps"),
         ("orjson.dumps", "json.dumps"),
         ("toon.encode", "json.dumps"),

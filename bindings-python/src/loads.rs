@@ -46,11 +46,27 @@ struct ObjectBuilder<'py, 'a, 'h> {
     /// each distinct key is decoded and allocated once per call (as `json`'s
     /// own scanner does).
     keys: FxHashMap<&'a str, Bound<'py, PyAny>>,
+    /// Keys by their position in the input. Every row of a columnar array
+    /// names its cells with the header's column names, i.e. the very same
+    /// bytes of the input, so this direct-mapped cache answers those without
+    /// hashing the key text.
+    recent: [Option<(usize, usize, Bound<'py, PyAny>)>; RECENT_KEYS],
 }
+
+/// Slots of [`ObjectBuilder::recent`].
+const RECENT_KEYS: usize = 64;
 
 impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
     fn new(py: Python<'py>, hooks: &'h Hooks<'py>) -> Self {
-        ObjectBuilder { py, hooks, stack: Vec::new(), root: None, error: None, keys: FxHashMap::default() }
+        ObjectBuilder {
+            py,
+            hooks,
+            stack: Vec::new(),
+            root: None,
+            error: None,
+            keys: FxHashMap::default(),
+            recent: [const { None }; RECENT_KEYS],
+        }
     }
 
     /// Keeps a Python exception and tells the parser to stop.
@@ -156,13 +172,23 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
 
     fn set_key(&mut self, key: JsonStr<'a>) -> PyResult<()> {
         let raw = key.raw();
-        let object = match self.keys.get(raw) {
-            Some(k) => k.clone(),
-            None => {
-                let k = self.make_string(key)?;
-                if raw.len() <= MAX_CACHED_KEY {
-                    self.keys.insert(raw, k.clone());
-                }
+        let address = raw.as_ptr() as usize;
+        // Distinct keys start at least two bytes apart (a key, then ':' or ',').
+        let slot = (address >> 1) % RECENT_KEYS;
+        let object = match &self.recent[slot] {
+            Some((a, len, k)) if *a == address && *len == raw.len() => k.clone(),
+            _ => {
+                let k = match self.keys.get(raw) {
+                    Some(k) => k.clone(),
+                    None => {
+                        let k = self.make_string(key)?;
+                        if raw.len() <= MAX_CACHED_KEY {
+                            self.keys.insert(raw, k.clone());
+                        }
+                        k
+                    }
+                };
+                self.recent[slot] = Some((address, raw.len(), k.clone()));
                 k
             }
         };
