@@ -143,6 +143,8 @@ enum Input<'a> {
     /// A string holding a lone surrogate as a raw character: it has no UTF-8
     /// form. Keeps the UTF-8 of the text before it, to report the position.
     LoneSurrogate(String),
+    /// UTF-8 bytes copied out of a buffer (see [`parse_values`]).
+    OwnedBytes(String),
 }
 
 /// Reads a JavaScript string and converts it to UTF-8 here: copying UTF-16
@@ -238,7 +240,7 @@ impl Input<'_> {
     /// The input as `&str`, or the core's own `invalid_utf8` error.
     fn as_str(&self, limits: &Limits) -> std::result::Result<&str, stc_core::Error> {
         match self {
-            Input::Text(s) => Ok(s),
+            Input::Text(s) | Input::OwnedBytes(s) => Ok(s),
             Input::Bytes(b) => match std::str::from_utf8(b) {
                 Ok(s) => Ok(s),
                 // Let the core build the error so kind and offset match Rust.
@@ -257,7 +259,7 @@ impl Input<'_> {
     fn text(&self) -> Option<&str> {
         match self {
             Input::Text(s) | Input::LoneSurrogate(s) => Some(s),
-            Input::Bytes(_) => None,
+            Input::Bytes(_) | Input::OwnedBytes(_) => None,
         }
     }
 }
@@ -611,7 +613,15 @@ impl<'a> Sink<'a> for ValueBuilder<'a> {
 #[napi(js_name = "parseValues", ts_args_type = "stc: string | Uint8Array, maxDepth?: number, bigint?: boolean")]
 pub fn parse_values(env: Env, stc: Unknown, max_depth: Option<u32>, bigint: Option<bool>) -> Result<Unknown<'static>> {
     let raw_env = env.raw();
-    let input = Input::read(raw_env, stc.value().value)?;
+    let input = match Input::read(raw_env, stc.value().value)? {
+        // Building values may run JavaScript (the BigInt constructor), which
+        // could detach the caller's buffer: parse a copy of valid UTF-8.
+        Input::Bytes(b) => match std::str::from_utf8(b) {
+            Ok(s) => Input::OwnedBytes(s.to_owned()),
+            Err(_) => Input::Bytes(b),
+        },
+        other => other,
+    };
     let limits = limits(max_depth);
     let text = input.as_str(&limits).map_err(|e| throw_stc(raw_env, &e, input.text()))?;
     let mut builder = ValueBuilder::new(raw_env, bigint.unwrap_or(false));
