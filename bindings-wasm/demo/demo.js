@@ -32,18 +32,10 @@ function showError(e, box, label) {
   err.dataset.code = e.code;
   err.dataset.line = e.line;
   err.dataset.column = e.column;
-  // The message ends with the position ("… at line L column C"); it is shown up front instead.
-  const reason = e.message.replace(/ at line \d+ column \d+$/, '');
-  err.textContent = `${label} error (${e.code}) at line ${e.line}, column ${e.column}: ${reason}`;
-  // Select the offending character: the error's offset is in UTF-8 bytes;
-  // find the UTF-16 index of that line and column.
-  const lines = box.value.split('\n');
-  let index = 0;
-  for (let i = 0; i < e.line - 1 && i < lines.length; i++) index += lines[i].length + 1;
-  const line = lines[e.line - 1] || '';
-  index += [...line].slice(0, e.column - 1).join('').length;
+  err.textContent = `${label} error (${e.code}) at line ${e.line}, column ${e.column}: ${e.reason}`;
+  // Select the offending character: `index` is the error's position in the string (UTF-16).
   box.focus();
-  box.setSelectionRange(index, Math.min(index + 1, box.value.length));
+  box.setSelectionRange(e.index, Math.min(e.index + 1, box.value.length));
   $('status').textContent = `${label} failed.`;
 }
 

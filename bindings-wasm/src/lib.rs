@@ -24,8 +24,7 @@
 
 use js_sys::{Array, BigInt, JsString, Object, Reflect, Uint8Array};
 use stc_core::{
-    Abort, Document, DocumentBuilder, EncodeOptions, Error, GateOptions, JsonStr, Limits, Profile,
-    Sink, Tokenizer,
+    Abort, Document, DocumentBuilder, EncodeOptions, Error, GateOptions, JsonStr, Limits, Profile, Sink, Tokenizer,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -47,9 +46,17 @@ export interface ParseOptions extends DecodeOptions {
 export interface EncodeOptions extends DecodeOptions {
   profile?: Profile;
 }
+export interface StringifyOptions extends EncodeOptions {
+  /** Default false: a `BigInt` throws a `TypeError`, as in `JSON.stringify`. true: written as its exact integer. */
+  bigint?: boolean;
+}
+/** Only the estimate is compiled into the WebAssembly build (the exact BPE tables are megabytes). */
+export type TokenizerName = 'estimate';
 export interface GateOptions extends EncodeOptions {
   /** Fraction of minified JSON's tokens STC must save to be chosen (default 0.05). */
   minSaving?: number;
+  /** Default and only choice here: 'estimate'. */
+  tokenizer?: TokenizerName;
 }
 export interface Gated {
   /** The text to send: STC, or minified JSON (which is valid STC too). */
@@ -65,8 +72,9 @@ export type StcErrorCode =
   | 'unexpected_end' | 'unexpected_char' | 'invalid_number' | 'invalid_escape'
   | 'control_character' | 'invalid_utf8' | 'trailing_characters' | 'depth_limit'
   | 'invalid_count' | 'count_too_large' | 'count_mismatch' | 'invalid_document' | 'aborted';
-/** What every codec failure throws. */
-export interface StcError extends Error {
+/** What every codec failure throws: a `SyntaxError` named `StcError`, as in the Node package. */
+export interface StcError extends SyntaxError {
+  name: 'StcError';
   code: StcErrorCode;
   /** Byte offset (0-based) into the UTF-8 input. */
   offset: number;
@@ -74,22 +82,33 @@ export interface StcError extends Error {
   line: number;
   /** 1-based column, counted in Unicode characters; 0 when there is no position. */
   column: number;
+  /** The message without its position. */
+  reason: string;
+  /** UTF-16 index of `offset` in the input (`text.slice(index)`), when the input was a string. */
+  index?: number;
 }
 "#;
 
 // ---- errors -------------------------------------------------------------------
 
-/// Turns a codec error into a JavaScript `Error` with `code`, `offset`,
-/// `line` and `column`.
-fn js_error(e: &Error) -> JsValue {
-    let err = js_sys::Error::new(&e.to_string());
+/// Turns a codec error into the error the Node package throws: a
+/// `SyntaxError` named `StcError` with `code`, `offset`, `line`, `column`,
+/// `reason` (the message without position) and, when the input was a string,
+/// `index` (the UTF-16 index of `offset`, for `text.slice(index)`).
+fn js_error(e: &Error, input: Option<&str>) -> JsValue {
+    let err = js_sys::SyntaxError::new(&e.to_string());
     let set = |k: &str, v: JsValue| {
         let _ = Reflect::set(&err, &JsValue::from_str(k), &v);
     };
+    set("name", JsValue::from_str("StcError"));
     set("code", JsValue::from_str(e.kind().code()));
     set("offset", JsValue::from_f64(e.offset() as f64));
     set("line", JsValue::from_f64(e.line() as f64));
     set("column", JsValue::from_f64(e.column() as f64));
+    set("reason", JsValue::from_str(e.message()));
+    if let Some(prefix) = input.and_then(|s| s.get(..e.offset())) {
+        set("index", JsValue::from_f64(prefix.encode_utf16().count() as f64));
+    }
     err.into()
 }
 
@@ -115,9 +134,30 @@ fn text_arg(value: &JsValue, what: &str) -> Result<Text, JsValue> {
     } else if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
         Ok(Text::Bytes(bytes.to_vec()))
     } else {
-        Err(type_error(&format!(
-            "{what} must be a string or a Uint8Array"
-        )))
+        Err(type_error(&format!("{what} must be a string or a Uint8Array")))
+    }
+}
+
+impl Text {
+    /// The string itself, or the bytes checked as UTF-8 (an `invalid_utf8`
+    /// error from stc-core when they are not).
+    fn into_string(self) -> Result<String, JsValue> {
+        match self {
+            Text::Str(s) => Ok(s),
+            Text::Bytes(b) => {
+                String::from_utf8(b).map_err(|e| match stc_core::validate_bytes(e.as_bytes(), &Limits::default()) {
+                    Err(err) => js_error(&err, None),
+                    Ok(()) => type_error("input is not UTF-8"),
+                })
+            }
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Text::Str(s) => Some(s),
+            Text::Bytes(_) => None,
+        }
     }
 }
 
@@ -130,20 +170,14 @@ fn field(options: &JsValue, name: &str) -> Result<Option<JsValue>, JsValue> {
         return Err(type_error("options must be an object"));
     }
     let v = Reflect::get(options, &JsValue::from_str(name))?;
-    Ok(if v.is_undefined() || v.is_null() {
-        None
-    } else {
-        Some(v)
-    })
+    Ok(if v.is_undefined() || v.is_null() { None } else { Some(v) })
 }
 
 fn limits_opt(options: &JsValue) -> Result<Limits, JsValue> {
     let mut limits = Limits::default();
     if let Some(v) = field(options, "maxDepth")? {
         match v.as_f64() {
-            Some(n) if n >= 0.0 && n.fract() == 0.0 => {
-                limits.max_depth = n.min(usize::MAX as f64) as usize
-            }
+            Some(n) if n >= 0.0 && n.fract() == 0.0 => limits.max_depth = n.min(usize::MAX as f64) as usize,
             _ => return Err(range_error("maxDepth must be a non-negative integer")),
         }
     }
@@ -151,29 +185,31 @@ fn limits_opt(options: &JsValue) -> Result<Limits, JsValue> {
 }
 
 fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
-    let mut opts = EncodeOptions {
-        limits: limits_opt(options)?,
-        ..EncodeOptions::default()
-    };
+    let mut opts = EncodeOptions { limits: limits_opt(options)?, ..EncodeOptions::default() };
     if let Some(v) = field(options, "profile")? {
-        let name = v
-            .as_string()
-            .ok_or_else(|| type_error("profile must be a string"))?;
-        opts.profile = Profile::from_name(&name).ok_or_else(|| {
-            range_error(&format!(
-                "unknown profile {name:?}: expected \"compact\" or \"readable\""
-            ))
-        })?;
+        let name = v.as_string().ok_or_else(|| type_error("profile must be a string"))?;
+        opts.profile = Profile::from_name(&name)
+            .ok_or_else(|| range_error(&format!("unknown profile {name:?}: expected \"compact\" or \"readable\"")))?;
     }
     Ok(opts)
+}
+
+fn tokenizer_opt(value: Option<JsValue>) -> Result<Tokenizer, JsValue> {
+    let Some(v) = value else { return Ok(Tokenizer::Estimate) };
+    let name = v.as_string().ok_or_else(|| type_error("tokenizer must be a string"))?;
+    match Tokenizer::from_name(&name) {
+        Some(t) => Ok(t),
+        None if name == "o200k_base" || name == "cl100k_base" => Err(range_error(&format!(
+            "tokenizer {name:?} is not in the WebAssembly build (its BPE tables are megabytes); use \"estimate\""
+        ))),
+        None => Err(range_error(&format!("unknown tokenizer {name:?}: expected \"estimate\""))),
+    }
 }
 
 fn bool_opt(options: &JsValue, name: &str) -> Result<bool, JsValue> {
     match field(options, name)? {
         None => Ok(false),
-        Some(v) => v
-            .as_bool()
-            .ok_or_else(|| type_error(&format!("{name} must be a boolean"))),
+        Some(v) => v.as_bool().ok_or_else(|| type_error(&format!("{name} must be a boolean"))),
     }
 }
 
@@ -181,11 +217,12 @@ fn bool_opt(options: &JsValue, name: &str) -> Result<bool, JsValue> {
 
 fn decode_text(input: &JsValue, options: &JsValue) -> Result<String, JsValue> {
     let limits = limits_opt(options)?;
-    let out = match text_arg(input, "stc")? {
-        Text::Str(s) => stc_core::decode_with(&s, &limits),
-        Text::Bytes(b) => stc_core::decode_bytes(&b, &limits),
+    let text = text_arg(input, "stc")?;
+    let out = match &text {
+        Text::Str(s) => stc_core::decode_with(s, &limits),
+        Text::Bytes(b) => stc_core::decode_bytes(b, &limits),
     };
-    out.map_err(|e| js_error(&e))
+    out.map_err(|e| js_error(&e, text.as_str()))
 }
 
 /// Decodes STC (or plain JSON) to minified JSON text.
@@ -217,48 +254,36 @@ pub fn encode(
     #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: Option<JsValue>,
 ) -> Result<String, JsValue> {
     let opts = encode_opt(&options.unwrap_or(JsValue::UNDEFINED))?;
-    let out = match text_arg(json, "json")? {
-        Text::Str(s) => stc_core::encode(&s, &opts),
-        Text::Bytes(b) => stc_core::encode_bytes(&b, &opts),
+    let text = text_arg(json, "json")?;
+    let out = match &text {
+        Text::Str(s) => stc_core::encode(s, &opts),
+        Text::Bytes(b) => stc_core::encode_bytes(b, &opts),
     };
-    out.map_err(|e| js_error(&e))
+    out.map_err(|e| js_error(&e, text.as_str()))
 }
 
 /// The do-no-harm gate with the token estimate.
 #[wasm_bindgen(js_name = encodeGated, unchecked_return_type = "Gated", skip_jsdoc)]
 pub fn encode_gated(
-    #[wasm_bindgen(unchecked_param_type = "string")] json: &JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Input")] json: &JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "GateOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let options = options.unwrap_or(JsValue::UNDEFINED);
     let opts = encode_opt(&options)?;
-    let mut gate = GateOptions {
-        tokenizer: Tokenizer::Estimate,
-        ..GateOptions::default()
-    };
+    let mut gate = GateOptions { tokenizer: tokenizer_opt(field(&options, "tokenizer")?)?, ..GateOptions::default() };
     if let Some(v) = field(&options, "minSaving")? {
         match v.as_f64() {
             Some(x) if (0.0..=1.0).contains(&x) => gate.min_saving = x,
             _ => return Err(range_error("minSaving must be a number from 0 to 1")),
         }
     }
-    let json = json
-        .as_string()
-        .ok_or_else(|| type_error("json must be a string"))?;
-    let g = stc_core::encode_gated(&json, &opts, &gate).map_err(|e| js_error(&e))?;
+    let json = text_arg(json, "json")?.into_string()?;
+    let g = stc_core::encode_gated(&json, &opts, &gate).map_err(|e| js_error(&e, Some(&json)))?;
     let out = Object::new();
     Reflect::set(&out, &"text".into(), &JsValue::from_str(&g.text))?;
     Reflect::set(&out, &"chosen".into(), &JsValue::from_str(g.chosen.name()))?;
-    Reflect::set(
-        &out,
-        &"jsonTokens".into(),
-        &JsValue::from_f64(g.json_tokens as f64),
-    )?;
-    Reflect::set(
-        &out,
-        &"stcTokens".into(),
-        &JsValue::from_f64(g.stc_tokens as f64),
-    )?;
+    Reflect::set(&out, &"jsonTokens".into(), &JsValue::from_f64(g.json_tokens as f64))?;
+    Reflect::set(&out, &"stcTokens".into(), &JsValue::from_f64(g.stc_tokens as f64))?;
     Ok(out.into())
 }
 
@@ -266,11 +291,11 @@ pub fn encode_gated(
 #[wasm_bindgen(js_name = countTokens, skip_jsdoc)]
 pub fn count_tokens(
     #[wasm_bindgen(unchecked_param_type = "string")] text: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "TokenizerName")] tokenizer: Option<JsValue>,
 ) -> Result<f64, JsValue> {
-    let text = text
-        .as_string()
-        .ok_or_else(|| type_error("text must be a string"))?;
-    Ok(Tokenizer::Estimate.count(&text) as f64)
+    let tokenizer = tokenizer_opt(tokenizer.filter(|t| !t.is_undefined() && !t.is_null()))?;
+    let text = text.as_string().ok_or_else(|| type_error("text must be a string"))?;
+    Ok(tokenizer.count(&text) as f64)
 }
 
 // ---- parse: STC -> JavaScript value -----------------------------------------------
@@ -288,23 +313,11 @@ pub fn parse(
         return js_sys::JSON::parse(&json);
     }
     let limits = limits_opt(&options)?;
-    let text = match text_arg(stc, "stc")? {
-        Text::Str(s) => s,
-        // Validate UTF-8 with the codec's own error (kind and offset).
-        Text::Bytes(b) => match String::from_utf8(b) {
-            Ok(s) => s,
-            Err(e) => {
-                return Err(js_error(
-                    &stc_core::validate_bytes(e.as_bytes(), &limits).unwrap_err(),
-                ))
-            }
-        },
-    };
-    let mut builder = ValueBuilder {
-        stack: Vec::new(),
-        root: None,
-    };
-    stc_core::parse_stc(&text, &limits, &mut builder).map_err(|e| js_error(&e))?;
+    let text = text_arg(stc, "stc")?;
+    let is_str = text.as_str().is_some();
+    let text = text.into_string()?;
+    let mut builder = ValueBuilder { stack: Vec::new(), root: None };
+    stc_core::parse_stc(&text, &limits, &mut builder).map_err(|e| js_error(&e, is_str.then_some(text.as_str())))?;
     Ok(builder.root.unwrap_or(JsValue::NULL))
 }
 
@@ -419,23 +432,25 @@ impl<'a> Sink<'a> for ValueBuilder {
 /// Encodes a JavaScript value as STC. The value is read as `JSON.stringify`
 /// reads it (`toJSON`, own enumerable string keys in order, `undefined`,
 /// functions and symbols dropped from objects and `null` in arrays,
-/// non-finite numbers as `null`), plus `BigInt` written as its integer.
+/// non-finite numbers as `null`); `BigInt` throws a `TypeError` unless
+/// `bigint: true`, which writes it as its exact integer. Returns `undefined`
+/// for a value with no JSON form, as `JSON.stringify` does.
 #[wasm_bindgen(js_name = stringify, skip_jsdoc)]
 pub fn stringify(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: &JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: Option<JsValue>,
-) -> Result<String, JsValue> {
-    let opts = encode_opt(&options.unwrap_or(JsValue::UNDEFINED))?;
+    #[wasm_bindgen(unchecked_optional_param_type = "StringifyOptions")] options: Option<JsValue>,
+) -> Result<Option<String>, JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
+    let opts = encode_opt(&options)?;
+    let bigint = bool_opt(&options, "bigint")?;
     let mut b = DocumentBuilder::with_capacity(64, opts.limits.max_depth);
     let root = to_json_value(value, &JsValue::from_str(""))?;
     if skipped(&root) {
-        return Err(type_error(
-            "the value has no JSON representation (undefined, a function or a symbol)",
-        ));
+        return Ok(None);
     }
-    walk(&mut b, &root)?;
-    let doc: Document<'_> = b.finish().map_err(|e| js_error(&e))?;
-    Ok(doc.encode(opts.profile))
+    walk(&mut b, &root, bigint)?;
+    let doc: Document<'_> = b.finish().map_err(|e| js_error(&e, None))?;
+    Ok(Some(doc.encode(opts.profile)))
 }
 
 /// `undefined`, functions and symbols: what `JSON.stringify` leaves out.
@@ -468,8 +483,8 @@ fn to_json_value(v: &JsValue, key: &JsValue) -> Result<JsValue, JsValue> {
     Ok(v)
 }
 
-fn walk(b: &mut DocumentBuilder<'_>, v: &JsValue) -> Result<(), JsValue> {
-    let err = |e: Error| js_error(&e);
+fn walk(b: &mut DocumentBuilder<'_>, v: &JsValue, bigint: bool) -> Result<(), JsValue> {
+    let err = |e: Error| js_error(&e, None);
     if v.is_null() {
         return b.push_null().map_err(err);
     }
@@ -485,6 +500,9 @@ fn walk(b: &mut DocumentBuilder<'_>, v: &JsValue) -> Result<(), JsValue> {
         return b.push_number(&lexeme).map_err(err);
     }
     if v.is_bigint() {
+        if !bigint {
+            return Err(type_error("Do not know how to serialize a BigInt (pass { bigint: true })"));
+        }
         let big: &BigInt = v.unchecked_ref();
         let lexeme: String = big.to_string(10)?.into();
         return b.push_number(&lexeme).map_err(err);
@@ -503,7 +521,7 @@ fn walk(b: &mut DocumentBuilder<'_>, v: &JsValue) -> Result<(), JsValue> {
             if skipped(&item) {
                 b.push_null().map_err(err)?;
             } else {
-                walk(b, &item)?;
+                walk(b, &item, bigint)?;
             }
         }
         return b.push_end_array().map_err(err);
@@ -519,11 +537,9 @@ fn walk(b: &mut DocumentBuilder<'_>, v: &JsValue) -> Result<(), JsValue> {
             let k: &JsString = key.unchecked_ref();
             match k.as_string() {
                 Some(text) if k.is_valid_utf16() => b.push_key(&text).map_err(err)?,
-                _ => b
-                    .push_key_utf16(&k.iter().collect::<Vec<u16>>())
-                    .map_err(err)?,
+                _ => b.push_key_utf16(&k.iter().collect::<Vec<u16>>()).map_err(err)?,
             }
-            walk(b, &item)?;
+            walk(b, &item, bigint)?;
         }
         return b.push_end_object().map_err(err);
     }

@@ -39,16 +39,26 @@ test('Uint8Array (and Buffer) inputs are UTF-8 bytes', () => {
 test('codec errors are Error with code, offset (bytes), line, column and the Display message', () => {
   const e = thrown(() => stc.decode('{a: 1,\n b 2}'));
   assert.ok(e instanceof Error);
+  assert.ok(e instanceof SyntaxError, 'a SyntaxError, like JSON.parse and the Node package');
+  assert.equal(e.name, 'StcError');
   assert.equal(e.code, 'unexpected_char');
   assert.equal(e.offset, 10);
   assert.equal(e.line, 2);
   assert.equal(e.column, 4);
   assert.equal(e.message, "expected ':' after object key, found '2' at line 2 column 4");
+  assert.equal(e.reason, "expected ':' after object key, found '2'");
+  assert.equal(e.index, 10);
   // Offsets count UTF-8 bytes, columns count characters.
   const u = thrown(() => stc.decode('["é", x]'));
   assert.equal(u.code, 'unexpected_char');
   assert.equal(u.offset, 7);
   assert.equal(u.column, 7);
+  assert.equal(u.index, 6, 'UTF-16 index of the byte offset');
+  assert.equal('["é", x]'.slice(u.index), 'x]');
+  const astral = thrown(() => stc.parse('["😀", x]', { bigint: true }));
+  assert.deepEqual([astral.offset, astral.index, astral.column], [9, 7, 7]);
+  // Bytes have no string index.
+  assert.equal(thrown(() => stc.decode(Buffer.from('["é", x]'))).index, undefined);
   assert.equal(thrown(() => stc.decode('[3]: 1,2')).code, 'unexpected_end');
   assert.equal(thrown(() => stc.decode('{ids[3]: 1,2}')).code, 'count_mismatch');
   assert.equal(thrown(() => stc.decode('[3]: 1,2,3,4')).code, 'trailing_characters');
@@ -64,6 +74,7 @@ test('maxDepth is honoured by every function', () => {
   assert.equal(thrown(() => stc.parse(deep, { maxDepth: 2 })).code, 'depth_limit');
   assert.equal(thrown(() => stc.parse(deep, { maxDepth: 2, bigint: true })).code, 'depth_limit');
   assert.equal(thrown(() => stc.stringify([[[1]]], { maxDepth: 2 })).code, 'depth_limit');
+  assert.equal(thrown(() => stc.encodeGated(deep, { maxDepth: 2 })).code, 'depth_limit');
   // Default limit is 128.
   assert.equal(thrown(() => stc.decode('['.repeat(129) + ']'.repeat(129))).code, 'depth_limit');
   assert.equal(stc.decode('['.repeat(128) + ']'.repeat(128)).length, 256);
@@ -79,6 +90,10 @@ test('bad options throw TypeError or RangeError', () => {
   assert.throws(() => stc.parse('1', { bigint: 'yes' }), TypeError);
   assert.throws(() => stc.encodeGated('{}', { minSaving: 2 }), RangeError);
   assert.throws(() => stc.countTokens(5), TypeError);
+  assert.throws(() => stc.countTokens('x', 'o200k_base'), RangeError, 'exact BPE is not in the wasm build');
+  assert.throws(() => stc.encodeGated('{}', { tokenizer: 'cl100k_base' }), RangeError);
+  assert.throws(() => stc.encodeGated('{}', { tokenizer: 'p50k' }), RangeError);
+  assert.throws(() => stc.stringify({}, { bigint: 1 }), TypeError);
 });
 
 test('parse: numbers like JSON.parse by default', () => {
@@ -113,13 +128,14 @@ test('parse keeps what JSON.parse keeps: __proto__ keys, duplicates, lone surrog
   }
 });
 
-test('stringify follows JSON.stringify, plus BigInt', () => {
+test('stringify follows JSON.stringify; BigInt only with bigint: true', () => {
   const value = {
     id: 1, name: 'x"y', skip: undefined, f() {}, tags: ['a', undefined, () => 1], n: NaN, inf: -Infinity,
     big: 12345678901234567890n, date: new Date(0), boxed: [new Number(2), new String('s'), new Boolean(false)],
     rows: [{ a: 1, b: 'p' }, { a: 2, b: 'q' }], lone: '\udc00', neg: -0, small: 5e-7, large: 1e21,
   };
-  const out = stc.stringify(value);
+  assert.throws(() => stc.stringify(value), TypeError, 'BigInt throws by default, as in JSON.stringify');
+  const out = stc.stringify(value, { bigint: true });
   assert.equal(
     out,
     '{id:1,name:"x\\"y",tags[3]:"a",null,null,n:null,inf:null,big:12345678901234567890,' +
@@ -130,7 +146,10 @@ test('stringify follows JSON.stringify, plus BigInt', () => {
   const { big, ...plain } = value;
   assert.equal(stc.stringify(plain, { profile: 'readable' }), stc.encode(JSON.stringify(plain), { profile: 'readable' }));
   assert.deepEqual(stc.parse(stc.stringify(plain)), JSON.parse(JSON.stringify(plain)));
-  assert.throws(() => stc.stringify(undefined), TypeError);
+  for (const nothing of [undefined, () => 1, Symbol('s'), { toJSON: () => undefined }]) {
+    assert.equal(stc.stringify(nothing), undefined);
+    assert.equal(JSON.stringify(nothing), undefined);
+  }
   const cyclic = { a: [] };
   cyclic.a.push(cyclic);
   assert.equal(thrown(() => stc.stringify(cyclic)).code, 'depth_limit');
@@ -153,6 +172,11 @@ test('encodeGated with the estimate tokenizer', () => {
   const readable = stc.encodeGated(JSON.stringify(rows), { profile: 'readable', minSaving: 0 });
   assert.equal(readable.text, stc.encode(JSON.stringify(rows), { profile: 'readable' }));
   assert.equal(thrown(() => stc.encodeGated('{"a":')).code, 'unexpected_end');
+  // Bytes too; invalid UTF-8 is stc-core's invalid_utf8 at its byte offset.
+  assert.deepEqual(stc.encodeGated(Buffer.from(JSON.stringify(rows))), g);
+  const bad = thrown(() => stc.encodeGated(Uint8Array.from([0x5b, 0x31, 0x2c, 0xc3, 0x5d])));
+  assert.deepEqual([bad.code, bad.offset], ['invalid_utf8', 3]);
+  assert.deepEqual(stc.encodeGated(JSON.stringify(rows), { tokenizer: 'estimate' }), g);
 });
 
 test('countTokens is the estimate: grows with text, zero for empty', () => {
@@ -160,6 +184,7 @@ test('countTokens is the estimate: grows with text, zero for empty', () => {
   const a = stc.countTokens('{"id":1,"name":"users"}');
   assert.ok(a > 5 && a < 15, String(a));
   assert.ok(stc.countTokens('hello world '.repeat(100)) > stc.countTokens('hello world'));
+  assert.equal(stc.countTokens('{"id":1,"name":"users"}', 'estimate'), a);
 });
 
 test('the .d.ts declares typed signatures for both builds', () => {
@@ -167,7 +192,9 @@ test('the .d.ts declares typed signatures for both builds', () => {
     const dts = readFileSync(join(ROOT, 'pkg', build, 'stc_wasm.d.ts'), 'utf8');
     assert.match(dts, /export function decode\(stc: Input, options\?: DecodeOptions\): string;/);
     assert.match(dts, /export function parse\(stc: Input, options\?: ParseOptions\): any;/);
-    assert.match(dts, /export function encodeGated\(json: string, options\?: GateOptions\): Gated;/);
-    assert.match(dts, /export interface StcError extends Error/);
+    assert.match(dts, /export function encodeGated\(json: Input, options\?: GateOptions\): Gated;/);
+    assert.match(dts, /export interface StcError extends SyntaxError/);
+    assert.match(dts, /export function stringify\(value: unknown, options\?: StringifyOptions\): string \| undefined;/);
+    assert.match(dts, /export function countTokens\(text: string, tokenizer\?: TokenizerName\): number;/);
   }
 });

@@ -41,6 +41,7 @@ test('errors in the browser are Error objects with code, offset, line, column', 
   const r = await page.evaluate(() => window.stcDecode('{\n  ids[3]: 1,2\n}'));
   assert.equal(r.json, undefined);
   assert.equal(r.error.isError, true);
+  assert.equal(r.error.name, 'StcError');
   assert.equal(r.error.code, 'count_mismatch');
   assert.equal(r.error.line, 3);
   assert.equal(r.error.column, 1);
