@@ -6,7 +6,7 @@
  * the median ms per call. The best round is the figure least disturbed by
  * other processes on a shared machine.
  */
-export function time(f, { rounds = 11, minMs = 150 } = {}) {
+export function time(f, { rounds = 25, minMs = 100 } = {}) {
   for (let i = 0; i < 3; i++) f(); // warm up (compile, tier up)
   const perCall = [];
   for (let r = 0; r < rounds; r++) {
