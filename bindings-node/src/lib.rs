@@ -646,7 +646,8 @@ struct Walker {
     path: Vec<Value>,
     to_json_key: Value,
     /// Number, String, Boolean, BigInt: the wrappers JSON.stringify unwraps.
-    boxes: Option<[Value; 4]>,
+    /// Looked up once, in the call's outermost handle scope.
+    boxes: [Value; 4],
     utf16: Vec<u16>,
     numbers: ryu_js::Buffer,
 }
@@ -673,6 +674,16 @@ fn type_error(env: RawEnv, message: &str) -> Error {
         }
         Err(e) => e,
     }
+}
+
+fn global_constructors(env: RawEnv) -> Result<[Value; 4]> {
+    let mut global = ptr::null_mut();
+    napi_call!(env, sys::napi_get_global(env, &mut global));
+    let mut boxes = [ptr::null_mut(); 4];
+    for (slot, name) in boxes.iter_mut().zip([c"Number", c"String", c"Boolean", c"BigInt"]) {
+        napi_call!(env, sys::napi_get_named_property(env, global, name.as_ptr(), slot));
+    }
+    Ok(boxes)
 }
 
 impl Walker {
@@ -716,16 +727,7 @@ impl Walker {
     /// `new Number(1)` -> `1` and so on, as JSON.stringify does.
     fn unbox(&mut self, v: Value) -> Result<Option<Value>> {
         let env = self.env;
-        if self.boxes.is_none() {
-            let mut global = ptr::null_mut();
-            napi_call!(env, sys::napi_get_global(env, &mut global));
-            let mut boxes = [ptr::null_mut(); 4];
-            for (slot, name) in boxes.iter_mut().zip([c"Number", c"String", c"Boolean", c"BigInt"]) {
-                napi_call!(env, sys::napi_get_named_property(env, global, name.as_ptr(), slot));
-            }
-            self.boxes = Some(boxes);
-        }
-        let boxes = self.boxes.unwrap_or([ptr::null_mut(); 4]);
+        let boxes = self.boxes;
         for (i, ctor) in boxes.iter().enumerate() {
             let mut is = false;
             napi_call!(env, sys::napi_instanceof(env, v, *ctor, &mut is));
@@ -795,6 +797,17 @@ impl Walker {
         }
     }
 
+    /// Runs `f` in its own handle scope, so that walking a large value does
+    /// not keep a handle per element alive until the call returns.
+    fn scoped(&mut self, f: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
+        let env = self.env;
+        let mut scope = ptr::null_mut();
+        napi_call!(env, sys::napi_open_handle_scope(env, &mut scope));
+        let result = f(self);
+        unsafe { sys::napi_close_handle_scope(env, scope) };
+        result
+    }
+
     fn container(&mut self, v: Value) -> Result<()> {
         let env = self.env;
         for &open in &self.path {
@@ -812,14 +825,16 @@ impl Walker {
             let mut len = 0u32;
             napi_call!(env, sys::napi_get_array_length(env, v, &mut len));
             for i in 0..len {
-                let mut item = ptr::null_mut();
-                napi_call!(env, sys::napi_get_element(env, v, i, &mut item));
-                let (item, t) = self.prepare(Key::Index(i), item)?;
-                if Self::skipped(t) {
-                    self.doc.push_null().map_err(|e| self.doc_err(e))?;
-                } else {
-                    self.write(item, t)?;
-                }
+                self.scoped(|w| {
+                    let mut item = ptr::null_mut();
+                    napi_call!(env, sys::napi_get_element(env, v, i, &mut item));
+                    let (item, t) = w.prepare(Key::Index(i), item)?;
+                    if Self::skipped(t) {
+                        w.doc.push_null().map_err(|e| w.doc_err(e))
+                    } else {
+                        w.write(item, t)
+                    }
+                })?;
             }
             self.doc.push_end_array().map_err(|e| self.doc_err(e))?;
         } else {
@@ -839,17 +854,19 @@ impl Walker {
             let mut len = 0u32;
             napi_call!(env, sys::napi_get_array_length(env, keys, &mut len));
             for i in 0..len {
-                let mut key = ptr::null_mut();
-                napi_call!(env, sys::napi_get_element(env, keys, i, &mut key));
-                let mut item = ptr::null_mut();
-                napi_call!(env, sys::napi_get_property(env, v, key, &mut item));
-                let (item, t) = self.prepare(Key::Name(key), item)?;
-                if Self::skipped(t) {
-                    continue;
-                }
-                read_utf16(env, key, &mut self.utf16)?;
-                self.doc.push_key_utf16(&self.utf16).map_err(|e| self.doc_err(e))?;
-                self.write(item, t)?;
+                self.scoped(|w| {
+                    let mut key = ptr::null_mut();
+                    napi_call!(env, sys::napi_get_element(env, keys, i, &mut key));
+                    let mut item = ptr::null_mut();
+                    napi_call!(env, sys::napi_get_property(env, v, key, &mut item));
+                    let (item, t) = w.prepare(Key::Name(key), item)?;
+                    if Self::skipped(t) {
+                        return Ok(());
+                    }
+                    read_utf16(env, key, &mut w.utf16)?;
+                    w.doc.push_key_utf16(&w.utf16).map_err(|e| w.doc_err(e))?;
+                    w.write(item, t)
+                })?;
             }
             self.doc.push_end_object().map_err(|e| self.doc_err(e))?;
         }
@@ -885,7 +902,7 @@ pub fn stringify_values(
         bigint: bigint.unwrap_or(false),
         path: Vec::new(),
         to_json_key: js_string(raw_env, "toJSON")?,
-        boxes: None,
+        boxes: global_constructors(raw_env)?,
         utf16: Vec::new(),
         numbers: ryu_js::Buffer::new(),
     };
