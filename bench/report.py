@@ -101,32 +101,44 @@ def per_doc_table(docs, tokenizer, out):
     out.append("")
 
 
-def chart(totals, path):
-    """Grouped bars: tokens of each format relative to minified JSON, per class (o200k_base)."""
+def chart(docs, path):
+    """Grouped bars of tokens relative to minified JSON (o200k_base), per class: two panels,
+    class totals (top) and the mean of per-document ratios (bottom)."""
     groups = CLASSES + [("all", "all documents")]
-    w, h = 860, 420
-    left, top, bottom = 60, 50, 80
-    plot_h = h - top - bottom
+    totals = class_totals(docs, "o200k_base")
+    means = {}
+    for cls, _ in groups:
+        members = [d for d in docs if cls == "all" or d["class"] == cls]
+        means[cls] = {f: 100 * sum(d["formats"][f]["o200k_base"] / d["formats"]["json_min"]["o200k_base"] for d in members
+                                   if f in d["formats"]) / max(1, sum(1 for d in members if f in d["formats"])) for f, _ in FORMATS}
+    panels = [("Class totals", {c: {f: 100 * totals[c][f] / totals[c]["json_min"] for f, _ in FORMATS} for c, _ in groups}),
+              ("Mean of per-document ratios (every document weighs the same)", means)]
+    w, panel_h = 860, 330
+    h = 40 + panel_h * len(panels) + 40
+    left = 60
     vmax = 160
     gw = (w - left - 20) / len(groups)
     bw = (gw - 20) / len(FORMATS)
     s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">',
          f'<rect width="{w}" height="{h}" fill="white"/>',
-         f'<text x="{w / 2}" y="22" text-anchor="middle" font-size="15">Tokens (o200k_base) relative to minified JSON = 100, per document class</text>']
-    for v in range(0, vmax + 1, 20):
-        y = top + plot_h * (1 - v / vmax)
-        s.append(f'<line x1="{left}" y1="{y:.1f}" x2="{w - 20}" y2="{y:.1f}" stroke="{"#000" if v == 100 else "#ddd"}" stroke-width="{1.5 if v == 100 else 1}"/>')
-        s.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{v}</text>')
-    for gi, (cls, label) in enumerate(groups):
-        t = totals[cls]
-        x0 = left + gi * gw + 10
-        for fi, (f, _) in enumerate(FORMATS):
-            v = 100 * t[f] / t["json_min"] if t["json_min"] else 0
-            bh = plot_h * min(v, vmax) / vmax
-            x = x0 + fi * bw
-            s.append(f'<rect x="{x:.1f}" y="{top + plot_h - bh:.1f}" width="{bw - 2:.1f}" height="{bh:.1f}" fill="{COLORS[fi]}"><title>{label}: {FORMATS[fi][1]} {v:.1f}</title></rect>')
-            s.append(f'<text x="{x + (bw - 2) / 2:.1f}" y="{top + plot_h - bh - 3:.1f}" text-anchor="middle" font-size="8">{v:.0f}</text>')
-        s.append(f'<text x="{x0 + (gw - 20) / 2:.1f}" y="{top + plot_h + 16}" text-anchor="middle">{label} ({t["_n"]})</text>')
+         f'<text x="{w / 2}" y="22" text-anchor="middle" font-size="15">Tokens (o200k_base) relative to minified JSON = 100, by document class</text>']
+    for pi, (title, values) in enumerate(panels):
+        top = 40 + pi * panel_h + 30
+        plot_h = panel_h - 30 - 40
+        s.append(f'<text x="{left}" y="{top - 10}" font-size="13" font-weight="bold">{title}</text>')
+        for v in range(0, vmax + 1, 20):
+            y = top + plot_h * (1 - v / vmax)
+            s.append(f'<line x1="{left}" y1="{y:.1f}" x2="{w - 20}" y2="{y:.1f}" stroke="{"#000" if v == 100 else "#ddd"}" stroke-width="{1.5 if v == 100 else 1}"/>')
+            s.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{v}</text>')
+        for gi, (cls, label) in enumerate(groups):
+            x0 = left + gi * gw + 10
+            for fi, (f, name) in enumerate(FORMATS):
+                v = values[cls][f]
+                bh = plot_h * min(v, vmax) / vmax
+                x = x0 + fi * bw
+                s.append(f'<rect x="{x:.1f}" y="{top + plot_h - bh:.1f}" width="{bw - 2:.1f}" height="{bh:.1f}" fill="{COLORS[fi]}"><title>{label}: {name} {v:.1f}</title></rect>')
+                s.append(f'<text x="{x + (bw - 2) / 2:.1f}" y="{top + plot_h - bh - 3:.1f}" text-anchor="middle" font-size="8">{v:.0f}</text>')
+            s.append(f'<text x="{x0 + (gw - 20) / 2:.1f}" y="{top + plot_h + 16}" text-anchor="middle">{label} ({totals[cls]["_n"]})</text>')
     lx = left
     for fi, (_, name) in enumerate(FORMATS):
         s.append(f'<rect x="{lx}" y="{h - 30}" width="12" height="12" fill="{COLORS[fi]}"/>')
@@ -329,11 +341,12 @@ def memory_section(out_dir, out):
         return
     out.append(f"`/usr/bin/time -v {mem['tool']} encode|decode FILE > /dev/null`, maximum resident set size. "
                f"Baseline: the same tool encoding `{{}}` (process overhead) = {mem['baseline_kb'] / 1024:.1f} MiB.\n")
-    out.append("| input | input MiB | encode peak RSS MiB | ÷ input | decode input (STC) MiB | decode peak RSS MiB | ÷ input |")
+    out.append("| input | input MiB | encode peak RSS MiB | (peak − baseline) ÷ input | decode input (STC) MiB | decode peak RSS MiB | (peak − baseline) ÷ input |")
     out.append("|---|---:|---:|---:|---:|---:|---:|")
+    b = mem["baseline_kb"]
     for r in mem["rows"]:
-        out.append(f"| {r['name']} | {r['json_bytes'] / 2**20:.2f} | {r['encode_kb'] / 1024:.1f} | {r['encode_kb'] * 1024 / r['json_bytes']:.1f} | "
-                   f"{r['stc_bytes'] / 2**20:.2f} | {r['decode_kb'] / 1024:.1f} | {r['decode_kb'] * 1024 / r['stc_bytes']:.1f} |")
+        out.append(f"| {r['name']} | {r['json_bytes'] / 2**20:.2f} | {r['encode_kb'] / 1024:.1f} | {(r['encode_kb'] - b) * 1024 / r['json_bytes']:.1f} | "
+                   f"{r['stc_bytes'] / 2**20:.2f} | {r['decode_kb'] / 1024:.1f} | {(r['decode_kb'] - b) * 1024 / r['stc_bytes']:.1f} |")
     out.append("")
 
 
@@ -393,17 +406,38 @@ def main():
                      f"TOON {pct(t['toon'], t['json_min'])}, STC readable {pct(t['stc_readable'], t['json_min'])}, "
                      f"gated STC {pct(t['gated'], t['json_min'])} against minified JSON; "
                      f"pretty JSON is {pct(t['json_pretty'], t['json_min'])}.")
-    out.append("Tokens (o200k_base), sums over each class (the mean of per-document changes is in the tables below):\n")
-    out.extend(lines)
+    out.append("Tokens (o200k_base) against minified JSON, per class: the change of the class total (large documents "
+               "dominate it) and, in brackets, the mean of the per-document changes (every document weighs the same).\n")
+    out.append("| class | docs | " + " | ".join(name for f, name in FORMATS if f != "json_min") + " |")
+    out.append("|---|---:|" + "---:|" * (len(FORMATS) - 1))
+    for cls, label in CLASSES + [("all", "**all documents**")]:
+        t = o200[cls]
+        members = [d for d in docs if cls == "all" or d["class"] == cls]
+        cells = []
+        for f, _ in FORMATS:
+            if f == "json_min":
+                continue
+            ch = [d["formats"][f]["o200k_base"] / d["formats"]["json_min"]["o200k_base"] - 1 for d in members if f in d["formats"]]
+            cells.append(f"{pct(t[f], t['json_min'])} ({100 * sum(ch) / len(ch):+.1f}%)")
+        out.append(f"| {label} | {t['_n']} | " + " | ".join(cells) + " |")
     out.append("")
     mape_all, _ = None, None
     harms = sum(1 for d in docs if d["formats"]["gated"]["o200k_base"] > d["formats"]["json_min"]["o200k_base"])
     out.append(f"- Gate harm (gated output costs more o200k tokens than minified JSON): {harms} of {len(docs)} documents.")
+    errs = [abs(d["formats"][f]["estimate"] / d["formats"][f]["o200k_base"] - 1) for d in docs
+            for f in ("json_min", "json_pretty", "stc_compact", "stc_readable")]
+    out.append(f"- Token estimator (`Tokenizer::Estimate`, the gate's default) against o200k_base: mean absolute error "
+               f"{100 * sum(errs) / len(errs):.1f}%, largest {100 * max(errs):.1f}% over {len(errs)} texts.")
+    crit = load(os.path.join(out_dir, "criterion.json"))
+    if crit and crit.get("geomean"):
+        out.append(f"- Rust speed (criterion, geometric mean over {len(crit['docs'])} corpus documents): stc encode runs at "
+                   f"{crit['geomean']['encode']:.2f}× and stc decode at {crit['geomean']['decode']:.2f}× the throughput of "
+                   "serde_json parsing the same text into a `Value` and writing it back.")
     out.append(f"- STC round trip (decode(encode(x)) = minified x) held on {sum(d['roundtrip_ok'] for d in docs)} of {len(docs)} documents; "
                f"TOON's JSON.parse-level round trip held on {sum(1 for t in toon.get('docs', []) if t['roundtrip'] == 'ok')} of {len(toon.get('docs', []))}.")
     out.append("")
     out.append("![Tokens by format and class](tokens.svg)\n")
-    chart(o200, os.path.join(bench_dir, "tokens.svg"))
+    chart(docs, os.path.join(bench_dir, "tokens.svg"))
 
     out.append("## Tokens\n")
     out.append("Formats: JSON pretty (2-space indent), JSON minified (the gate's baseline), TOON (`@toon-format/toon`, "

@@ -60,19 +60,21 @@ fi
 step "bindings"
 # Each binding is measured by its own bench script when its package is built;
 # otherwise the report says why it was not measured.
-binding() { # key, interpreter, script
+binding() { # key, interpreter, script, extra arguments
   local key="$1" interp="$2" script="$3"
+  shift 3
   if [ ! -f "$ROOT/$script" ]; then
     echo "$script does not exist" > "$OUT/$key.skip"
   elif ! command -v "$interp" > /dev/null 2>&1 && [ ! -x "$ROOT/$interp" ]; then
     echo "$interp not found (package not built)" > "$OUT/$key.skip"
-  elif ! run "$interp" "$script" --json "bench/out/$key.json" > "$OUT/$key.log" 2>&1; then
+  elif ! run "$interp" "$script" --json "bench/out/$key.json" "$@" > "$OUT/$key.log" 2>&1; then
     rm -f "$OUT/$key.json"
-    echo "\`$interp $script\` failed: $(tail -n 1 "$OUT/$key.log" | cut -c1-300)" > "$OUT/$key.skip"
+    echo "\`$interp $script\` failed: $( (grep -m1 -E 'Error|error' "$OUT/$key.log" || tail -n 1 "$OUT/$key.log") | cut -c1-300)" > "$OUT/$key.skip"
   fi
 }
 PY=bindings-python/.venv/bin/python
-binding python "$PY" bindings-python/bench/bench.py
+# Fewer repeats than the script's default keeps the whole run near 15 minutes.
+binding python "$PY" bindings-python/bench/bench.py --repeat 3 --min-time 0.1
 binding node node bindings-node/bench/bench.mjs
 binding wasm node bindings-wasm/bench/bench.mjs
 
@@ -94,11 +96,12 @@ def sh(cmd):
         return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
     except Exception as e:
         return f"? ({e})"
+cpu = sh("lscpu | sed -n 's/^Model name: *//p'")
+ram = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
 header = {
     "date (UTC)": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
     "commit": sh(f"git -C {root} rev-parse --short HEAD") + (" (stc-core/stc-cli/bench with uncommitted changes)" if sh(f"git -C {root} status --porcelain -- stc-core stc-cli bench/stc-bench") else ""),
-    "machine": f"{sh('lscpu | sed -n \"s/^Model name: *//p\"')}, {os.cpu_count()} CPUs, "
-               f"{int(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GiB RAM, shared with other jobs",
+    "machine": f"{cpu}, {os.cpu_count()} CPUs, {ram} GiB RAM, shared with other jobs",
     "OS": f"{platform.platform()}",
     "Rust": sh("rustc --version"),
     "Node": sh("node --version"),
