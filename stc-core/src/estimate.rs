@@ -66,7 +66,10 @@ pub(crate) fn estimate_tokens(text: &str) -> usize {
                 i += 1;
             }
             let after = b.get(i).copied();
-            if i - start > 1 && b[i - 1] == b' ' && after.is_some_and(|x| !x.is_ascii_whitespace() && !x.is_ascii_digit()) {
+            if i - start > 1
+                && b[i - 1] == b' '
+                && after.is_some_and(|x| !x.is_ascii_whitespace() && !x.is_ascii_digit())
+            {
                 // The last space goes with what follows.
                 i -= 1;
                 halves += 2;
