@@ -1,0 +1,19 @@
+// Type-checked by `npm test` (tsc --strict --noEmit): the web build's .d.ts in use.
+import init, { decode, encode, parse, stringify, encodeGated, countTokens, type StcError, type Gated } from '../pkg/web/stc_wasm.js';
+
+export async function demo(): Promise<void> {
+  await init();
+  const json: string = decode('[2]{id,name}: 1,"a" / 2,"b"', { maxDepth: 16 });
+  const stc: string = encode(json, { profile: 'readable' });
+  const value: unknown = parse(new TextEncoder().encode(stc), { bigint: true });
+  const back: string | undefined = stringify(value, { profile: 'compact', bigint: true });
+  const gated: Gated = encodeGated(json, { minSaving: 0.1, tokenizer: 'estimate' });
+  const n: number = countTokens(gated.text);
+  try {
+    decode('[3]: 1,2');
+  } catch (e) {
+    const err = e as StcError;
+    const where: string = `${err.code} at ${err.line}:${err.column} (byte ${err.offset}, index ${err.index ?? '-'}): ${err.reason}`;
+    console.log(where, back, n);
+  }
+}
