@@ -43,7 +43,8 @@ fn encode_and_decode_round_trip_twitter() {
 
 #[test]
 fn readable_profile_matches_the_adr() {
-    let out = stc(&["encode", "--profile", "readable"], br#"{"tags": ["api", "gateway", "mcp"], "scores": [95, 87, 91]}"#);
+    let out =
+        stc(&["encode", "--profile", "readable"], br#"{"tags": ["api", "gateway", "mcp"], "scores": [95, 87, 91]}"#);
     assert_eq!(text(&out.stdout), "{tags[3]: \"api\",\"gateway\",\"mcp\", scores[3]: 95,87,91}\n");
     let out = stc(&["encode", "-"], br#"[{"id": 1, "name": "users"}, {"id": 2, "name": "orders"}]"#);
     assert_eq!(text(&out.stdout), "[2]{id,name}:1,\"users\"/2,\"orders\"\n");
@@ -123,7 +124,9 @@ fn stats_counts_tokens_with_a_real_tokenizer() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in [&["--help"][..], &["encode", "--help"], &["decode", "--help"], &["check", "--help"], &["stats", "--help"]] {
+    for cmd in
+        [&["--help"][..], &["encode", "--help"], &["decode", "--help"], &["check", "--help"], &["stats", "--help"]]
+    {
         let out = stc(cmd, b"");
         assert!(out.status.success(), "{cmd:?}");
         assert!(text(&out.stdout).contains("Usage: stc"), "{cmd:?}");
