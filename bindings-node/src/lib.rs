@@ -394,9 +394,9 @@ pub fn encode_gated_text(
 }
 
 /// Number of tokens of `text` under `tokenizer` (default `o200k_base`).
+/// A raw lone surrogate is counted as U+FFFD.
 #[napi(js_name = "countTokens")]
 pub fn count_tokens(text: String, tokenizer_name: Option<String>) -> Result<u32> {
-    #[allow(clippy::needless_update)]
     let t = tokenizer(tokenizer_name, Tokenizer::from_name("o200k_base").unwrap_or_default())?;
     Ok(t.count(&text) as u32)
 }
