@@ -38,15 +38,14 @@ def histogram(text):
         if m.group("word"):
             pre = m.group("pre")
             body = m.group("word")[1:] if pre else m.group("word")
-            prefix = ("none" if pre is None else "space" if pre in " \t" else "quote" if pre == '"'
-                      else "struct" if pre in ",{[:" else "under" if pre == "_" else "other")
+            prefix = "none" if pre is None else ("space" if pre in " \t" else "other")
             caps = len(body) > 1 and body.isupper()
             h[("word", len(body), prefix, caps)] += 1
         elif m.group("digits"):
             h[("digits", len(m.group("digits")))] += 1
         elif m.group("punct"):
             p = m.group("punct").lstrip(" ").rstrip("\r\n")
-            h[("punct", len(p))] += 1
+            h[("punct", len(p), '"' in p, '"' in p and '/' in p)] += 1
         elif m.group("ws") is not None:
             # Before a digit, a run of 2+ spaces is two pieces: o200k's
             # `\s+(?!\S)` leaves the last space, which digits do not absorb.
@@ -65,13 +64,15 @@ def cost(h, p):
         if kind == "word":
             _, length, prefix, caps = key
             c = math.ceil(length / (p["caps"] if caps else p["word"]))
-            if prefix in ("other", "quote", "struct", "under"):
-                c += p["pre_" + prefix]
+            if prefix == "other":
+                c += p["pre_other"]
             total += n * c
         elif kind == "digits":
             total += n * math.ceil(key[1] / 3)
         elif kind == "punct":
-            total += n * math.ceil(key[1] / p["punct"])
+            # Runs holding a quote (JSON's `":"`, `","`, `":{"`) merge more; a quote plus a
+            # slash (STC's row separator `"/"`, URLs ending a string) merges less.
+            total += n * (math.ceil(key[1] / (p["punct_q"] if key[2] else p["punct"])) + (p["slash"] if key[3] else 0))
         elif kind == "ws":
             total += n * (2 if key[1] else 1)
         else:
@@ -87,15 +88,16 @@ def main():
         with open(os.path.join(d, name), encoding="utf-8") as f:
             hists[name] = histogram(f.read())
         print(f"split {name}", file=sys.stderr)
+    # Splitting the prefix by character (`_`, `,`, `{`, `"`) or charging punctuation runs by length alone
+    # fitted worse; these are the neighbourhood of the best fit.
     grid = {
-        "word": [10],
-        "caps": [2],
+        "word": [8, 10, 12],
+        "caps": [2, 3],
         "pre_other": [0.5, 1],
-        "pre_quote": [0.5],
-        "pre_struct": [0.5, 1],
-        "pre_under": [0, 0.5],
-        "punct": [3],
-        "na": [6],
+        "punct": [2, 3],
+        "punct_q": [3, 4, 5],
+        "slash": [0, 0.5, 1],
+        "na": [4, 6, 8],
     }
     best = []
     for values in itertools.product(*grid.values()):

@@ -53,10 +53,20 @@ pub(crate) fn estimate_tokens(text: &str) -> usize {
                 i += 1;
             }
             let start = i;
+            let (mut quote, mut slash) = (false, false);
             while i < n && is_punct(b[i]) {
+                quote |= b[i] == b'"';
+                slash |= b[i] == b'/';
                 i += 1;
             }
-            halves += 2 * (i - start).div_ceil(PUNCT_PER_TOKEN);
+            // Runs holding a quote (JSON's `":"`, `","`, `":{"`) merge more; a
+            // quote and a slash (STC's row separator `"/"`, a URL ending a
+            // string) merge less.
+            let per_token = if quote { QUOTED_PUNCT_PER_TOKEN } else { PUNCT_PER_TOKEN };
+            halves += 2 * (i - start).div_ceil(per_token);
+            if quote && slash {
+                halves += 2;
+            }
             while i < n && (b[i] == b'\n' || b[i] == b'\r') {
                 i += 1;
             }
@@ -102,7 +112,8 @@ fn is_prefix(c: u8) -> bool {
 
 const LETTERS_PER_TOKEN: usize = 10;
 const CAPS_PER_TOKEN: usize = 2;
-const PUNCT_PER_TOKEN: usize = 3;
+const PUNCT_PER_TOKEN: usize = 2;
+const QUOTED_PUNCT_PER_TOKEN: usize = 4;
 const NON_ASCII_BYTES_PER_TOKEN: usize = 6;
 const PREFIX_HALVES: usize = 1;
 
@@ -123,5 +134,7 @@ mod tests {
         // `[\n` `   ` ` ` `1` `\n` `]`: indentation before a digit splits in two.
         assert_eq!(estimate_tokens("[\n    1\n]"), 6);
         assert_eq!(estimate_tokens("  \"key\": \"caf\u{e9}\""), 8);
+        // `1` `,"` `a` `"/"` (two tokens) `2` `","` `b` `"`
+        assert_eq!(estimate_tokens(r#"1,"a"/"2","b""#), 9);
     }
 }
