@@ -3,7 +3,8 @@
 
 A benchmark script, not a test: it asserts nothing about time. For every
 document of the corpus (`../shared/corpus` beside the repository, or --corpus)
-it times, in seconds per call (the best of --repeat runs of a calibrated loop):
+it times, in seconds per call (the best of --repeat calibrated loops, the loops
+of all operations interleaved so that machine load hits them alike):
 
   loads   stc.loads(STC text)  vs json.loads / orjson.loads(minified JSON),
           toon_format.decode(TOON text); also stc.loads(minified JSON) and
@@ -118,20 +119,30 @@ def calls(doc: Doc) -> dict[str, Callable[[], None] | None]:
     }
 
 
-def seconds_per_call(fn: Callable[[], None], repeat: int, min_time: float) -> float:
-    """Best of `repeat` timed loops, each long enough to measure (>= min_time)."""
+def calibrate(fn: Callable[[], None], min_time: float) -> tuple[int, float]:
+    """Calls per timed loop so that one loop lasts at least min_time; and its time."""
     number = 1
     while True:
         elapsed = _timed(fn, number)
         if elapsed >= min_time or number >= 1 << 20:
-            break
+            return number, elapsed
         number *= 2 if elapsed <= 0 else max(2, min(10, int(min_time / elapsed * 1.2) + 1))
-    best = elapsed / number
-    # A slow call (peers written in pure Python) is not repeated as often.
-    runs = repeat if elapsed < 2.0 else 1
-    for _ in range(runs - 1):
-        best = min(best, _timed(fn, number) / number)
-    return best
+
+
+def best_times(fns: dict[str, Callable[[], None] | None], repeat: int, min_time: float) -> dict[str, float | None]:
+    """Seconds per call of each function: the best of `repeat` timed loops.
+
+    The loops are interleaved (one loop of every function per round), so that
+    changes in machine load hit all of them alike and the ratios hold better
+    than the absolute figures.
+    """
+    plan = {op: calibrate(fn, min_time) for op, fn in fns.items() if fn is not None}
+    best = {op: elapsed / number for op, (number, elapsed) in plan.items()}
+    for _ in range(repeat - 1):
+        for op, (number, elapsed) in plan.items():
+            if elapsed < 2.0:  # a slow peer (pure Python) is timed once
+                best[op] = min(best[op], _timed(fns[op], number) / number)  # type: ignore[arg-type]
+    return {op: best.get(op) for op in fns}
 
 
 def _timed(fn: Callable[[], None], number: int) -> float:
@@ -174,6 +185,41 @@ def fmt_time(s: float | None) -> str:
     return f"{s * 1e6:.1f} µs"
 
 
+# The columns of the printed table (the JSON report has every operation).
+TABLE = [
+    ("stc.loads", "stc.loads"),
+    ("json.loads", "json.loads"),
+    (None, "stc/json"),
+    ("orjson.loads", "orjson.loads"),
+    ("stc.loads_bytes", "stc.loads (bytes)"),
+    ("toon.decode", "toon.decode"),
+    ("stc.dumps", "stc.dumps"),
+    ("json.dumps", "json.dumps"),
+    ("orjson.dumps", "orjson.dumps"),
+    ("toon.encode", "toon.encode"),
+    ("stc.decode", "stc.decode"),
+    ("adr.decode_stc", "ADR regex"),
+]
+
+
+def markdown_table(documents: list[dict[str, Any]], summary: dict[str, Any]) -> str:
+    def cells(times: dict[str, Any]) -> str:
+        return " | ".join(
+            (f"{times['stc.loads'] / times['json.loads']:.2f}" if op is None else fmt_time(times.get(op)))
+            for op, _ in TABLE
+        )
+
+    lines = [
+        "| document | STC/JSON bytes | " + " | ".join(title for _, title in TABLE) + " | ADR output |",
+        "| --- | ---: | " + " | ".join("---:" for _ in TABLE) + " | --- |",
+    ]
+    for d in documents:
+        adr = "ok" if d["round_trips"]["adr.decode_stc"] else "**wrong**"
+        lines.append(f"| {d['name']} | {d['stc_bytes'] / d['json_bytes']:.2f} | {cells(d['seconds'])} | {adr} |")
+    lines.append(f"| **total** | | {cells(summary['total_seconds'])} | |")
+    return "\n".join(lines)
+
+
 def geomean(xs: list[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -212,7 +258,7 @@ def main() -> int:
     documents = []
     for path in paths:
         doc = Doc(path)
-        times = {op: seconds_per_call(fn, args.repeat, args.min_time) if fn else None for op, fn in calls(doc).items()}
+        times = best_times(calls(doc), args.repeat, args.min_time)
         ok = checks(doc)
         documents.append(
             {
@@ -257,13 +303,7 @@ def main() -> int:
     summary["documents"] = len(documents)
 
     print()
-    print("| document | STC/JSON bytes | " + " | ".join(op for op, _, _ in OPS) + " |")
-    print("| --- | ---: | " + " | ".join("---:" for _ in OPS) + " |")
-    for d in documents:
-        cells = [fmt_time(d["seconds"][op]) for op, _, _ in OPS]
-        print(f"| {d['name']} | {d['stc_bytes'] / d['json_bytes']:.2f} | " + " | ".join(cells) + " |")
-    totals = summary["total_seconds"]
-    print("| **total** | | " + " | ".join(fmt_time(totals.get(op)) for op, _, _ in OPS) + " |")
+    print(markdown_table(documents, summary))
     print()
     for key, value in summary["geomean_ratio_vs_json"].items():
         print(f"geometric mean of per-document time ratio {key}: {value:.2f}")

@@ -89,29 +89,41 @@ fn float_lexeme(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// Python's `repr` of a finite float, without calling into Python.
 ///
-/// Both Rust's `{:e}` and CPython's `repr` print the shortest digit string
-/// that reads back as the same double (see below for ties); CPython then lays the digits out in
-/// positional notation when the decimal exponent is in -4 ..= 15 (adding
-/// `.0` to whole numbers) and in exponential notation otherwise, with a
-/// signed exponent of at least two digits: `1e-05`, `1e+16`, `0.0001`.
+/// Ryu and CPython's `repr` both print the shortest digit string that reads
+/// back as the same double, and both break ties between equally short
+/// strings towards the nearest (then even) one, so the digits agree. CPython
+/// then lays them out in positional notation when the decimal exponent is in
+/// -4 ..= 15 (adding `.0` to whole numbers) and in exponential notation
+/// otherwise, with a signed exponent of at least two digits: `1e-05`,
+/// `1e+16`, `0.0001`, `1.5`.
 fn float_repr(value: f64) -> String {
     if value == 0.0 {
         return if value.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
     }
-    let shortest = format!("{:e}", value.abs());
-    // When two digit strings of that length read back as the same double,
-    // Rust and CPython may pick different ones; CPython picks the one nearest
-    // the exact value (ties to even), which is what exact formatting at that
-    // length gives. Keep it when it reads back, as it then does.
-    let len = shortest.split('e').next().map_or(1, |m| m.bytes().filter(u8::is_ascii_digit).count());
-    let nearest = format!("{:.*e}", len.saturating_sub(1), value.abs());
-    let sci = if nearest.parse::<f64>() == Ok(value.abs()) { nearest } else { shortest };
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let n = digits.len() as i32;
-    // The decimal point sits after `point` digits: value = 0.DIGITS × 10^point.
-    let point = exponent + 1;
+    let mut buffer = ryu::Buffer::new();
+    let text = buffer.format_finite(value.abs());
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // The significant digits, and `point` such that value = 0.DIGITS × 10^point.
+    let mut digits = [0u8; 32];
+    let mut n = 0;
+    let mut point = int_part.len() as i32 + exponent;
+    for b in int_part.bytes().chain(frac_part.bytes()) {
+        if n == 0 && b == b'0' {
+            point -= 1;
+        } else if n < digits.len() {
+            digits[n] = b;
+            n += 1;
+        }
+    }
+    while n > 1 && digits[n - 1] == b'0' {
+        n -= 1;
+    }
+    let digits = std::str::from_utf8(&digits[..n]).unwrap_or("0");
+    let n = n as i32;
     let mut out = String::with_capacity(digits.len() + 8);
     if value < 0.0 {
         out.push('-');
@@ -120,9 +132,9 @@ fn float_repr(value: f64) -> String {
         if point <= 0 {
             out.push_str("0.");
             out.extend(std::iter::repeat_n('0', (-point) as usize));
-            out.push_str(&digits);
+            out.push_str(digits);
         } else if point >= n {
-            out.push_str(&digits);
+            out.push_str(digits);
             out.extend(std::iter::repeat_n('0', (point - n) as usize));
             out.push_str(".0");
         } else {
@@ -131,6 +143,7 @@ fn float_repr(value: f64) -> String {
             out.push_str(&digits[point as usize..]);
         }
     } else {
+        let exponent = point - 1;
         out.push_str(&digits[..1]);
         if n > 1 {
             out.push('.');
@@ -141,7 +154,7 @@ fn float_repr(value: f64) -> String {
         if exponent.abs() < 10 {
             out.push('0');
         }
-        out.push_str(&exponent.abs().to_string());
+        out.push_str(itoa::Buffer::new().format(exponent.abs()));
     }
     out
 }
