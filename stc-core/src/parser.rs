@@ -207,9 +207,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         let mut escaped = false;
         loop {
             // Fast scan over bytes that need no attention.
-            let rest = &self.bytes[self.pos..];
-            let run = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len());
-            self.pos += run;
+            self.pos += plain_run(&self.bytes[self.pos..]);
             match self.peek() {
                 Some(b'"') => {
                     let body = self.text.get(start..self.pos).unwrap_or("");
@@ -707,5 +705,52 @@ fn plural(n: usize, noun: &str) -> String {
         format!("1 {noun}")
     } else {
         format!("{n} {noun}s")
+    }
+}
+
+/// Length of the leading run of bytes that need no attention inside a string:
+/// anything but `"`, `\` and control characters. Scans eight bytes per step
+/// (SWAR): a word is skipped whole when none of its bytes can be special.
+#[inline]
+fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut skipped = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let w = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
+        let quote = w ^ (ONES * b'"' as u64);
+        let backslash = w ^ (ONES * b'\\' as u64);
+        // Nonzero iff some byte is zero (resp. below 0x20): the classic
+        // has-zero-byte test, exact for detecting presence.
+        let special = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w);
+        if special & HIGH != 0 {
+            break;
+        }
+        skipped += 8;
+    }
+    let rest = &bytes[skipped..];
+    skipped + rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_run;
+
+    #[test]
+    fn plain_run_finds_the_first_special_byte() {
+        let base = b"abcdefghijklmnopqrstuvwxyz0123456789 !#$%&'()*+,-./:;<=>?@[]^_`{|}~\x7f";
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for at in 0..40 {
+                let mut v = base[..40].to_vec();
+                v[at] = special;
+                assert_eq!(plain_run(&v), at, "byte {special:#x} at {at}");
+            }
+        }
+        assert_eq!(plain_run(base), base.len());
+        // UTF-8 multi-byte sequences (bytes >= 0x80) are plain.
+        assert_eq!(plain_run("日本語のテキスト\"".as_bytes()), "日本語のテキスト".len());
+        assert_eq!(plain_run(b""), 0);
     }
 }
