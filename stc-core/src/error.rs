@@ -129,6 +129,20 @@ impl Error {
         Error(Box::new(Inner { kind, offset: 0, line: 0, column: 0, message }))
     }
 
+    /// The [`ErrorKind::InvalidUtf8`] error for text that is valid up to the
+    /// end of `valid_prefix` and cannot be UTF-8 right after it, positioned as
+    /// the readers position it. For callers whose text arrives as UTF-16 and
+    /// holds a lone surrogate (JavaScript strings), which has no UTF-8 form.
+    ///
+    /// ```
+    /// let err = stc_core::Error::invalid_utf8("[\"a\n");
+    /// assert_eq!((err.kind(), err.offset(), err.line(), err.column()), (stc_core::ErrorKind::InvalidUtf8, 4, 2, 1));
+    /// ```
+    pub fn invalid_utf8(valid_prefix: &str) -> Error {
+        let bytes = valid_prefix.as_bytes();
+        Error::at(bytes, bytes.len(), ErrorKind::InvalidUtf8, "invalid UTF-8".to_string())
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
