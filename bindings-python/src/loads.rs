@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use rustc_hash::FxHashMap;
 use stc_core::{Abort, JsonStr, Sink};
+use std::collections::hash_map::Entry;
 
 use crate::errors::decode_error;
 use crate::input::TextInput;
@@ -103,17 +104,7 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
     }
 
     fn make_string(&self, s: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
-        if !s.has_escapes() {
-            return Ok(PyString::new(self.py, s.raw()).into_any());
-        }
-        match s.to_str() {
-            Some(text) => Ok(PyString::new(self.py, &text).into_any()),
-            // A lone surrogate: Python strings hold it as json.loads does.
-            None => {
-                let bytes: Vec<u8> = s.to_utf16().iter().flat_map(|u| u.to_le_bytes()).collect();
-                PyBytes::new(self.py, &bytes).call_method1("decode", ("utf-16-le", "surrogatepass"))
-            }
-        }
+        make_string(self.py, s)
     }
 
     fn number_object(&self, lexeme: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -178,14 +169,14 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
         let object = match &self.recent[slot] {
             Some((a, len, k)) if *a == address && *len == raw.len() => k.clone(),
             _ => {
-                let k = match self.keys.get(raw) {
-                    Some(k) => k.clone(),
-                    None => {
-                        let k = self.make_string(key)?;
-                        if raw.len() <= MAX_CACHED_KEY {
-                            self.keys.insert(raw, k.clone());
-                        }
-                        k
+                let k = if raw.len() > MAX_CACHED_KEY {
+                    self.make_string(key)?
+                } else {
+                    // One hash per key, whether it is found or added.
+                    let py = self.py;
+                    match self.keys.entry(raw) {
+                        Entry::Occupied(found) => found.get().clone(),
+                        Entry::Vacant(slot) => slot.insert(make_string(py, key)?).clone(),
                     }
                 };
                 self.recent[slot] = Some((address, raw.len(), k.clone()));
@@ -198,6 +189,21 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
                 Ok(())
             }
             _ => Err(PySystemError::new_err("stc: key outside an object")),
+        }
+    }
+}
+
+/// A Python `str` from a string body.
+fn make_string<'py>(py: Python<'py>, s: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
+    if !s.has_escapes() {
+        return Ok(PyString::new(py, s.raw()).into_any());
+    }
+    match s.to_str() {
+        Some(text) => Ok(PyString::new(py, &text).into_any()),
+        // A lone surrogate: Python strings hold it as json.loads does.
+        None => {
+            let bytes: Vec<u8> = s.to_utf16().iter().flat_map(|u| u.to_le_bytes()).collect();
+            PyBytes::new(py, &bytes).call_method1("decode", ("utf-16-le", "surrogatepass"))
         }
     }
 }
