@@ -129,6 +129,11 @@ enum Text {
 }
 
 fn text_arg(value: &JsValue, what: &str) -> Result<Text, JsValue> {
+    if let Some(js) = value.dyn_ref::<JsString>() {
+        if !js.is_valid_utf16() {
+            return Err(lone_surrogate_error(js));
+        }
+    }
     if let Some(s) = value.as_string() {
         Ok(Text::Str(s))
     } else if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
@@ -136,6 +141,22 @@ fn text_arg(value: &JsValue, what: &str) -> Result<Text, JsValue> {
     } else {
         Err(type_error(&format!("{what} must be a string or a Uint8Array")))
     }
+}
+
+/// A string holding a raw lone surrogate has no UTF-8 form: report it as
+/// stc-core's `invalid_utf8` at that character, rather than letting the
+/// conversion replace it with U+FFFD without telling anyone.
+fn lone_surrogate_error(js: &JsString) -> JsValue {
+    let units: Vec<u16> = js.iter().collect();
+    let mut at = 0;
+    for r in char::decode_utf16(units.iter().copied()) {
+        match r {
+            Ok(c) => at += c.len_utf16(),
+            Err(_) => break,
+        }
+    }
+    let prefix = String::from_utf16_lossy(&units[..at]);
+    js_error(&Error::invalid_utf8(&prefix), Some(&prefix))
 }
 
 impl Text {

@@ -198,3 +198,15 @@ test('the .d.ts declares typed signatures for both builds', () => {
     assert.match(dts, /export function countTokens\(text: string, tokenizer\?: TokenizerName\): number;/);
   }
 });
+
+test('a raw lone surrogate in a string input has no UTF-8 form: invalid_utf8 at its position, as in the Node package', () => {
+  const text = '{"é": "x\udc00y"}';
+  for (const name of ['parse', 'decode', 'decodeStc', 'encode', 'encodeGated']) {
+    const e = thrown(() => stc[name](text));
+    assert.equal(e.name, 'StcError', name);
+    assert.deepEqual([e.code, e.offset, e.index, e.line, e.column], ['invalid_utf8', 9, 8, 1, 9], name);
+  }
+  // A well-formed pair is fine, and escaped lone surrogates are data.
+  assert.equal(stc.parse('"\\ud83d\\ude00 \ud83d\ude00"'), '\ud83d\ude00 \ud83d\ude00');
+  assert.equal(stc.parse('"\\udc00"'), '\udc00');
+});
