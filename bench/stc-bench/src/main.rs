@@ -15,7 +15,10 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use stc_core::{decode, encode, encode_gated, parse_json, Abort, EncodeOptions, GateOptions, JsonStr, Limits, Profile, Sink, Tokenizer};
+use stc_core::{
+    decode, encode, encode_gated, parse_json, Abort, EncodeOptions, GateOptions, JsonStr, Limits, Profile, Sink,
+    Tokenizer,
+};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -75,7 +78,8 @@ fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
     let mut docs = Vec::new();
     for doc in manifest(manifest_path) {
         let json = read(&doc.path);
-        let compact = encode(&json, &EncodeOptions::profile(Profile::Compact)).unwrap_or_else(|e| die(format!("{}: {e}", doc.name)));
+        let compact = encode(&json, &EncodeOptions::profile(Profile::Compact))
+            .unwrap_or_else(|e| die(format!("{}: {e}", doc.name)));
         let readable = encode(&json, &EncodeOptions::profile(Profile::Readable)).unwrap();
         let minified = decode(&json).unwrap();
         let roundtrip_ok = decode(&compact).unwrap() == minified && decode(&readable).unwrap() == minified;
@@ -243,7 +247,10 @@ fn speed(manifest_path: &str, out: &str, budget_ms: u64) {
         };
         let mut results = serde_json::Map::new();
         let mut put = |key: &str, input: usize, secs: f64| {
-            results.insert(key.into(), json!({ "seconds": secs, "input_bytes": input, "mb_per_s": input as f64 / secs / 1e6 }));
+            results.insert(
+                key.into(),
+                json!({ "seconds": secs, "input_bytes": input, "mb_per_s": input as f64 / secs / 1e6 }),
+            );
         };
         put("stc_encode", json.len(), time(budget, || encode(&json, &options).unwrap()));
         put("serde_json_parse_write", json.len(), time(budget, || serde_rt(&json)));
@@ -285,7 +292,9 @@ fn speed(manifest_path: &str, out: &str, budget_ms: u64) {
             }
         }
         eprintln!("speed: {}", doc.name);
-        docs.push(json!({ "name": doc.name, "class": doc.class, "bytes": json.len(), "results": results, "note": note }));
+        docs.push(
+            json!({ "name": doc.name, "class": doc.class, "bytes": json.len(), "results": results, "note": note }),
+        );
     }
     let result = json!({ "budget_ms": budget_ms, "docs": docs });
     std::fs::write(out, serde_json::to_string_pretty(&result).unwrap()).unwrap_or_else(|e| die(e));
@@ -311,5 +320,6 @@ fn dump(manifest_path: &str, dir: &str) {
             counts.insert(file, json!({ "o200k_base": Tokenizer::O200kBase.count(&text), "estimate": Tokenizer::Estimate.count(&text), "class": doc.class }));
         }
     }
-    std::fs::write(format!("{dir}/counts.json"), serde_json::to_string_pretty(&counts).unwrap()).unwrap_or_else(|e| die(e));
+    std::fs::write(format!("{dir}/counts.json"), serde_json::to_string_pretty(&counts).unwrap())
+        .unwrap_or_else(|e| die(e));
 }
