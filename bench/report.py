@@ -344,13 +344,18 @@ def memory_section(out_dir, out):
         out.append("Not measured.\n")
         return
     out.append(f"`/usr/bin/time -v {mem['tool']} encode|decode FILE > /dev/null`, maximum resident set size. "
-               f"Baseline: the same tool encoding `{{}}` (process overhead) = {mem['baseline_kb'] / 1024:.1f} MiB.\n")
+               f"Baseline: the same tool encoding `{{}}` (process overhead) = {mem['baseline_kb'] / 1024:.1f} MiB. "
+               "A ratio below 0.1 (or negative, from measurement noise) shows as <0.1.\n")
     out.append("| input | input MiB | encode peak RSS MiB | (peak − baseline) ÷ input | decode input (STC) MiB | decode peak RSS MiB | (peak − baseline) ÷ input |")
     out.append("|---|---:|---:|---:|---:|---:|---:|")
     b = mem["baseline_kb"]
+
+    def ratio(kb, nbytes):
+        v = (kb - b) * 1024 / nbytes
+        return f"{v:.1f}" if v >= 0.1 else "<0.1"
     for r in mem["rows"]:
-        out.append(f"| {r['name']} | {r['json_bytes'] / 2**20:.2f} | {r['encode_kb'] / 1024:.1f} | {(r['encode_kb'] - b) * 1024 / r['json_bytes']:.1f} | "
-                   f"{r['stc_bytes'] / 2**20:.2f} | {r['decode_kb'] / 1024:.1f} | {(r['decode_kb'] - b) * 1024 / r['stc_bytes']:.1f} |")
+        out.append(f"| {r['name']} | {r['json_bytes'] / 2**20:.2f} | {r['encode_kb'] / 1024:.1f} | {ratio(r['encode_kb'], r['json_bytes'])} | "
+                   f"{r['stc_bytes'] / 2**20:.2f} | {r['decode_kb'] / 1024:.1f} | {ratio(r['decode_kb'], r['stc_bytes'])} |")
     out.append("")
 
 
