@@ -238,21 +238,12 @@ impl Input<'_> {
     }
 
     /// The input as `&str`, or the core's own `invalid_utf8` error.
-    fn as_str(&self, limits: &Limits) -> std::result::Result<&str, stc_core::Error> {
+    fn as_str(&self) -> std::result::Result<&str, stc_core::Error> {
         match self {
             Input::Text(s) | Input::OwnedBytes(s) => Ok(s),
-            Input::Bytes(b) => match std::str::from_utf8(b) {
-                Ok(s) => Ok(s),
-                // Let the core build the error so kind and offset match Rust.
-                Err(_) => Err(stc_core::validate_bytes(b, limits).expect_err("invalid UTF-8 is an error")),
-            },
-            // The core reports invalid UTF-8 where the surrogate starts:
-            // give it the text before it followed by a byte that is never UTF-8.
-            Input::LoneSurrogate(prefix) => {
-                let mut bytes = prefix.clone().into_bytes();
-                bytes.push(0xFF);
-                Err(stc_core::validate_bytes(&bytes, limits).expect_err("0xFF is never UTF-8"))
-            }
+            Input::Bytes(b) => stc_core::from_utf8(b),
+            // No UTF-8 form: the core's invalid_utf8 where the surrogate starts.
+            Input::LoneSurrogate(prefix) => Err(stc_core::Error::invalid_utf8(prefix)),
         }
     }
 
@@ -336,7 +327,7 @@ pub fn encode_text(
     let env = env.raw();
     let input = Input::read(env, json.value().value)?;
     let options = EncodeOptions { profile: profile(profile_name)?, limits: limits(max_depth) };
-    let result = input.as_str(&options.limits).and_then(|s| stc_core::encode(s, &options));
+    let result = input.as_str().and_then(|s| stc_core::encode(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)
 }
@@ -347,7 +338,7 @@ pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>) -> Result<Unk
     let env = env.raw();
     let input = Input::read(env, stc.value().value)?;
     let limits = limits(max_depth);
-    let result = input.as_str(&limits).and_then(|s| stc_core::decode_with(s, &limits));
+    let result = input.as_str().and_then(|s| stc_core::decode_with(s, &limits));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)
 }
@@ -383,7 +374,7 @@ pub fn encode_gated_text(
         min_saving: min_saving.unwrap_or(GateOptions::default().min_saving),
         tokenizer: tokenizer(tokenizer_name, Tokenizer::Estimate)?,
     };
-    let result = input.as_str(&options.limits).and_then(|s| encode_gated(s, &options, &gate));
+    let result = input.as_str().and_then(|s| encode_gated(s, &options, &gate));
     let gated = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     Ok(GatedResult {
         text: gated.text,
@@ -623,7 +614,7 @@ pub fn parse_values(env: Env, stc: Unknown, max_depth: Option<u32>, bigint: Opti
         other => other,
     };
     let limits = limits(max_depth);
-    let text = input.as_str(&limits).map_err(|e| throw_stc(raw_env, &e, input.text()))?;
+    let text = input.as_str().map_err(|e| throw_stc(raw_env, &e, input.text()))?;
     let mut builder = ValueBuilder::new(raw_env, bigint.unwrap_or(false));
     match parse_stc(text, &limits, &mut builder) {
         Ok(()) => Ok(unsafe { Unknown::from_raw_unchecked(raw_env, builder.root) }),
