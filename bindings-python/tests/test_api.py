@@ -14,6 +14,7 @@ from collections import OrderedDict
 from typing import Any
 
 import pytest
+
 import stc
 
 TABLE = '[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST"'

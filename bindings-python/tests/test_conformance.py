@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 import stc
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "conformance" / "cases"

@@ -8,6 +8,7 @@ import pickle
 from typing import Any, Callable
 
 import pytest
+
 import stc
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 import stc
 
 TABLE_ROWS = [{"id": i, "name": f"user{i}", "active": i % 3 == 0} for i in range(20)]

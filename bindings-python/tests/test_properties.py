@@ -7,9 +7,10 @@ import math
 import re
 from typing import Any
 
-import stc
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import stc
 
 PROFILES = st.sampled_from(["compact", "readable"])
 
