@@ -267,9 +267,6 @@ impl<'py> Walker<'py, '_> {
     }
 }
 
-/// dumps(obj, *, profile="compact", default=None, sort_keys=False, skipkeys=False, max_depth=None)
-/// --
-///
 /// Serializes a Python object to STC text, like json.dumps.
 #[pyfunction]
 #[pyo3(

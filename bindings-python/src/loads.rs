@@ -265,9 +265,6 @@ impl<'py, 'a, 'h> Sink<'a> for ObjectBuilder<'py, 'a, 'h> {
     }
 }
 
-/// loads(s, *, object_hook=None, parse_float=None, parse_int=None, object_pairs_hook=None, max_depth=None)
-/// --
-///
 /// Parses STC (or plain JSON) text to Python objects, like json.loads.
 #[pyfunction]
 #[pyo3(signature = (s, *, object_hook = None, parse_float = None, parse_int = None, object_pairs_hook = None, max_depth = None))]

@@ -35,9 +35,6 @@ fn parse_tokenizer(name: &str) -> PyResult<Tokenizer> {
     })
 }
 
-/// encode(json_text, *, profile="compact", max_depth=None)
-/// --
-///
 /// Encodes JSON text (str or UTF-8 bytes) as STC text.
 /// Raises STCDecodeError if the input is not strict JSON.
 #[pyfunction]
@@ -58,9 +55,6 @@ pub(crate) fn encode(
         .map_err(|e| decode_error(py, &e, json_text, input.bytes()))
 }
 
-/// decode(stc_text, *, max_depth=None)
-/// --
-///
 /// Decodes STC (or plain JSON) text to minified JSON text, losslessly:
 /// number lexemes, key order and duplicate keys are kept.
 /// Raises STCDecodeError on invalid input.
@@ -74,9 +68,6 @@ pub(crate) fn decode(py: Python<'_>, stc_text: &Bound<'_, PyAny>, max_depth: Opt
         .map_err(|e| decode_error(py, &e, stc_text, input.bytes()))
 }
 
-/// encode_gated(json_text, *, profile="compact", min_saving=0.05, tokenizer="estimate", max_depth=None)
-/// --
-///
 /// The do-no-harm gate: STC if it saves at least `min_saving` of the tokens
 /// of minified JSON, else minified JSON (which is valid STC too).
 /// Returns a GateResult(text, chosen, json_tokens, stc_tokens).
@@ -102,9 +93,6 @@ pub(crate) fn encode_gated<'py>(
     gate_result_type(py)?.call1((gated.text, gated.chosen.name(), gated.json_tokens, gated.stc_tokens))
 }
 
-/// count_tokens(text, tokenizer="o200k_base")
-/// --
-///
 /// Number of tokens of `text` with "o200k_base" or "cl100k_base" (exact
 /// OpenAI BPE, built in) or "estimate" (the gate's fast estimate).
 #[pyfunction]

@@ -1,0 +1,53 @@
+"""The stubs (`stc/_stc.pyi`) describe the native functions as they are:
+same parameters, in the same order and kind, with the same defaults."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import stc
+from stc import _stc
+
+STUB = Path(_stc.__file__).with_name("_stc.pyi")
+if not STUB.exists():  # running against the source tree
+    STUB = Path(__file__).resolve().parents[1] / "python" / "stc" / "_stc.pyi"
+
+
+def _stub_functions() -> dict[str, ast.FunctionDef]:
+    tree = ast.parse(STUB.read_text(encoding="utf-8"))
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def _stub_params(fn: ast.FunctionDef) -> list[tuple[str, str, Any]]:
+    args = fn.args
+    positional = [(a.arg, "POSITIONAL_OR_KEYWORD") for a in args.args]
+    defaults: list[Any] = [None] * (len(positional) - len(args.defaults)) + [ast.literal_eval(d) for d in args.defaults]
+    params = [(name, kind, default) for (name, kind), default in zip(positional, defaults)]
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        params.append((a.arg, "KEYWORD_ONLY", None if d is None else ast.literal_eval(d)))
+    return params
+
+
+def _runtime_params(fn: Any) -> list[tuple[str, str, Any]]:
+    return [
+        (p.name, p.kind.name, None if p.default is inspect.Parameter.empty else p.default)
+        for p in inspect.signature(fn).parameters.values()
+    ]
+
+
+STUBS = _stub_functions()
+
+
+def test_every_native_function_has_a_stub() -> None:
+    native = {name for name, value in vars(_stc).items() if callable(value) and not name.startswith("_")}
+    assert native == set(STUBS)
+
+
+@pytest.mark.parametrize("name", sorted(STUBS))
+def test_stub_matches_runtime_signature(name: str) -> None:
+    assert _stub_params(STUBS[name]) == _runtime_params(getattr(stc, name))
