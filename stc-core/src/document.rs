@@ -426,20 +426,37 @@ fn invalid(message: &str) -> Error {
     Error::detached(ErrorKind::InvalidDocument, message.to_string())
 }
 
-/// Whether `s` is exactly one JSON number.
+/// Whether `s` is exactly one JSON number: `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`.
 pub(crate) fn is_json_number(s: &str) -> bool {
-    struct One(usize);
-    impl<'a> Sink<'a> for One {
-        fn number(&mut self, _: &'a str) -> Result<(), Abort> {
-            self.0 += 1;
-            Ok(())
-        }
+    fn digits(b: &[u8], i: usize) -> usize {
+        b[i..].iter().take_while(|c| c.is_ascii_digit()).count()
     }
-    let mut one = One(0);
-    !s.is_empty()
-        && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-        && parse_json(s, &Limits::default(), &mut one).is_ok()
-        && one.0 == 1
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i += digits(b, i),
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        let n = digits(b, i + 1);
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = b.get(i) {
+            i += 1;
+        }
+        let n = digits(b, i);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    i == b.len()
 }
 
 impl<'a> Sink<'a> for DocumentBuilder<'a> {
@@ -504,8 +521,14 @@ mod tests {
     #[test]
     fn builder_checks_numbers_and_depth() {
         let mut b = DocumentBuilder::new();
-        for bad in ["", "01", "1.", "+1", "NaN", "1 ", "--1", "1e"] {
+        for bad in
+            ["", "-", "01", "-01", "1.", ".5", "+1", "NaN", "1 ", " 1", "--1", "1e", "1e+", "1.e3", "0x1", "1e3.5"]
+        {
             assert_eq!(b.push_number(bad).unwrap_err().kind(), ErrorKind::InvalidNumber, "{bad:?}");
+        }
+        for good in ["0", "-0", "1.0", "1e3", "1E+2", "-0.0e-0", "0.10", "123456789012345678901234567890"] {
+            assert!(b.push_number(good).is_ok(), "{good:?}");
+            b = DocumentBuilder::new();
         }
         let mut b = DocumentBuilder::with_capacity(0, 2);
         b.push_begin_array().unwrap();

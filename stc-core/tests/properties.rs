@@ -295,6 +295,14 @@ proptest! {
         }
     }
 
+    /// The builder's number check agrees with the reader on every short
+    /// string over the number alphabet.
+    #[test]
+    fn builder_number_check_matches_the_reader(s in "[-+.eE0-9]{0,8}") {
+        let mut b = stc_core::DocumentBuilder::new();
+        prop_assert_eq!(b.push_number(&s).is_ok(), decode(&s).is_ok(), "{:?}", s);
+    }
+
     /// Spec 6.5: any bytes end in a value or an error, never a panic; what
     /// decodes is valid JSON.
     #[test]
