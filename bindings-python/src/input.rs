@@ -1,7 +1,7 @@
 //! Turning the Python objects callers pass as text (`str`, `bytes`,
 //! `bytearray`) into UTF-8 for the core.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 
@@ -60,13 +60,7 @@ impl<'py> TextInput<'py> {
             // it costs a few percent of `loads` on non-ASCII documents.
             return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
         }
-        std::str::from_utf8(bytes).map_err(|_| {
-            // The core owns the UTF-8 error (kind, offset, message); asking it
-            // to validate gives exactly that error, since UTF-8 is checked first.
-            match stc_core::validate_bytes(bytes, &stc_core::Limits::default()) {
-                Err(e) => decode_error(doc.py(), &e, doc, bytes),
-                Ok(()) => PyValueError::new_err("invalid UTF-8"),
-            }
-        })
+        // The core owns the UTF-8 error (kind, offset, message).
+        stc_core::from_utf8(bytes).map_err(|e| decode_error(doc.py(), &e, doc, bytes))
     }
 }
