@@ -129,12 +129,17 @@ enum Text {
 }
 
 fn text_arg(value: &JsValue, what: &str) -> Result<Text, JsValue> {
-    if let Some(js) = value.dyn_ref::<JsString>() {
-        if !js.is_valid_utf16() {
-            return Err(lone_surrogate_error(js));
-        }
-    }
     if let Some(s) = value.as_string() {
+        // The conversion to UTF-8 turns a lone surrogate into U+FFFD. Only
+        // then is the slow code-unit check worth making (it crosses into JS
+        // once per unit), to tell a real U+FFFD from a replaced surrogate.
+        if s.contains('\u{FFFD}') {
+            if let Some(js) = value.dyn_ref::<JsString>() {
+                if !js.is_valid_utf16() {
+                    return Err(lone_surrogate_error(js));
+                }
+            }
+        }
         Ok(Text::Str(s))
     } else if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
         Ok(Text::Bytes(bytes.to_vec()))
