@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use crate::error::{Error, ErrorKind};
 use crate::options::{EncodeOptions, Limits};
-use crate::parser::{parse_json, Abort, Sink, MAX_DEPTH_LIMIT};
+use crate::parser::{parse_json, scan_number, Abort, Sink, MAX_DEPTH_LIMIT};
 use crate::strings::{push_canonical_str, push_canonical_utf16, JsonStr};
 
 /// One entry of the tape.
@@ -426,37 +426,9 @@ fn invalid(message: &str) -> Error {
     Error::detached(ErrorKind::InvalidDocument, message.to_string())
 }
 
-/// Whether `s` is exactly one JSON number: `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`.
+/// Whether `s` is exactly one JSON number.
 pub(crate) fn is_json_number(s: &str) -> bool {
-    fn digits(b: &[u8], i: usize) -> usize {
-        b[i..].iter().take_while(|c| c.is_ascii_digit()).count()
-    }
-    let b = s.as_bytes();
-    let mut i = usize::from(b.first() == Some(&b'-'));
-    match b.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i += digits(b, i),
-        _ => return false,
-    }
-    if b.get(i) == Some(&b'.') {
-        let n = digits(b, i + 1);
-        if n == 0 {
-            return false;
-        }
-        i += 1 + n;
-    }
-    if let Some(b'e' | b'E') = b.get(i) {
-        i += 1;
-        if let Some(b'+' | b'-') = b.get(i) {
-            i += 1;
-        }
-        let n = digits(b, i);
-        if n == 0 {
-            return false;
-        }
-        i += n;
-    }
-    i == b.len()
+    matches!(scan_number(s.as_bytes(), 0), Ok(end) if end == s.len())
 }
 
 impl<'a> Sink<'a> for DocumentBuilder<'a> {

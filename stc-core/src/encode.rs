@@ -147,8 +147,8 @@ impl Encoder<'_, '_> {
         }
     }
 
-    /// Whether every element of the array at `i` is a string, number,
-    /// boolean or null.
+    /// Whether every child of the container at `i` (array elements, or
+    /// object keys and values) is a string, number, boolean, null or key.
     fn all_scalars(&self, i: usize, end: usize) -> bool {
         self.nodes
             .get(i + 1..end)
@@ -183,13 +183,13 @@ impl Encoder<'_, '_> {
         let Some(&Node::Object { len: width, end: first_end }) = self.nodes.get(first) else {
             return false;
         };
-        if width == 0 || !self.flat(first, first_end) {
+        if width == 0 || !self.all_scalars(first, first_end) {
             return false;
         }
         let mut j = first_end;
         for _ in 1..len {
             match self.nodes.get(j) {
-                Some(&Node::Object { len: w, end }) if w == width && self.flat(j, end) => {
+                Some(&Node::Object { len: w, end }) if w == width && self.all_scalars(j, end) => {
                     for m in 0..width {
                         if self.nodes.get(j + 1 + 2 * m) != self.nodes.get(first + 1 + 2 * m) {
                             return false;
@@ -201,12 +201,6 @@ impl Encoder<'_, '_> {
             }
         }
         true
-    }
-
-    /// Whether the object at `i` has only primitive values (then it spans
-    /// exactly one key node and one value node per member).
-    fn flat(&self, i: usize, end: usize) -> bool {
-        self.all_scalars(i, end)
     }
 
     /// `[N]{k1,k2}: v,v / v,v`.

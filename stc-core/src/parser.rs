@@ -257,52 +257,16 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
     /// Reads a number at `-` or a digit; returns its lexeme.
     fn number_lexeme(&mut self) -> Result<&'a str, Error> {
         let start = self.pos;
-        let b = self.bytes;
-        let mut i = self.pos;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
+        match scan_number(self.bytes, start) {
+            Ok(end) => {
+                self.pos = end;
+                Ok(self.text.get(start..end).unwrap_or(""))
+            }
+            Err(NumberError { at, expected: None }) => {
+                Err(self.err_at(at, ErrorKind::InvalidNumber, "invalid number: leading zeros are not allowed".into()))
+            }
+            Err(NumberError { at, expected: Some(what) }) => Err(self.number_err(at, what)),
         }
-        match b.get(i) {
-            Some(b'0') => {
-                i += 1;
-                if b.get(i).is_some_and(u8::is_ascii_digit) {
-                    return Err(self.err_at(
-                        i,
-                        ErrorKind::InvalidNumber,
-                        "invalid number: leading zeros are not allowed".into(),
-                    ));
-                }
-            }
-            Some(b'1'..=b'9') => {
-                while b.get(i).is_some_and(u8::is_ascii_digit) {
-                    i += 1;
-                }
-            }
-            _ => return Err(self.number_err(i, "a digit")),
-        }
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            if !b.get(i).is_some_and(u8::is_ascii_digit) {
-                return Err(self.number_err(i, "a digit after the decimal point"));
-            }
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        }
-        if let Some(b'e' | b'E') = b.get(i) {
-            i += 1;
-            if let Some(b'+' | b'-') = b.get(i) {
-                i += 1;
-            }
-            if !b.get(i).is_some_and(u8::is_ascii_digit) {
-                return Err(self.number_err(i, "a digit in the exponent"));
-            }
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        }
-        self.pos = i;
-        Ok(self.text.get(start..i).unwrap_or(""))
     }
 
     fn number_err(&self, at: usize, what: &str) -> Error {
@@ -753,4 +717,49 @@ mod tests {
         assert_eq!(plain_run("日本語のテキスト\"".as_bytes()), "日本語のテキスト".len());
         assert_eq!(plain_run(b""), 0);
     }
+}
+
+/// Where a number stopped following the grammar, and what it needed there
+/// (`None`: a digit after a leading zero).
+pub(crate) struct NumberError {
+    pub(crate) at: usize,
+    pub(crate) expected: Option<&'static str>,
+}
+
+/// Scans a JSON number starting at `start` (at `-` or a digit):
+/// `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`. Returns the index
+/// after it. Shared by the reader and by [`DocumentBuilder::push_number`].
+///
+/// [`DocumentBuilder::push_number`]: crate::DocumentBuilder::push_number
+pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> {
+    let digits = |i: usize| b.get(i..).map_or(0, |rest| rest.iter().take_while(|c| c.is_ascii_digit()).count());
+    let mut i = start + usize::from(b.get(start) == Some(&b'-'));
+    match b.get(i) {
+        Some(b'0') => {
+            i += 1;
+            if b.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(NumberError { at: i, expected: None });
+            }
+        }
+        Some(b'1'..=b'9') => i += digits(i),
+        _ => return Err(NumberError { at: i, expected: Some("a digit") }),
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        match digits(i) {
+            0 => return Err(NumberError { at: i, expected: Some("a digit after the decimal point") }),
+            n => i += n,
+        }
+    }
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = b.get(i) {
+            i += 1;
+        }
+        match digits(i) {
+            0 => return Err(NumberError { at: i, expected: Some("a digit in the exponent") }),
+            n => i += n,
+        }
+    }
+    Ok(i)
 }
