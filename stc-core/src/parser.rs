@@ -698,27 +698,6 @@ fn plain_run(bytes: &[u8]) -> usize {
     skipped + rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::plain_run;
-
-    #[test]
-    fn plain_run_finds_the_first_special_byte() {
-        let base = b"abcdefghijklmnopqrstuvwxyz0123456789 !#$%&'()*+,-./:;<=>?@[]^_`{|}~\x7f";
-        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-            for at in 0..40 {
-                let mut v = base[..40].to_vec();
-                v[at] = special;
-                assert_eq!(plain_run(&v), at, "byte {special:#x} at {at}");
-            }
-        }
-        assert_eq!(plain_run(base), base.len());
-        // UTF-8 multi-byte sequences (bytes >= 0x80) are plain.
-        assert_eq!(plain_run("日本語のテキスト\"".as_bytes()), "日本語のテキスト".len());
-        assert_eq!(plain_run(b""), 0);
-    }
-}
-
 /// Where a number stopped following the grammar, and what it needed there
 /// (`None`: a digit after a leading zero).
 pub(crate) struct NumberError {
@@ -762,4 +741,25 @@ pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> 
         }
     }
     Ok(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_run;
+
+    #[test]
+    fn plain_run_finds_the_first_special_byte() {
+        let base = b"abcdefghijklmnopqrstuvwxyz0123456789 !#$%&'()*+,-./:;<=>?@[]^_`{|}~\x7f";
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for at in 0..40 {
+                let mut v = base[..40].to_vec();
+                v[at] = special;
+                assert_eq!(plain_run(&v), at, "byte {special:#x} at {at}");
+            }
+        }
+        assert_eq!(plain_run(base), base.len());
+        // UTF-8 multi-byte sequences (bytes >= 0x80) are plain.
+        assert_eq!(plain_run("日本語のテキスト\"".as_bytes()), "日本語のテキスト".len());
+        assert_eq!(plain_run(b""), 0);
+    }
 }
