@@ -204,9 +204,7 @@ fn measure(input: &Input, tokenizer: Tokenizer) -> Result<[(usize, usize); 5], F
     let text = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
     let doc = Document::parse_json(text, &input.limits()).map_err(|e| input.fail(e))?;
     let gate = GateOptions { tokenizer, ..GateOptions::default() };
-    let gated =
-        stc_core::encode_gated(text, &EncodeOptions { profile: Profile::Compact, limits: input.limits() }, &gate)
-            .map_err(|e| input.fail(e))?;
+    let gated = doc.encode_gated(Profile::Compact, &gate);
     let forms =
         [doc.to_json_pretty(), doc.to_json(), doc.encode(Profile::Readable), doc.encode(Profile::Compact), gated.text];
     Ok(forms.map(|t| (t.len(), tokenizer.count(&t))))

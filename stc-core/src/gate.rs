@@ -7,7 +7,7 @@
 //! STC too, so a client decodes either without knowing which it got.
 
 use crate::error::Error;
-use crate::options::EncodeOptions;
+use crate::options::{EncodeOptions, Profile};
 use crate::Document;
 
 /// How tokens are counted.
@@ -140,17 +140,30 @@ pub struct Gated {
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 pub fn encode_gated(json: &str, options: &EncodeOptions, gate: &GateOptions) -> Result<Gated, Error> {
-    let doc = Document::parse_json(json, &options.limits)?;
-    let stc = crate::encode::encode_document(&doc, options);
-    let minified = doc.to_json();
-    let json_tokens = gate.tokenizer.count(&minified);
-    let stc_tokens = gate.tokenizer.count(&stc);
-    let min_saving = if gate.min_saving.is_nan() { 0.0 } else { gate.min_saving.clamp(0.0, 1.0) };
-    let budget = json_tokens as f64 * (1.0 - min_saving);
-    let (text, chosen) = if stc_tokens < json_tokens && (stc_tokens as f64) <= budget {
-        (stc, Chosen::Stc)
-    } else {
-        (minified, Chosen::Json)
-    };
-    Ok(Gated { text, chosen, json_tokens, stc_tokens })
+    Ok(Document::parse_json(json, &options.limits)?.encode_gated(options.profile, gate))
+}
+
+impl Document<'_> {
+    /// [`encode_gated`] for a document already in memory.
+    ///
+    /// ```
+    /// use stc_core::{Chosen, Document, GateOptions, Limits, Profile};
+    /// let doc = Document::parse_json("[1, 2, 3]", &Limits::default())?;
+    /// assert_eq!(doc.encode_gated(Profile::Compact, &GateOptions::default()).chosen, Chosen::Json);
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn encode_gated(&self, profile: Profile, gate: &GateOptions) -> Gated {
+        let stc = self.encode(profile);
+        let minified = self.to_json();
+        let json_tokens = gate.tokenizer.count(&minified);
+        let stc_tokens = gate.tokenizer.count(&stc);
+        let min_saving = if gate.min_saving.is_nan() { 0.0 } else { gate.min_saving.clamp(0.0, 1.0) };
+        let budget = json_tokens as f64 * (1.0 - min_saving);
+        let (text, chosen) = if stc_tokens < json_tokens && (stc_tokens as f64) <= budget {
+            (stc, Chosen::Stc)
+        } else {
+            (minified, Chosen::Json)
+        };
+        Gated { text, chosen, json_tokens, stc_tokens }
+    }
 }
