@@ -274,9 +274,15 @@ fn throw_stc(env: RawEnv, err: &stc_core::Error, text: Option<&str>) -> Error {
         }
         Ok(obj)
     };
-    match build() {
-        Ok(obj) => {
-            unsafe { sys::napi_throw(env, obj) };
+    throw(env, build())
+}
+
+/// Throws a built exception value and returns the napi error that tells
+/// napi-rs an exception is pending; if building it failed, that failure.
+fn throw(env: RawEnv, built: Result<Value>) -> Error {
+    match built {
+        Ok(value) => {
+            unsafe { sys::napi_throw(env, value) };
             Error::new(Status::PendingException, String::new())
         }
         Err(e) => e,
@@ -658,13 +664,7 @@ fn type_error(env: RawEnv, message: &str) -> Error {
         napi_call!(env, sys::napi_create_type_error(env, ptr::null_mut(), msg, &mut err));
         Ok(err)
     };
-    match build() {
-        Ok(err) => {
-            unsafe { sys::napi_throw(env, err) };
-            Error::new(Status::PendingException, String::new())
-        }
-        Err(e) => e,
-    }
+    throw(env, build())
 }
 
 fn global_constructors(env: RawEnv) -> Result<[Value; 4]> {
