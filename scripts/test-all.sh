@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Every test of every part: the Rust codec, CLI and conformance harness, then
-# each binding's own suite (each installs what it needs: Python venv and
-# maturin, npm packages, the wasm32 target and wasm-bindgen-cli, Chromium).
+# Every test of every part: the Rust codec, CLI, conformance harness and
+# services (HTTP, MCP, TCP, stash), then each binding's own suite (each
+# installs what it needs: Python venv and maturin, npm packages, the wasm32
+# target and wasm-bindgen-cli, Chromium). What the service tests need (for
+# example redis-server) is installed by scripts/prereqs/*.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -10,12 +12,23 @@ step() { printf '\n==== %s\n' "$*"; }
 
 step "rust: format and lints"
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
-cargo fmt -p stc-core -p stc-cli -p stc-conformance -- --check
-cargo clippy --quiet -p stc-core -p stc-cli -p stc-conformance --all-targets -- -D warnings
+rust_crates=(-p stc-core -p stc-cli -p stc-conformance -p stc-http -p stc-mcp -p stc-serve -p stc-stash)
+cargo fmt "${rust_crates[@]}" -- --check
+cargo clippy --quiet "${rust_crates[@]}" --all-targets -- -D warnings
 cargo clippy --quiet -p stc-core --no-default-features -- -D warnings
 
-step "rust: stc-core, stc-cli, conformance (unit, doc, property, snapshot, corpus tests)"
-cargo test -p stc-core -p stc-cli -p stc-conformance
+step "prerequisites of the service tests"
+for prereq in scripts/prereqs/*.sh; do
+  [ -e "$prereq" ] || continue
+  echo "-- $prereq"
+  bash "$prereq"
+done
+
+step "rust: stc-core, stc-cli, conformance, services (unit, doc, property, snapshot, corpus, service tests)"
+cargo test "${rust_crates[@]}"
+
+# The bindings' HTTP client tests put `stc proxy` in front of a real upstream.
+export STC_BIN="$PWD/target/debug/stc"
 
 for binding in bindings-python bindings-node bindings-wasm; do
   if [ -f "$binding/test.sh" ]; then

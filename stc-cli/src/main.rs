@@ -1,6 +1,8 @@
 //! `stc`: encode JSON as STC, decode STC to JSON, check STC, and measure what
 //! STC saves. All format work is done by `stc-core`; this file only reads
-//! input, writes output and reports errors.
+//! input, writes output and reports errors. The services (`proxy`, `mcp`,
+//! `mcp-proxy`, `serve`, `native-host`, `retrieve`) each live in a module of
+//! their own over a library crate of their own.
 //!
 //! On invalid input every command exits with status 1, prints
 //! `FILE:LINE:COLUMN: message` on stderr and nothing on stdout.
@@ -8,6 +10,11 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+mod mcp;
+mod proxy;
+mod retrieve;
+mod serve;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use stc_core::{Document, EncodeOptions, GateOptions, Limits, Profile, Tokenizer};
@@ -29,6 +36,25 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    #[command(flatten)]
+    Codec(CodecCommand),
+    /// Reverse proxy: serve an upstream JSON API as STC to clients that ask for it.
+    Proxy(proxy::ProxyArgs),
+    /// MCP server over stdio with the stc_encode, stc_decode and stc_estimate tools.
+    Mcp(mcp::McpArgs),
+    /// Wrap a stdio MCP server and re-encode its JSON tool results as STC.
+    McpProxy(mcp::McpProxyArgs),
+    /// The local NDJSON TCP service (prompt, response, context, encode, decode).
+    Serve(serve::ServeArgs),
+    /// Browser native-messaging host that bridges to `stc serve`.
+    NativeHost(serve::NativeHostArgs),
+    /// Print what the stash holds under a key.
+    Retrieve(retrieve::RetrieveArgs),
+}
+
+/// The codec commands: read input, write one output, report the first error.
+#[derive(Subcommand)]
+enum CodecCommand {
     /// Encode JSON as STC.
     Encode(EncodeArgs),
     /// Decode STC (or JSON) to minified JSON.
@@ -159,9 +185,9 @@ impl Input {
     }
 }
 
-fn run(cli: Cli) -> Result<String, Failure> {
-    match cli.command {
-        Command::Encode(args) => {
+fn run(command: CodecCommand) -> Result<String, Failure> {
+    match command {
+        CodecCommand::Encode(args) => {
             let input = &args.input;
             let bytes = input.read()?;
             let json = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
@@ -181,18 +207,18 @@ fn run(cli: Cli) -> Result<String, Failure> {
                 stc_core::encode(json, &options).map(|s| s + "\n").map_err(|e| input.fail(e))
             }
         }
-        Command::Decode(args) => {
+        CodecCommand::Decode(args) => {
             let input = &args.input;
             let bytes = input.read()?;
             stc_core::decode_bytes(&bytes, &input.limits()).map(|s| s + "\n").map_err(|e| input.fail(e))
         }
-        Command::Check(args) => {
+        CodecCommand::Check(args) => {
             let input = &args.input;
             let bytes = input.read()?;
             stc_core::validate_bytes(&bytes, &input.limits()).map_err(|e| input.fail(e))?;
             Ok(format!("{}: ok\n", input.name()))
         }
-        Command::Stats(args) => stats(&args),
+        CodecCommand::Stats(args) => stats(&args),
     }
 }
 
@@ -266,8 +292,17 @@ fn ratio(a: usize, b: usize) -> f64 {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    // Services own their output and exit status; the codec commands share `run`.
+    let command = match Cli::parse().command {
+        Command::Codec(command) => command,
+        Command::Proxy(args) => return proxy::run(args),
+        Command::Mcp(args) => return mcp::run_server(args),
+        Command::McpProxy(args) => return mcp::run_proxy(args),
+        Command::Serve(args) => return serve::run_serve(args),
+        Command::NativeHost(args) => return serve::run_native_host(args),
+        Command::Retrieve(args) => return retrieve::run(args),
+    };
+    match run(command) {
         Ok(output) => {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`stc decode big | head`) is not an error worth a message.
