@@ -385,6 +385,20 @@ def criterion_json(crit_dir, out_path):
         json.dump(result, f, indent=1)
 
 
+def services_section(out_dir, out):
+    """The sections written by bench/services/*.sh, in name order."""
+    sdir = os.path.join(out_dir, "services")
+    parts = sorted(f for f in os.listdir(sdir) if f.endswith(".md")) if os.path.isdir(sdir) else []
+    if not parts:
+        return
+    out.append("## Services\n")
+    out.append("Each service is measured on loopback by its own `bench/services/NAME.sh` (bounded in count and time) "
+               "with the release `stc` binary.\n")
+    for name in parts:
+        with open(os.path.join(sdir, name)) as f:
+            out.append(f.read().rstrip() + "\n")
+
+
 def main():
     if sys.argv[1] == "criterion":
         return criterion_json(sys.argv[2], sys.argv[3])
@@ -460,6 +474,7 @@ def main():
     mape_all, mape = estimator_section(docs, out)
     speed_section(out_dir, out)
     memory_section(out_dir, out)
+    services_section(out_dir, out)
 
     out.append("## Datasets\n")
     out.append("| document | class | source | bytes |")

@@ -87,6 +87,19 @@ else
 fi
 run python3 bench/rss.py "$TOOL" bench/out/memory.json bench/out
 
+step "services (HTTP proxy, MCP proxy, TCP service)"
+# Each bench/services/NAME.sh measures one service on loopback, bounded in
+# count and time, and writes bench/out/services/NAME.md: a report section.
+mkdir -p "$OUT/services"
+for svc in "$BENCH"/services/*.sh; do
+  [ -e "$svc" ] || continue
+  name="$(basename "$svc" .sh)"
+  if ! run bash "bench/services/$name.sh" "$TOOL" "bench/out/services/$name.md" > "$OUT/services/$name.log" 2>&1; then
+    printf '### %s\n\nNot measured: `bench/services/%s.sh` failed: %s\n' "$name" "$name" \
+      "$(tail -n 1 "$OUT/services/$name.log" | cut -c1-300)" > "$OUT/services/$name.md"
+  fi
+done
+
 step "report"
 python3 - "$OUT" "$START" "$ROOT" <<'EOF'
 import json, os, platform, subprocess, sys, time
