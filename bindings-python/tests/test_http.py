@@ -1,0 +1,304 @@
+"""stc.http: the httpx transports (sync, async) and the requests adapter against
+a real upstream server process on 127.0.0.1 (tests/http_upstream.py), and end
+to end through a real ``stc proxy`` process in front of that upstream."""
+
+from __future__ import annotations
+
+import asyncio
+import doctest
+import json
+import selectors
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import requests
+
+import stc
+import stc.http
+from stc.http import DEFAULT_ACCEPT, AsyncSTCTransport, STCTransport, UnsupportedSTCVersion
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from http_upstream import BROKEN_STC, corpus_dir  # noqa: E402
+
+REPO = HERE.parents[1]
+DOCS = sorted(p.name for p in corpus_dir().glob("*.json"))
+SMALL_DOCS = [d for d in DOCS if (corpus_dir() / d).stat().st_size < 300_000]
+
+
+def _read_line(proc: subprocess.Popen[str], what: str, timeout: float = 60.0) -> str:
+    """The first line the process prints, or a clear failure (no hang)."""
+    assert proc.stdout is not None
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    try:
+        if not sel.select(timeout):
+            proc.kill()
+            pytest.fail(f"{what} printed nothing within {timeout} s")
+    finally:
+        sel.close()
+    line = proc.stdout.readline()
+    if not line:
+        err = proc.stderr.read() if proc.stderr else ""
+        pytest.fail(f"{what} exited (code {proc.wait()}) before printing its address: {err}")
+    return line.strip()
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "http_upstream.py")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = _read_line(proc, "tests/http_upstream.py")
+        assert line.startswith("listening http://127.0.0.1:"), line
+        yield line.split(" ", 1)[1]
+    finally:
+        _stop(proc)
+
+
+def minified(name: str) -> str:
+    """The upstream document as minified JSON, number lexemes and key order kept."""
+    return stc.decode((corpus_dir() / name).read_bytes())
+
+
+def expected_value(name: str) -> Any:
+    return json.loads((corpus_dir() / name).read_bytes())
+
+
+# --- the three clients behind one small interface --------------------------------------
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    text: str
+    content: bytes
+    value: Any
+
+
+def _value(f: Callable[[], Any]) -> Any:
+    try:
+        return f()
+    except ValueError:
+        return None
+
+
+def get_httpx(url: str, headers: dict[str, str] | None = None, method: str = "GET", **kw: Any) -> Answer:
+    with httpx.Client(transport=STCTransport(**kw)) as client:
+        r = client.request(method, url, headers=headers)
+        return Answer(r.status_code, dict(r.headers), r.text, r.content, _value(r.json))
+
+
+def get_httpx_async(url: str, headers: dict[str, str] | None = None, method: str = "GET", **kw: Any) -> Answer:
+    async def run() -> Answer:
+        async with httpx.AsyncClient(transport=AsyncSTCTransport(**kw)) as client:
+            r = await client.request(method, url, headers=headers)
+            return Answer(r.status_code, dict(r.headers), r.text, r.content, _value(r.json))
+
+    return asyncio.run(run())
+
+
+def get_requests(url: str, headers: dict[str, str] | None = None, method: str = "GET", **kw: Any) -> Answer:
+    with stc.http.session(**kw) as s:
+        r = s.request(method, url, headers=headers)
+        return Answer(r.status_code, {k.lower(): v for k, v in r.headers.items()}, r.text, r.content, _value(r.json))
+
+
+CLIENTS = {"httpx": get_httpx, "httpx-async": get_httpx_async, "requests": get_requests}
+Client = Callable[..., Answer]
+
+
+@pytest.fixture(params=sorted(CLIENTS))
+def client(request: pytest.FixtureRequest) -> Client:
+    return CLIENTS[request.param]
+
+
+def assert_decoded_json(a: Answer, name: str) -> None:
+    """The body is the upstream's minified JSON, with headers that say so."""
+    assert a.status == 200
+    assert a.text == minified(name)
+    assert a.value == expected_value(name)
+    assert a.headers["content-type"] == "application/json"
+    assert a.headers["content-length"] == str(len(a.content))
+    assert a.content == a.text.encode("utf-8")
+    assert "content-encoding" not in a.headers
+
+
+# --- against the upstream directly: STC made by the binding's own encoder -------------
+
+
+def test_accept_is_added(upstream: str, client: Client) -> None:
+    a = client(f"{upstream}/echo")
+    assert a.value["accept"] == DEFAULT_ACCEPT
+    assert a.value["accept_encoding"] is None or "stc" not in a.value["accept_encoding"]
+
+
+def test_explicit_accept_is_kept(upstream: str, client: Client) -> None:
+    a = client(f"{upstream}/echo", headers={"Accept": "text/csv"})
+    assert a.value["accept"] == "text/csv"
+
+
+def test_accept_none_leaves_the_default(upstream: str, client: Client) -> None:
+    a = client(f"{upstream}/echo", accept=None)
+    assert a.value["accept"] == "*/*"
+
+
+def test_custom_accept(upstream: str, client: Client) -> None:
+    a = client(f"{upstream}/echo", accept="application/stc+json")
+    assert a.value["accept"] == "application/stc+json"
+
+
+@pytest.mark.parametrize("name", DOCS)
+def test_stc_media_type_is_decoded(upstream: str, client: Client, name: str) -> None:
+    a = client(f"{upstream}/stc/{name}")
+    assert_decoded_json(a, name)
+    assert a.headers["x-stc-version"] == "1"
+
+
+@pytest.mark.parametrize("route", ["stc-ce", "stc-gzip", "stc-ce-gzip"])
+@pytest.mark.parametrize("name", SMALL_DOCS)
+def test_stc_content_encodings_are_decoded(upstream: str, client: Client, route: str, name: str) -> None:
+    assert_decoded_json(client(f"{upstream}/{route}/{name}"), name)
+
+
+@pytest.mark.parametrize("name", ["twitter_api_response.json", "github_events.json"])
+def test_json_passes_untouched(upstream: str, client: Client, name: str) -> None:
+    a = client(f"{upstream}/json/{name}")
+    raw = (corpus_dir() / name).read_bytes()
+    assert a.content == raw  # as stored, not re-serialized
+    assert a.headers["content-type"] == "application/json"
+    assert a.headers["content-length"] == str(len(raw))
+
+
+def test_other_media_types_pass_untouched(upstream: str, client: Client) -> None:
+    a = client(f"{upstream}/text")
+    assert a.text == "hello, not JSON"
+    assert a.headers["content-type"] == "text/plain; charset=utf-8"
+
+
+def test_head_and_204_are_not_decoded(upstream: str, client: Client) -> None:
+    head = client(f"{upstream}/stc/github_events.json", method="HEAD")
+    assert head.status == 200
+    assert head.content == b""
+    assert head.headers["content-type"] == "application/stc+json"
+    empty = client(f"{upstream}/no-content")
+    assert empty.status == 204
+    assert empty.content == b""
+
+
+def test_request_body_is_sent(upstream: str) -> None:
+    with httpx.Client(transport=STCTransport()) as c:
+        assert c.post(f"{upstream}/echo", content=b"x" * 1000).json()["body_length"] == 1000
+    with stc.http.session() as s:
+        assert s.post(f"{upstream}/echo", data=b"y" * 777).json()["body_length"] == 777
+
+
+def broken_error() -> stc.STCDecodeError:
+    with pytest.raises(stc.STCDecodeError) as info:
+        stc.decode(BROKEN_STC)
+    return info.value
+
+
+@pytest.mark.parametrize("route", ["broken", "broken-ce"])
+def test_stc_body_error_has_line_and_column(upstream: str, client: Client, route: str) -> None:
+    want = broken_error()
+    assert (want.lineno, want.colno) == (3, 16)
+    url = f"{upstream}/{route}"
+    with pytest.raises(stc.STCDecodeError) as info:
+        client(url)
+    e = info.value
+    assert (e.kind, e.lineno, e.colno, e.pos, e.offset) == (want.kind, want.lineno, want.colno, want.pos, want.offset)
+    assert e.kind == "unexpected_char"
+    assert url in str(e)
+    assert f"line {want.lineno} column {want.colno}" in str(e)
+    assert isinstance(e, json.JSONDecodeError)
+
+
+def test_unknown_version_is_refused(upstream: str, client: Client) -> None:
+    with pytest.raises(UnsupportedSTCVersion) as info:
+        client(f"{upstream}/v2")
+    assert info.value.version == "2"
+    assert "/v2" in str(info.value)
+
+
+def test_streaming_json_is_not_read_ahead(upstream: str) -> None:
+    name = "twitter.json"
+    raw = (corpus_dir() / name).read_bytes()
+    with httpx.Client(transport=STCTransport()) as c, c.stream("GET", f"{upstream}/json/{name}") as r:
+        assert not r.is_stream_consumed
+        assert b"".join(r.iter_bytes()) == raw
+
+
+def test_max_depth_applies(upstream: str, client: Client) -> None:
+    # github_events.json nests deeper than 2 levels.
+    with pytest.raises(stc.STCDecodeError) as info:
+        client(f"{upstream}/stc/github_events.json", max_depth=2)
+    assert info.value.kind == "depth_limit"
+
+
+def test_import_stc_needs_neither_httpx_nor_requests() -> None:
+    code = """
+import sys
+sys.modules["httpx"] = None
+sys.modules["requests"] = None
+import stc, stc.http
+assert stc.loads("[1]: 2") == [2]
+assert stc.http.is_stc("application/stc+json", None)
+for name, lib in [("STCTransport", "httpx"), ("AsyncSTCTransport", "httpx"), ("STCAdapter", "requests"),
+                  ("session", "requests")]:
+    try:
+        getattr(stc.http, name)
+    except ImportError as e:
+        assert f"stc-json[{lib}]" in str(e), e
+    else:
+        raise AssertionError(name + " should need " + lib)
+try:
+    from stc.http import STCTransport
+except ImportError as e:
+    assert "httpx" in str(e)
+else:
+    raise AssertionError("from-import should fail")
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_requests_adapter_is_a_http_adapter() -> None:
+    with stc.http.session() as s:
+        adapter = s.get_adapter("http://127.0.0.1/")
+        assert isinstance(adapter, stc.http.STCAdapter)
+        assert isinstance(adapter, requests.adapters.HTTPAdapter)
+        assert isinstance(s.get_adapter("https://example.invalid/"), stc.http.STCAdapter)
+
+
+def test_corpus_is_there() -> None:
+    assert corpus_dir().is_dir(), f"corpus not found at {corpus_dir()} (set STC_CORPUS)"
+    assert len(DOCS) >= 10, DOCS
+
+
+def test_module_docstring_examples() -> None:
+    result = doctest.testmod(stc.http, verbose=False)
+    assert result.attempted >= 4
+    assert result.failed == 0
