@@ -1,2 +1,174 @@
-//! The local NDJSON TCP service of STC (`stc serve --tcp`) and its native-messaging host
+//! The local NDJSON TCP service of STC (`stc serve --tcp`) and its
+//! native-messaging host (`stc native-host`).
+//!
+//! The service speaks the line protocol of seed 003 ("Token Compression
+//! Protocol"): one JSON object per line in, one per line out, with the actions
+//! `ping`, `prompt`, `response`, `context_get` and `context_reset`, plus
+//! `encode` and `decode` for STC through `stc-core`. Prompts come back as
+//! base64 of the text in the conversation's encoding; responses arrive as
+//! [`base54`]. Token figures are counted with o200k_base and reported as they
+//! are, negative when the encoded form costs more (base64 usually does).
+//! Conversations persist in one JSON file, replaced atomically.
+//!
+//! [`serve`] and [`native_host::run`] build their own runtime, so callers need
+//! no tokio; [`Server`] runs inside an existing runtime (tests, embedding).
+//!
+//! ```no_run
+//! let config = stc_serve::Config::default(); // 127.0.0.1:7543
+//! stc_serve::serve(config)?; // until SIGTERM or Ctrl-C
+//! # Ok::<(), stc_serve::Error>(())
+//! ```
 #![forbid(unsafe_code)]
+
+pub mod base54;
+pub mod charset;
+pub mod lines;
+pub mod native_host;
+pub mod protocol;
+mod server;
+pub mod store;
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use server::Server;
+
+/// The seed's default address.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:7543";
+/// The seed's context file, relative to the working directory.
+pub const DEFAULT_CONTEXT_FILE: &str = "memory/token_compression_context.json";
+
+/// Settings of the service.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address to listen on (port 0: any free port).
+    pub addr: SocketAddr,
+    /// Accept a non-loopback `addr`. Off by default: the context holds whole
+    /// conversations and the protocol has no authentication.
+    pub allow_remote: bool,
+    /// The context file; `None` keeps conversations in memory only.
+    pub context_file: Option<PathBuf>,
+    /// How often a changed context is saved.
+    pub save_interval: Duration,
+    /// Longest request line in bytes, without its newline.
+    pub max_line_bytes: usize,
+    /// Most connections served at once; more get `too_many_connections`.
+    pub max_connections: usize,
+    /// A connection silent this long gets `idle_timeout` and is closed; also
+    /// bounds how long a reply may wait for a client that does not read.
+    pub idle_timeout: Duration,
+    /// Largest context of one conversation, in bytes of UTF-8 text.
+    pub max_context_bytes: usize,
+    /// Longest `payload_b54`, in characters.
+    pub max_payload_chars: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let limits = protocol::ProtocolLimits::default();
+        Config {
+            addr: DEFAULT_ADDR.parse().unwrap_or(SocketAddr::from(([127, 0, 0, 1], 7543))),
+            allow_remote: false,
+            context_file: Some(PathBuf::from(DEFAULT_CONTEXT_FILE)),
+            save_interval: Duration::from_secs(2),
+            max_line_bytes: 1024 * 1024,
+            max_connections: 256,
+            idle_timeout: Duration::from_secs(300),
+            max_context_bytes: limits.max_context_bytes,
+            max_payload_chars: limits.max_payload_chars,
+        }
+    }
+}
+
+impl Config {
+    fn protocol_limits(&self) -> protocol::ProtocolLimits {
+        protocol::ProtocolLimits {
+            max_context_bytes: self.max_context_bytes,
+            max_payload_chars: self.max_payload_chars,
+        }
+    }
+}
+
+/// Why the service could not start or stop cleanly.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A non-loopback address without `allow_remote`.
+    RemoteRefused(SocketAddr),
+    /// The address could not be bound.
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The context file exists but is not a valid context file.
+    Load(store::LoadError),
+    /// The context file could not be written.
+    Save {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Any other I/O failure (runtime, signals).
+    Io(std::io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::RemoteRefused(a) => write!(
+                f,
+                "refusing to listen on non-loopback address {a}: the protocol has no authentication \
+                 and the context holds whole conversations (pass --allow-remote to do it anyway)"
+            ),
+            Error::Bind { addr, source } => write!(f, "cannot listen on {addr}: {source}"),
+            Error::Load(e) => e.fmt(f),
+            Error::Save { path, source } => write!(f, "cannot save context file {}: {source}", path.display()),
+            Error::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Runs the service until SIGTERM or Ctrl-C, then saves and returns. Prints
+/// `stc serve: listening on ADDR` on stderr once it accepts connections.
+pub fn serve(config: Config) -> Result<(), Error> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Io)?;
+    runtime.block_on(async {
+        let file = config.context_file.clone();
+        let server = Server::start(config).await?;
+        match &file {
+            Some(p) => eprintln!("stc serve: listening on {} (context file {})", server.local_addr(), p.display()),
+            None => eprintln!("stc serve: listening on {} (context in memory only)", server.local_addr()),
+        }
+        let signal = wait_for_signal().await;
+        eprintln!("stc serve: {signal}, saving and stopping");
+        server.shutdown().await
+    })
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() -> &'static str {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = tokio::signal::ctrl_c() => "interrupted",
+        },
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+            "interrupted"
+        }
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() -> &'static str {
+    let _ = tokio::signal::ctrl_c().await;
+    "interrupted"
+}
