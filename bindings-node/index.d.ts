@@ -127,6 +127,36 @@ export declare const MEDIA_TYPE: 'application/stc+json';
 /** The STC version this package reads and writes. */
 export declare const VERSION: 1;
 
+/** Options of `stcFetch`, given as `init.stc`. */
+export interface StcFetchOptions {
+  /**
+   * The `Accept` value set when the request has none (or fetch's default `*\/*`);
+   * default `DEFAULT_ACCEPT`. `null` leaves `Accept` alone (STC responses are still decoded).
+   */
+  accept?: string | null;
+  /** Nesting limit for decoding the body (default 128). */
+  maxDepth?: number;
+}
+
+/** `RequestInit` plus the `stc` options of `stcFetch`. */
+export interface StcRequestInit extends RequestInit {
+  stc?: StcFetchOptions;
+}
+
+/**
+ * `fetch` that asks for STC (`Accept: application/stc+json, application/json;q=0.9` unless the
+ * request chose an `Accept`) and resolves to a standard `Response` whose `.json()` and `.text()`
+ * give the JSON. An STC body (`Content-Type: application/stc+json` or `Content-Encoding: stc`) is
+ * read whole, decoded, and returned as a new `Response` with `Content-Type: application/json`, the
+ * JSON's `Content-Length` and no `Content-Encoding`; `X-STC-Version` and `X-STC-Ratio` stay. Any
+ * other response is returned as fetched. Rejects with `StcError` (line, column) for an invalid STC
+ * body and with an `Error` named `StcVersionError` for an `X-STC-Version` other than 1.
+ */
+export declare function stcFetch(input: string | URL | Request, init?: StcRequestInit): Promise<Response>;
+
+/** What `stcFetch` sends in `Accept` by default: `'application/stc+json, application/json;q=0.9'`. */
+export declare const DEFAULT_ACCEPT: string;
+
 declare const stc: {
   parse: typeof parse;
   stringify: typeof stringify;
@@ -139,5 +169,7 @@ declare const stc: {
   ERROR_CODES: typeof ERROR_CODES;
   MEDIA_TYPE: typeof MEDIA_TYPE;
   VERSION: typeof VERSION;
+  stcFetch: typeof stcFetch;
+  DEFAULT_ACCEPT: typeof DEFAULT_ACCEPT;
 };
 export default stc;

@@ -165,6 +165,11 @@ function countTokens(text, tokenizer = 'o200k_base') {
   return native.countTokens(text, tokenizerOf(tokenizer));
 }
 
+const { createStcFetch, DEFAULT_ACCEPT } = require('./fetch.js');
+
+/** fetch that asks for STC and returns a Response whose .json() and .text() give JSON. */
+const stcFetch = createStcFetch(decode, StcError);
+
 module.exports = {
   parse,
   stringify,
@@ -177,6 +182,8 @@ module.exports = {
   ERROR_CODES,
   MEDIA_TYPE: 'application/stc+json',
   VERSION: 1,
+  stcFetch,
+  DEFAULT_ACCEPT,
 };
 // `import stc from 'stc-node'` and `require('stc-node').default` both work.
 module.exports.default = module.exports;

@@ -3,5 +3,6 @@ import stc from './index.js';
 
 export const {
   parse, stringify, encode, decode, decodeStc, encodeGated, countTokens, StcError, ERROR_CODES, MEDIA_TYPE, VERSION,
+  stcFetch, DEFAULT_ACCEPT,
 } = stc;
 export default stc;

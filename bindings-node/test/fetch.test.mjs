@@ -1,0 +1,247 @@
+// stcFetch against a real upstream server process on 127.0.0.1 (this file,
+// run with STC_FETCH_TEST_ROLE=upstream), and end to end through a real
+// `stc proxy` process in front of that upstream (test/fetch-proxy.test.mjs).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { createInterface } from 'node:readline';
+import stc, { stcFetch, StcError, DEFAULT_ACCEPT, decode, encode } from '../index.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, '..', '..');
+
+/** `$STC_CORPUS`, else `shared/corpus` beside the repository, else `/work/shared/corpus`. */
+export function corpusDir() {
+  if (process.env.STC_CORPUS) return process.env.STC_CORPUS;
+  const beside = resolve(REPO, '..', 'shared', 'corpus');
+  return existsSync(beside) ? beside : '/work/shared/corpus';
+}
+
+/** An invalid STC text: a missing ',' at line 3 column 16. */
+export const BROKEN_STC = '{\n  ok: true,\n  tags[2]: "a" "b"\n}';
+
+// ---------------------------------------------------------------- upstream role
+// Routes (GET and HEAD; POST to /echo):
+//   /json/NAME          corpus document as stored, application/json
+//   /stc/NAME           its STC (stc-node's encode), application/stc+json
+//   /stc-ce/NAME        the same with Content-Encoding: stc (ADR-066's form)
+//   /stc-gzip/NAME      gzipped, Content-Encoding: gzip
+//   /stc-ce-gzip/NAME   gzipped, Content-Encoding: stc, gzip
+//   /broken, /broken-ce an invalid STC body (as application/stc+json; as JSON with Content-Encoding: stc)
+//   /v2                 valid STC announced as X-STC-Version: 2
+//   /small              {"ok":true}
+//   /echo               JSON: method, accept, accept-encoding, request body length
+//   /no-content         204 with Content-Type: application/stc+json
+//   /text               text/plain
+function upstream() {
+  const stcType = { 'content-type': 'application/stc+json', 'x-stc-version': '1' };
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const send = (status, headers, body = '') => {
+        const bytes = Buffer.from(body);
+        res.writeHead(status, status === 204 ? headers : { ...headers, 'content-length': bytes.length });
+        res.end(req.method === 'HEAD' || status === 204 ? undefined : bytes);
+      };
+      const path = new URL(req.url, 'http://x').pathname;
+      if (path === '/echo') {
+        const info = {
+          method: req.method,
+          accept: req.headers.accept ?? null,
+          acceptEncoding: req.headers['accept-encoding'] ?? null,
+          bodyLength: Buffer.concat(chunks).length,
+        };
+        return send(200, { 'content-type': 'application/json' }, JSON.stringify(info));
+      }
+      if (path === '/broken') return send(200, stcType, BROKEN_STC);
+      if (path === '/broken-ce') return send(200, { 'content-type': 'application/json', 'content-encoding': 'stc' }, BROKEN_STC);
+      if (path === '/v2') return send(200, { ...stcType, 'x-stc-version': '2' }, '[2]{a}: 1 / 2');
+      if (path === '/small') return send(200, { 'content-type': 'application/json' }, '{"ok":true}');
+      if (path === '/no-content') return send(204, stcType);
+      if (path === '/text') return send(200, { 'content-type': 'text/plain; charset=utf-8' }, 'hello, not JSON');
+      const [, route, name] = path.split('/');
+      const file = name && !name.startsWith('.') ? join(corpusDir(), name) : null;
+      if (!file || !existsSync(file)) return send(404, { 'content-type': 'text/plain' }, 'no such document');
+      const doc = readFileSync(file);
+      if (route === 'json') return send(200, { 'content-type': 'application/json' }, doc);
+      const body = Buffer.from(encode(doc));
+      if (route === 'stc') return send(200, stcType, body);
+      if (route === 'stc-ce') return send(200, { ...stcType, 'content-encoding': 'stc' }, body);
+      if (route === 'stc-gzip') return send(200, { ...stcType, 'content-encoding': 'gzip' }, gzipSync(body));
+      if (route === 'stc-ce-gzip') return send(200, { ...stcType, 'content-encoding': 'stc, gzip' }, gzipSync(body));
+      return send(404, { 'content-type': 'text/plain' }, 'no such route');
+    });
+  });
+  server.listen(0, '127.0.0.1', () => console.log(`listening http://127.0.0.1:${server.address().port}`));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+/**
+ * Spawns `command args` and resolves to { line, proc, stop() } once it prints
+ * a first line; rejects (never hangs) when it exits first or prints nothing
+ * within `timeoutMs`.
+ */
+export function spawnUntilLine(command, args, options = {}, timeoutMs = 60_000) {
+  const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d; });
+  const stop = () => new Promise((done) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return done();
+    proc.once('exit', () => done());
+    proc.kill('SIGTERM');
+    setTimeout(() => proc.kill('SIGKILL'), 10_000).unref();
+  });
+  return new Promise((ok, fail) => {
+    const timer = setTimeout(() => { proc.kill('SIGKILL'); fail(new Error(`${command} printed nothing in ${timeoutMs} ms`)); }, timeoutMs);
+    const lines = createInterface({ input: proc.stdout });
+    lines.once('line', (line) => { clearTimeout(timer); ok({ line, proc, stop }); });
+    proc.once('exit', (code) => { clearTimeout(timer); fail(new Error(`${command} exited (${code}) before printing a line: ${stderr}`)); });
+    proc.once('error', (e) => { clearTimeout(timer); fail(e); });
+  });
+}
+
+/** Starts this file as the upstream server process; resolves to { url, stop() }. */
+export async function startUpstream() {
+  const { line, stop } = await spawnUntilLine(process.execPath, [fileURLToPath(import.meta.url)], {
+    env: { ...process.env, STC_FETCH_TEST_ROLE: 'upstream' },
+  });
+  assert.match(line, /^listening http:\/\/127\.0\.0\.1:\d+$/);
+  return { url: line.split(' ')[1], stop };
+}
+
+export const DOCS = readdirSync(corpusDir()).filter((f) => f.endsWith('.json')).sort();
+export const SMALL_DOCS = DOCS.filter((d) => statSync(join(corpusDir(), d)).size < 300_000);
+/** The upstream document as minified JSON, number lexemes and key order kept. */
+export const minified = (name) => decode(readFileSync(join(corpusDir(), name)));
+export const value = (name) => JSON.parse(readFileSync(join(corpusDir(), name), 'utf8'));
+
+/** The decoded response is the upstream's minified JSON, with headers that say so. */
+export async function assertDecodedJson(res, name, url) {
+  assert.equal(res.status, 200);
+  assert.equal(res.url, url);
+  const text = await res.clone().text();
+  assert.equal(text, minified(name));
+  assert.deepEqual(await res.json(), value(name));
+  assert.equal(res.headers.get('content-type'), 'application/json');
+  assert.equal(res.headers.get('content-length'), String(Buffer.byteLength(text)));
+  assert.equal(res.headers.get('content-encoding'), null);
+}
+
+// ------------------------------------------------------------------- test role
+if (process.env.STC_FETCH_TEST_ROLE === 'upstream') {
+  upstream();
+} else {
+  let up;
+  before(async () => { up = await startUpstream(); });
+  after(async () => { await up?.stop(); });
+
+  test('exports: stcFetch and DEFAULT_ACCEPT from both entries', async () => {
+    const cjs = (await import('../index.js')).default;
+    assert.equal(typeof stcFetch, 'function');
+    assert.equal(cjs.stcFetch, stcFetch);
+    assert.equal(stc.stcFetch, stcFetch);
+    assert.equal(DEFAULT_ACCEPT, 'application/stc+json, application/json;q=0.9');
+  });
+
+  test('Accept is added when absent, kept when chosen, left alone with accept: null', async () => {
+    assert.equal((await (await stcFetch(`${up.url}/echo`)).json()).accept, DEFAULT_ACCEPT);
+    const chosen = await stcFetch(`${up.url}/echo`, { headers: { accept: 'text/csv' } });
+    assert.equal((await chosen.json()).accept, 'text/csv');
+    const untouched = await stcFetch(`${up.url}/echo`, { stc: { accept: null } });
+    assert.equal((await untouched.json()).accept, '*/*');
+    const custom = await stcFetch(`${up.url}/echo`, { stc: { accept: 'application/stc+json' } });
+    assert.equal((await custom.json()).accept, 'application/stc+json');
+    const fromRequest = await stcFetch(new Request(`${up.url}/echo`, { headers: { accept: 'text/plain' } }));
+    assert.equal((await fromRequest.json()).accept, 'text/plain');
+    const plainRequest = await stcFetch(new Request(`${up.url}/echo`));
+    assert.equal((await plainRequest.json()).accept, DEFAULT_ACCEPT);
+  });
+
+  test('request method and body are sent (init and Request input)', async () => {
+    const a = await stcFetch(`${up.url}/echo`, { method: 'POST', body: 'x'.repeat(1000) });
+    const echoed = await a.json();
+    assert.deepEqual([echoed.method, echoed.accept, echoed.bodyLength], ['POST', DEFAULT_ACCEPT, 1000]);
+    assert.doesNotMatch(echoed.acceptEncoding ?? '', /stc/, 'stcFetch asks by Accept, not Accept-Encoding');
+    const b = await stcFetch(new Request(`${up.url}/echo`, { method: 'POST', body: 'y'.repeat(777) }));
+    assert.equal((await b.json()).bodyLength, 777);
+  });
+
+  for (const name of DOCS) {
+    test(`application/stc+json body is decoded: ${name}`, async () => {
+      const url = `${up.url}/stc/${name}`;
+      const res = await stcFetch(url);
+      await assertDecodedJson(res, name, url);
+      assert.equal(res.headers.get('x-stc-version'), '1');
+    });
+  }
+
+  for (const route of ['stc-ce', 'stc-gzip', 'stc-ce-gzip']) {
+    test(`${route}: every small corpus document is decoded`, async () => {
+      for (const name of SMALL_DOCS) {
+        const url = `${up.url}/${route}/${name}`;
+        await assertDecodedJson(await stcFetch(url), name, url);
+      }
+    });
+  }
+
+  test('JSON, other media types, HEAD and 204 come back as fetched', async () => {
+    const name = 'github_events.json';
+    const raw = readFileSync(join(corpusDir(), name));
+    const json = await stcFetch(`${up.url}/json/${name}`);
+    assert.equal(json.headers.get('content-type'), 'application/json');
+    assert.deepEqual(Buffer.from(await json.arrayBuffer()), raw); // as stored, not re-serialized
+    const text = await stcFetch(`${up.url}/text`);
+    assert.equal(await text.text(), 'hello, not JSON');
+    const head = await stcFetch(`${up.url}/stc/${name}`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'application/stc+json');
+    assert.equal(await head.text(), '');
+    const empty = await stcFetch(`${up.url}/no-content`);
+    assert.equal(empty.status, 204);
+    assert.equal(await empty.text(), '');
+  });
+
+  for (const route of ['broken', 'broken-ce']) {
+    test(`an invalid STC body rejects with StcError, line and column (${route})`, async () => {
+      let want;
+      try { decode(BROKEN_STC); } catch (e) { want = e; }
+      assert.equal(want.line, 3);
+      assert.equal(want.column, 16);
+      const url = `${up.url}/${route}`;
+      await assert.rejects(stcFetch(url), (e) => {
+        assert.ok(e instanceof StcError);
+        assert.ok(e instanceof SyntaxError);
+        assert.equal(e.code, 'unexpected_char');
+        assert.deepEqual([e.line, e.column, e.offset], [want.line, want.column, want.offset]);
+        assert.equal(e.reason, want.reason);
+        assert.ok(e.message.includes(url), e.message);
+        assert.ok(e.message.includes('line 3 column 16'), e.message);
+        return true;
+      });
+    });
+  }
+
+  test('an unknown X-STC-Version is refused', async () => {
+    await assert.rejects(stcFetch(`${up.url}/v2`), (e) => {
+      assert.equal(e.name, 'StcVersionError');
+      assert.equal(e.version, '2');
+      assert.match(e.message, /\/v2 is STC version "2"/);
+      return true;
+    });
+  });
+
+  test('maxDepth applies to the body', async () => {
+    await assert.rejects(stcFetch(`${up.url}/stc/github_events.json`, { stc: { maxDepth: 2 } }), (e) => e.code === 'depth_limit');
+  });
+
+  test('bad options are TypeErrors', async () => {
+    await assert.rejects(stcFetch(`${up.url}/echo`, { stc: 5 }), TypeError);
+    await assert.rejects(stcFetch(`${up.url}/echo`, { stc: { accept: 5 } }), TypeError);
+  });
+}
