@@ -1,14 +1,93 @@
 //! `stc proxy`: a reverse proxy that serves STC to clients that ask for it (stc-http).
-//! A thin front-end: the work is done by the library crate named below.
+//! A thin front-end: the work is done by `stc_http::proxy`.
 
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use stc_core::{GateOptions, Limits, Profile, Tokenizer};
+use stc_http::proxy::ProxyConfig;
+use stc_http::StcConfig;
 
 /// Arguments of `stc proxy`.
 #[derive(clap::Args)]
-pub struct ProxyArgs {}
+#[command(after_help = "Clients ask for STC with `Accept: application/stc+json` (answered with \
+    Content-Type: application/stc+json) or `Accept-Encoding: stc` (answered with Content-Encoding: stc). \
+    Everyone else gets the upstream's bytes unchanged. One line per request is logged on stderr; \
+    the bound address is printed on stdout.")]
+pub struct ProxyArgs {
+    /// Address to listen on (port 0 picks a free port, printed on start).
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
+    listen: SocketAddr,
+    /// Base URL of the upstream JSON API, http:// only.
+    #[arg(long, value_name = "URL")]
+    upstream: String,
+    /// Allow a --listen address that is not loopback.
+    #[arg(long)]
+    allow_remote: bool,
+    /// Largest JSON body encoded, in bytes; larger bodies stream through unchanged.
+    #[arg(long, default_value_t = StcConfig::default().max_body, value_name = "BYTES")]
+    max_body: usize,
+    /// The fraction of tokens STC must save, else the original JSON is sent (0 to 1).
+    #[arg(long, default_value_t = GateOptions::default().min_saving, value_name = "FRACTION")]
+    min_saving: f64,
+    /// How the gate counts tokens: estimate, o200k_base or cl100k_base.
+    #[arg(long, default_value = "estimate", value_parser = parse_tokenizer, value_name = "NAME")]
+    tokenizer: Tokenizer,
+    /// Seconds to wait for a TCP connection to the upstream.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = parse_seconds)]
+    connect_timeout: f64,
+    /// Seconds to wait for the upstream's response headers.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = parse_seconds)]
+    response_timeout: f64,
+    /// Seconds in-flight requests get to finish after SIGTERM or Ctrl-C.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS", value_parser = parse_seconds)]
+    shutdown_grace: f64,
+    /// Deepest nesting of upstream JSON that is encoded (deeper bodies pass through).
+    #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
+    max_depth: usize,
+}
 
-/// Runs `stc proxy` until it ends; the exit status says how.
-pub fn run(_args: ProxyArgs) -> ExitCode {
-    eprintln!("stc proxy: not built yet");
-    ExitCode::FAILURE
+fn parse_tokenizer(name: &str) -> Result<Tokenizer, String> {
+    Tokenizer::from_name(name).ok_or_else(|| format!("unknown tokenizer {name:?} (estimate, o200k_base, cl100k_base)"))
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
+        _ => Err(format!("{text:?} is not a number of seconds between 0 and 86400")),
+    }
+}
+
+/// Runs `stc proxy` until SIGTERM or Ctrl-C; exit status 1 with a message when it cannot start.
+pub fn run(args: ProxyArgs) -> ExitCode {
+    if !(0.0..=1.0).contains(&args.min_saving) {
+        eprintln!("stc proxy: --min-saving must be between 0 and 1");
+        return ExitCode::FAILURE;
+    }
+    let upstream = match args.upstream.parse() {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("stc proxy: --upstream {:?}: {e}", args.upstream);
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut config = ProxyConfig::new(args.listen, upstream);
+    config.allow_remote = args.allow_remote;
+    config.connect_timeout = Duration::from_secs_f64(args.connect_timeout);
+    config.response_timeout = Duration::from_secs_f64(args.response_timeout);
+    config.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
+    config.stc = StcConfig {
+        max_body: args.max_body,
+        gate: GateOptions { min_saving: args.min_saving, tokenizer: args.tokenizer },
+        profile: Profile::Compact,
+        limits: Limits { max_depth: args.max_depth },
+    };
+    match stc_http::proxy::run(config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("stc proxy: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -437,6 +437,8 @@ impl Service<Request<Incoming>> for Forwarder {
             };
             let (mut parts, body) = response.into_parts();
             strip_hop_by_hop(&mut parts.headers);
+            // The client's connection is HTTP/1.1 whatever the upstream spoke.
+            parts.version = http::Version::HTTP_11;
             if asked_identity {
                 parts.extensions.insert(AskedIdentity);
             }
