@@ -1,2 +1,50 @@
-//! The stash: recoverable truncation of oversized arrays, with memory, SQLite and Redis stores
+//! The stash: recoverable truncation of oversized arrays, with memory, SQLite and Redis stores.
+//!
+//! A large tool response (a 500-record array) costs tokens even as STC. The
+//! stash lets a caller send a budget-sized view instead: [`plan`] chooses
+//! what to leave out (pure logic), the omitted parts are stored in a
+//! [`StashStore`] under a key derived from their content ([`Key`]), and a
+//! marker in the output tells the model how to get them back
+//! (`stc retrieve KEY`). [`truncate`] does all of it in one call.
+//!
+//! ```
+//! use stc_stash::{truncate, MemoryStore, TruncateOptions, references_in};
+//! let json = format!("[{}]", (0..100).map(|i| format!(r#"{{"id":{i}}}"#)).collect::<Vec<_>>().join(","));
+//! let store = MemoryStore::new();
+//! let out = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+//! assert!(out.stc.contains("stc retrieve"));
+//! assert_eq!(references_in(&out.stc).len(), 1);
+//! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod clock;
+mod key;
+mod ledger;
+mod marker;
+mod memory;
+pub mod paths;
+mod plan;
+mod redis_store;
+mod sqlite;
+mod store;
+mod truncate;
+mod value;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use key::{Key, KeyError, KEY_HEX_LEN};
+pub use ledger::{Ledger, Settlement};
+pub use marker::{
+    contains_marker_member, marker_key, references, references_in, retrieve_command_key, MarkerInfo, Recovery,
+    ToolName, Unit, MARKER_MEMBER,
+};
+pub use memory::MemoryStore;
+pub use plan::{is_error_like, plan, restore, select_records, Omission, Plan, PlanOptions, RestoreError};
+pub use redis_store::RedisStore;
+pub use sqlite::SqliteStore;
+pub use store::{
+    Lookup, StashStore, StashWrite, StoreConfig, StoreError, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY, DEFAULT_TTL,
+    MAX_PAYLOAD,
+};
+pub use truncate::{truncate, Kept, TruncateError, TruncateOptions, Truncated};
+pub use value::Value;

@@ -1,0 +1,304 @@
+//! Markers: the values that stand in the output for what was omitted, and
+//! the recovery instruction they carry.
+//!
+//! A marker is an object whose **first** member is named `stc_stash` and
+//! holds an object describing the omission (see the crate README):
+//!
+//! ```text
+//! {"stc_stash":{"omitted":468,"of":500,"unit":"records","kept":"0-27,117,305,499",
+//!   "key":"0123456789abcdef01234567",
+//!   "retrieve":"468 of 500 records omitted. If needed, run in shell: stc retrieve 0123456789abcdef01234567"},
+//!  "items":[...the kept records...]}
+//! ```
+//!
+//! Only the `key` member of such an object is a reference; a bare 24-hex
+//! string anywhere else in the data is never taken for one.
+
+use std::fmt;
+
+use stc_core::Limits;
+
+use crate::key::Key;
+use crate::value::Value;
+
+/// Name of the member that makes an object a marker.
+pub const MARKER_MEMBER: &str = "stc_stash";
+
+/// A validated tool name: 1 to 64 ASCII letters, digits, `_` or `-`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolName(String);
+
+impl ToolName {
+    /// Checks a tool name.
+    ///
+    /// ```
+    /// use stc_stash::ToolName;
+    /// assert!(ToolName::new("stc_retrieve").is_ok());
+    /// assert!(ToolName::new("rm -rf /").is_err());
+    /// assert!(ToolName::new("").is_err());
+    /// ```
+    pub fn new(name: &str) -> Result<ToolName, String> {
+        let ok =
+            (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if ok {
+            Ok(ToolName(name.to_string()))
+        } else {
+            Err(format!("invalid tool name {name:?}: use 1 to 64 ASCII letters, digits, '_' or '-'"))
+        }
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// How the model can get an omitted part back; written into each marker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recovery {
+    /// No instruction (the host resolves markers itself, or the model cannot).
+    None,
+    /// A shell command: `stc retrieve KEY`.
+    Shell,
+    /// A call of the host's registered retrieve tool with `key=KEY`.
+    Tool(ToolName),
+}
+
+impl Recovery {
+    /// The instruction for `key`, or `None` for [`Recovery::None`].
+    ///
+    /// ```
+    /// use stc_stash::{Key, Recovery};
+    /// let key = Key::of(b"[1]");
+    /// assert_eq!(Recovery::Shell.instruction(&key).unwrap(), format!("If needed, run in shell: stc retrieve {key}"));
+    /// ```
+    pub fn instruction(&self, key: &Key) -> Option<String> {
+        match self {
+            Recovery::None => None,
+            Recovery::Shell => Some(format!("If needed, run in shell: stc retrieve {key}")),
+            Recovery::Tool(name) => Some(format!("If needed, call tool {} with key={key}", name.as_str())),
+        }
+    }
+}
+
+/// What kind of part a marker stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Records of a record array; the marker wraps the kept records and the
+    /// payload is the complete array.
+    Records,
+    /// A middle window of an array; the marker is an element in its place
+    /// and the payload is an array of the omitted elements.
+    Items,
+    /// A long string; the marker wraps its first characters and the payload
+    /// is the complete string (a JSON string).
+    Chars,
+}
+
+impl Unit {
+    /// The name used in markers.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Records => "records",
+            Unit::Items => "items",
+            Unit::Chars => "chars",
+        }
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The description inside a marker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkerInfo {
+    /// How many units were left out.
+    pub omitted: usize,
+    /// How many units the original had.
+    pub of: usize,
+    /// Records, items or chars.
+    pub unit: Unit,
+    /// Which units were kept, as index ranges (`0-27,117,499`).
+    pub kept: String,
+    /// The stash key, or `None` when the omission is not recoverable.
+    pub key: Option<Key>,
+}
+
+impl MarkerInfo {
+    /// The marker's `stc_stash` object.
+    pub(crate) fn to_value(&self, recovery: &Recovery) -> Value<'static> {
+        let mut m = vec![
+            ("omitted".into(), Value::int(self.omitted)),
+            ("of".into(), Value::int(self.of)),
+            ("unit".into(), Value::text(self.unit.name())),
+            ("kept".into(), Value::text(&self.kept)),
+        ];
+        let summary = format!("{} of {} {} omitted.", self.omitted, self.of, self.unit);
+        match &self.key {
+            Some(key) => {
+                m.push(("key".into(), Value::text(key.as_str())));
+                if let Some(how) = recovery.instruction(key) {
+                    m.push(("retrieve".into(), Value::text(&format!("{summary} {how}"))));
+                }
+            }
+            None => {
+                m.push(("recoverable".into(), Value::Bool(false)));
+            }
+        }
+        Value::Object(m)
+    }
+}
+
+/// Index ranges as text: `[0,1,2,5,7,8]` -> `0-2,5,7-8`.
+pub(crate) fn ranges(indices: &[usize]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < indices.len() {
+        let start = indices[i];
+        let mut end = start;
+        while i + 1 < indices.len() && indices[i + 1] == end + 1 {
+            i += 1;
+            end += 1;
+        }
+        if !out.is_empty() {
+            out.push(',');
+        }
+        if start == end {
+            out.push_str(&start.to_string());
+        } else {
+            out.push_str(&format!("{start}-{end}"));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The key a marker object refers to: the `key` member of the object under
+/// the first member `stc_stash`. `None` for anything else.
+pub fn marker_key(value: &Value<'_>) -> Option<Key> {
+    let Value::Object(members) = value else { return None };
+    let (name, info) = members.first()?;
+    if name != MARKER_MEMBER {
+        return None;
+    }
+    Key::parse(info.get("key")?.as_str()?).ok()
+}
+
+/// Every stash key referenced by markers in `value`, sorted, without duplicates.
+pub fn references(value: &Value<'_>) -> Vec<Key> {
+    fn walk(v: &Value<'_>, out: &mut Vec<Key>) {
+        if let Some(k) = marker_key(v) {
+            out.push(k);
+        }
+        match v {
+            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            Value::Object(members) => members.iter().for_each(|(_, i)| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every stash key referenced by markers in an STC or JSON text (what an
+/// output actually sends). Text that does not parse references nothing.
+///
+/// ```
+/// use stc_stash::{references_in, Key};
+/// let key = Key::of(b"[1]");
+/// let out = format!(r#"[1,{{"stc_stash":{{"key":"{key}"}}}},"{key}"]"#);
+/// assert_eq!(references_in(&out), vec![key]); // the bare string is not a reference
+/// ```
+pub fn references_in(text: &str) -> Vec<Key> {
+    match Value::parse_stc(text, &Limits::default()) {
+        Ok(v) => references(&v),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// True if any object in `value` has a member named `stc_stash`: such data
+/// already went through the stash (or imitates it) and is not truncated again.
+pub fn contains_marker_member(value: &Value<'_>) -> bool {
+    match value {
+        Value::Array(items) => items.iter().any(contains_marker_member),
+        Value::Object(members) => members.iter().any(|(k, v)| k == MARKER_MEMBER || contains_marker_member(v)),
+        _ => false,
+    }
+}
+
+/// Recognizes a standalone shell command `stc retrieve KEY` (optionally with
+/// `--store`, `--stash-db`/`--db` or `--redis-url` options), the form the
+/// markers tell a model to run. An adapter that sees this command succeed
+/// knows its output is an already recovered original and must pass it on
+/// without compressing it again.
+///
+/// ```
+/// use stc_stash::{retrieve_command_key, Key};
+/// let key = Key::of(b"[1]");
+/// assert_eq!(retrieve_command_key(&format!("stc retrieve {key}")), Some(key));
+/// assert_eq!(retrieve_command_key(&format!("stc retrieve {key}; rm -rf ~")), None);
+/// ```
+pub fn retrieve_command_key(command: &str) -> Option<Key> {
+    let words: Vec<&str> = command.split_ascii_whitespace().collect();
+    let (program, rest) = words.split_first()?;
+    if !(*program == "stc" || program.ends_with("/stc")) || rest.first() != Some(&"retrieve") {
+        return None;
+    }
+    let mut key = None;
+    let mut args = rest[1..].iter();
+    while let Some(a) = args.next() {
+        match *a {
+            "--store" | "--stash-db" | "--db" | "--redis-url" => {
+                let v = args.next()?;
+                if !v.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-:@".contains(&b)) {
+                    return None;
+                }
+            }
+            k if key.is_none() => key = Some(Key::parse(k).ok()?),
+            _ => return None,
+        }
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_compact() {
+        assert_eq!(ranges(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
+        assert_eq!(ranges(&[3]), "3");
+        assert_eq!(ranges(&[]), "");
+    }
+
+    #[test]
+    fn only_marker_objects_are_references() {
+        let key = Key::of(b"x");
+        let json = format!(
+            r#"{{"a":"{key}","b":{{"key":"{key}"}},"c":{{"x":1,"stc_stash":{{"key":"{key}"}}}},"d":{{"stc_stash":{{"key":"{}"}}}}}}"#,
+            &key.as_str()[..23]
+        );
+        assert!(references_in(&json).is_empty());
+        let json = format!(r#"[{{"stc_stash":{{"key":"{key}"}}}},{{"stc_stash":{{"key":"{key}"}}}}]"#);
+        assert_eq!(references_in(&json), vec![key]);
+    }
+
+    #[test]
+    fn retrieve_commands_are_recognized_strictly() {
+        let key = Key::of(b"x");
+        assert_eq!(retrieve_command_key(&format!("stc retrieve {key}")), Some(key));
+        assert_eq!(retrieve_command_key(&format!("/usr/bin/stc retrieve --store redis {key}")), Some(key));
+        assert_eq!(retrieve_command_key(&format!("stc retrieve {key} | sh")), None);
+        assert_eq!(retrieve_command_key(&format!("stc retrieve {key} {key}")), None);
+        assert_eq!(retrieve_command_key(&format!("stc retrieve --db $(evil) {key}")), None);
+        assert_eq!(retrieve_command_key(&format!("stc encode {key}")), None);
+        assert_eq!(retrieve_command_key("stc retrieve"), None);
+    }
+}

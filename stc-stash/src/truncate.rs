@@ -1,0 +1,225 @@
+//! Planning plus stashing: what a caller with a store runs on a response.
+
+use stc_core::{EncodeOptions, Limits, Profile, Tokenizer};
+
+use crate::key::Key;
+use crate::ledger::Ledger;
+use crate::marker::references;
+use crate::plan::{plan, Omission, Plan, PlanOptions};
+use crate::store::{Lookup, StashStore, StashWrite, StoreError};
+use crate::value::Value;
+
+/// How [`truncate`] works.
+#[derive(Debug, Clone)]
+pub struct TruncateOptions {
+    /// What may be left out (budgets, recovery instruction, lossy or not).
+    pub plan: PlanOptions,
+    /// If set, the array and string budgets are halved (down to 2 records,
+    /// 1 head and 1 tail element, 64 characters) until the compact STC
+    /// output has at most this many tokens, or nothing more can be cut.
+    pub token_budget: Option<usize>,
+    /// How tokens are counted.
+    pub tokenizer: Tokenizer,
+    /// Reader limits.
+    pub limits: Limits,
+}
+
+impl Default for TruncateOptions {
+    fn default() -> Self {
+        TruncateOptions {
+            plan: PlanOptions::default(),
+            token_budget: None,
+            tokenizer: Tokenizer::Estimate,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Why the output is the original.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// Nothing is long enough to cut.
+    NothingToCut,
+    /// A recoverable truncation was asked for but no store is attached:
+    /// nothing is truncated silently.
+    NoStore,
+    /// The input is itself a stashed payload (a retrieved original):
+    /// it is never truncated again.
+    AlreadyStashed,
+    /// The input already contains markers (`stc_stash` members).
+    HasMarkers,
+    /// The truncated output would not have fewer tokens.
+    NoSaving,
+}
+
+/// The result of [`truncate`].
+#[derive(Debug, Clone)]
+pub struct Truncated {
+    /// The output as minified JSON (the original's canonical form if nothing was cut).
+    pub json: String,
+    /// The output as compact STC.
+    pub stc: String,
+    /// Tokens of `stc`.
+    pub tokens: usize,
+    /// Tokens of the original as compact STC.
+    pub original_tokens: usize,
+    /// `None` if the output is truncated, else why not.
+    pub kept: Option<Kept>,
+    /// What the output leaves out.
+    pub omissions: Vec<Omission>,
+    /// The stash writes the output's markers rely on (empty when lossy).
+    pub writes: Vec<StashWrite>,
+}
+
+/// Why [`truncate`] failed; nothing it wrote stays in the store.
+#[derive(Debug)]
+pub enum TruncateError {
+    /// The input is not valid JSON.
+    Input(stc_core::Error),
+    /// The store failed.
+    Store(StoreError),
+    /// The store returned another key than the payload's hash.
+    KeyMismatch {
+        /// The key of the payload.
+        expected: Key,
+        /// The key the store reported.
+        got: Key,
+    },
+}
+
+impl std::fmt::Display for TruncateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TruncateError::Input(e) => write!(f, "{e}"),
+            TruncateError::Store(e) => write!(f, "{e}"),
+            TruncateError::KeyMismatch { expected, got } => {
+                write!(f, "the stash store returned key {got} for a payload whose key is {expected}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TruncateError {}
+
+impl From<StoreError> for TruncateError {
+    fn from(e: StoreError) -> Self {
+        TruncateError::Store(e)
+    }
+}
+
+fn shrink(p: &PlanOptions) -> Option<PlanOptions> {
+    let next = PlanOptions {
+        record_budget: (p.record_budget / 2).max(2),
+        head: (p.head / 2).max(1),
+        tail: (p.tail / 2).max(1),
+        long_string_chars: p.long_string_chars.map(|n| (n / 2).max(64)),
+        string_head_chars: (p.string_head_chars / 2).max(32),
+        ..p.clone()
+    };
+    (next != *p).then_some(next)
+}
+
+/// Truncates a JSON response and stashes what it leaves out.
+///
+/// With `options.plan.recoverable` (the default) and no store, nothing is
+/// truncated. Each payload is stashed once; the writes go through a
+/// [`Ledger`] that keeps exactly the keys the final output references, and
+/// a failed write rolls back the ones before it.
+///
+/// ```
+/// use stc_stash::{truncate, Lookup, MemoryStore, StashStore, TruncateOptions};
+/// let json = format!("[{}]", (0..500).map(|i| format!(r#"{{"id":{i},"name":"user{i}"}}"#)).collect::<Vec<_>>().join(","));
+/// let store = MemoryStore::new();
+/// let out = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+/// assert!(out.tokens < out.original_tokens / 5);
+/// assert_eq!(store.retrieve(&out.writes[0].key).unwrap(), Lookup::Found(json.into_bytes()));
+/// ```
+pub fn truncate(
+    json: &str,
+    store: Option<&dyn StashStore>,
+    options: &TruncateOptions,
+) -> Result<Truncated, TruncateError> {
+    let input = Value::parse_json(json, &options.limits).map_err(TruncateError::Input)?;
+    let original = input.to_json();
+    let tokens_of = |json: &str| -> (String, usize) {
+        let stc = stc_core::encode(json, &EncodeOptions { profile: Profile::Compact, limits: options.limits })
+            .unwrap_or_else(|_| json.to_string());
+        let n = options.tokenizer.count(&stc);
+        (stc, n)
+    };
+    let (original_stc, original_tokens) = tokens_of(&original);
+    let unchanged = |why: Kept| Truncated {
+        json: original.clone(),
+        stc: original_stc.clone(),
+        tokens: original_tokens,
+        original_tokens,
+        kept: Some(why),
+        omissions: Vec::new(),
+        writes: Vec::new(),
+    };
+    if crate::marker::contains_marker_member(&input) {
+        return Ok(unchanged(Kept::HasMarkers));
+    }
+    if options.plan.recoverable {
+        let Some(store) = store else { return Ok(unchanged(Kept::NoStore)) };
+        if let Lookup::Found(_) = store.retrieve(&Key::of(original.as_bytes()))? {
+            return Ok(unchanged(Kept::AlreadyStashed));
+        }
+    }
+    let mut plan_options = options.plan.clone();
+    let (mut chosen, mut chosen_json, (mut stc, mut tokens)) = candidate(&input, &plan_options, &tokens_of);
+    if let Some(budget) = options.token_budget {
+        while tokens > budget {
+            let Some(next) = shrink(&plan_options) else { break };
+            plan_options = next;
+            (chosen, chosen_json, (stc, tokens)) = candidate(&input, &plan_options, &tokens_of);
+        }
+    }
+    if chosen.omissions.is_empty() {
+        return Ok(unchanged(Kept::NothingToCut));
+    }
+    if tokens >= original_tokens {
+        return Ok(unchanged(Kept::NoSaving));
+    }
+    let mut writes = Vec::new();
+    if options.plan.recoverable {
+        let Some(store) = store else { return Ok(unchanged(Kept::NoStore)) };
+        let mut ledger = Ledger::new();
+        for o in &chosen.omissions {
+            if writes.iter().any(|w: &StashWrite| w.key == o.key) {
+                continue;
+            }
+            let result = store.stash(o.payload.as_bytes()).map_err(TruncateError::Store).and_then(|w| {
+                if w.key == o.key {
+                    Ok(w)
+                } else {
+                    Err(TruncateError::KeyMismatch { expected: o.key, got: w.key })
+                }
+            });
+            match result {
+                Ok(w) => {
+                    ledger.record(w);
+                    writes.push(w);
+                }
+                Err(e) => {
+                    // Best effort: the write error is the one to report.
+                    let _ = ledger.rollback(store);
+                    return Err(e);
+                }
+            }
+        }
+        ledger.settle(store, &references(&chosen.output))?;
+    }
+    Ok(Truncated { json: chosen_json, stc, tokens, original_tokens, kept: None, omissions: chosen.omissions, writes })
+}
+
+fn candidate<'a>(
+    input: &Value<'a>,
+    options: &PlanOptions,
+    tokens_of: &dyn Fn(&str) -> (String, usize),
+) -> (Plan<'a>, String, (String, usize)) {
+    let p = plan(input, options);
+    let json = p.output.to_json();
+    let measured = tokens_of(&json);
+    (p, json, measured)
+}
