@@ -1,2 +1,36 @@
-//! Agent-side MCP services of STC: the `stc mcp` server and the `stc mcp-proxy` wrapper
+//! Agent-side MCP services of STC: the `stc mcp` server and the `stc mcp-proxy`
+//! wrapper.
+//!
+//! - [`server`]: an MCP server over stdio with the tools `stc_encode`,
+//!   `stc_decode` and `stc_estimate`, built on the official Rust SDK (`rmcp`).
+//! - [`proxy`]: wraps any stdio MCP server, passes JSON-RPC through unchanged
+//!   and re-encodes JSON text blocks of `tools/call` results as gated STC.
+//!
+//! Both expose blocking entry points ([`server::serve_stdio`], [`proxy::run`])
+//! that build their own tokio runtime, so a caller needs no async code. All
+//! format work is done by `stc-core`.
 #![forbid(unsafe_code)]
+
+pub mod frame;
+pub mod proxy;
+pub mod rewrite;
+pub mod server;
+pub mod transport;
+
+pub use proxy::{ProxyError, ProxyExit, ProxyOptions};
+pub use rewrite::RewriteOptions;
+pub use server::{serve_stdio, ServerOptions};
+
+/// The paragraph that tells a model how to read STC. `stc mcp` uses it in its
+/// `instructions`; `stc mcp-proxy` appends it to the wrapped server's.
+///
+/// ```
+/// assert!(stc_mcp::STC_PRIMER.contains("rows[2]{id,name}:"));
+/// ```
+pub const STC_PRIMER: &str = "Some tool results are written in STC, a compact lossless notation for JSON \
+(any plain JSON is valid STC too). STC is JSON with three shortcuts. Object keys that are identifiers are \
+unquoted: {name:\"foo\"} is {\"name\":\"foo\"}. A header [N]: followed by N comma-separated values is an \
+array: tags[2]:\"a\",\"b\" is \"tags\":[\"a\",\"b\"]. A header [N]{k1,k2}: starts a table of N records, \
+rows separated by / and cells by , in column order: rows[2]{id,name}:1,\"a\"/2,\"b\" is \
+\"rows\":[{\"id\":1,\"name\":\"a\"},{\"id\":2,\"name\":\"b\"}]. Strings, numbers, true, false and \
+null are written as in JSON. Read STC as the JSON it stands for.";

@@ -1,0 +1,426 @@
+//! `stc mcp-proxy`: wraps a stdio MCP server and re-encodes the JSON text
+//! blocks of its tool results as gated STC.
+//!
+//! The proxy works on JSON-RPC messages, one per line (MCP's stdio transport),
+//! and passes every line through byte for byte, except:
+//! - in the `result` of a response to a `tools/call` request (responses are
+//!   matched to requests by id), each `text` content block whose text is a
+//!   JSON object or array, within the size bounds, becomes gated STC; the
+//!   gate keeps the original text where STC would not save enough tokens.
+//!   `structuredContent`, images, resources, error results (`isError`) and
+//!   JSON-RPC errors are never touched. Tools can be included or excluded by
+//!   name;
+//! - in the `result` of the response to `initialize`, the STC primer
+//!   ([`crate::STC_PRIMER`]) is appended to the server's `instructions` (or
+//!   set when it has none).
+//!
+//! Decisions:
+//! - **Malformed lines** (not JSON, or not JSON-RPC) are passed through
+//!   unchanged in both directions: the proxy is not the protocol's judge, and
+//!   the server (or client) answers them as it would without the proxy.
+//! - **Batches** (JSON arrays of messages, in MCP 2025-03-26) are handled
+//!   element by element in both directions.
+//! - **Large messages**: a line longer than `max_message_bytes` is forwarded
+//!   in parts without being parsed (so without re-encoding, and a request in
+//!   it is not tracked); memory stays bounded.
+//! - **Requests from the server** (sampling, roots, elicitation, ping) and
+//!   the client's responses to them pass through; their ids live in the other
+//!   direction's id space and are not tracked.
+//! - **Child exit or crash**: every request still waiting for an answer gets a
+//!   JSON-RPC error (code -32000) naming the exit status; then the proxy
+//!   closes its stdout and returns. Child stderr is inherited (passed through).
+//! - **Client closes stdin**: the child's stdin is closed, the child gets
+//!   `shutdown_grace` to exit and is then killed; its remaining output is
+//!   still forwarded.
+//!
+//! The stash (issue 11) slots in here: `--budget` becomes a field of
+//! [`RewriteOptions`]; a retrieve tool is added by tracking `tools/list`
+//! requests (one more `Track` variant) to append the tool to their result, and
+//! by answering its `tools/call` in `client_to_child` instead of forwarding it
+//! (its results are never re-encoded).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::{mpsc, Notify};
+
+use crate::frame::{LineReader, Piece};
+use crate::rewrite::{self, Envelope, RewriteOptions, RewriteStats};
+
+/// Settings of `stc mcp-proxy`.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// The MCP server to run.
+    pub command: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// When and how text blocks become STC.
+    pub rewrite: RewriteOptions,
+    /// Re-encode only these tools' results (all tools when empty).
+    pub include_tools: Vec<String>,
+    /// Never re-encode these tools' results.
+    pub exclude_tools: Vec<String>,
+    /// Lines up to this size are inspected; longer ones are forwarded in parts untouched.
+    pub max_message_bytes: usize,
+    /// How long the child may take to exit after the client closed stdin.
+    pub shutdown_grace: Duration,
+}
+
+impl ProxyOptions {
+    /// Options with defaults for everything but the command.
+    pub fn new(command: impl Into<OsString>, args: Vec<OsString>) -> ProxyOptions {
+        ProxyOptions {
+            command: command.into(),
+            args,
+            rewrite: RewriteOptions::default(),
+            include_tools: Vec::new(),
+            exclude_tools: Vec::new(),
+            max_message_bytes: 64 * 1024 * 1024,
+            shutdown_grace: Duration::from_secs(5),
+        }
+    }
+
+    /// Whether results of the tool `name` are re-encoded.
+    pub fn encodes_tool(&self, name: &str) -> bool {
+        (self.include_tools.is_empty() || self.include_tools.iter().any(|t| t == name))
+            && !self.exclude_tools.iter().any(|t| t == name)
+    }
+}
+
+/// How the proxy ended.
+#[derive(Debug)]
+pub struct ProxyExit {
+    /// The child's exit status, when it could be collected.
+    pub child_status: Option<ExitStatus>,
+    /// Whether the client closed its end first (a normal shutdown).
+    pub client_closed: bool,
+    /// Requests that got an error from the proxy because the child ended.
+    pub orphaned_requests: usize,
+    /// What was re-encoded.
+    pub stats: RewriteStats,
+}
+
+/// Failure to run the proxy at all.
+#[derive(Debug)]
+pub struct ProxyError(String);
+
+impl std::fmt::Display for ProxyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ProxyError {}
+
+/// What a request from the client was, so its response can be treated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Track {
+    Initialize,
+    /// A `tools/call` whose results are re-encoded.
+    Encode,
+    /// Any other request (including `tools/call` of an excluded tool).
+    Other,
+}
+
+/// Requests from the client still waiting for the child's response, by id key.
+type Pending = Arc<Mutex<HashMap<String, (Box<serde_json::value::RawValue>, Track)>>>;
+
+/// Runs the proxy on this process's stdin and stdout until the client or the
+/// child ends. Builds its own tokio runtime.
+pub fn run(options: ProxyOptions) -> Result<ProxyExit, ProxyError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| ProxyError(format!("cannot start the runtime: {e}")))?;
+    let result = runtime.block_on(async {
+        let (input, output) = rmcp::transport::io::stdio_pipes();
+        run_with(options, input, output).await
+    });
+    // A blocking stdin read may still be pending; do not wait for it.
+    runtime.shutdown_background();
+    result
+}
+
+/// Runs the proxy between a client's byte streams and a spawned child.
+pub async fn run_with<R, W>(options: ProxyOptions, client_in: R, client_out: W) -> Result<ProxyExit, ProxyError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let mut child = Command::new(&options.command)
+        .args(&options.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| ProxyError(format!("cannot start {}: {e}", options.command.to_string_lossy())))?;
+    let (Some(child_in), Some(child_out)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(ProxyError("the child's stdio pipes are missing".into()));
+    };
+
+    let options = Arc::new(options);
+    let pending: Pending = Arc::default();
+    let client_gone = Arc::new(Notify::new());
+    let (to_client, outbox) = mpsc::channel::<Vec<u8>>(64);
+
+    let writer = tokio::spawn(write_client(outbox, client_out, client_gone.clone()));
+    let upstream =
+        tokio::spawn(client_to_child(options.clone(), pending.clone(), client_in, child_in, client_gone.clone()));
+
+    let mut stats = RewriteStats::default();
+    let (child_status, client_closed, line_open) =
+        child_to_client(&options, &pending, &mut child, child_out, &to_client, &client_gone, &mut stats).await;
+
+    // The child is gone: whoever still waits for an answer gets an error.
+    let orphans: Vec<_> = pending.lock().map(|mut p| p.drain().map(|(_, v)| v.0).collect()).unwrap_or_default();
+    let status_text = match child_status {
+        Some(s) => s.to_string(),
+        None => "unknown status".to_string(),
+    };
+    if line_open && !orphans.is_empty() {
+        // The child died in the middle of a line; the errors start on a line of their own.
+        let _ = to_client.send(b"\n".to_vec()).await;
+    }
+    for id in &orphans {
+        let error = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": -32000, "message": format!("stc mcp-proxy: the MCP server exited ({status_text}) before answering this request")}
+        });
+        let mut line = error.to_string().into_bytes();
+        line.push(b'\n');
+        if to_client.send(line).await.is_err() {
+            break;
+        }
+    }
+    drop(to_client);
+    let _ = writer.await;
+    upstream.abort();
+    Ok(ProxyExit { child_status, client_closed, orphaned_requests: orphans.len(), stats })
+}
+
+/// Forwards the child's output to the client, rewriting responses, until the
+/// child's stdout ends; returns the child's status, whether the client
+/// closed first, and whether the last line sent to the client is unfinished.
+async fn child_to_client(
+    options: &ProxyOptions,
+    pending: &Pending,
+    child: &mut Child,
+    child_out: tokio::process::ChildStdout,
+    to_client: &mpsc::Sender<Vec<u8>>,
+    client_gone: &Notify,
+    stats: &mut RewriteStats,
+) -> (Option<ExitStatus>, bool, bool) {
+    let mut line_open = false;
+    let mut reader = LineReader::new(child_out, options.max_message_bytes);
+    let mut client_closed = false;
+    let mut status: Option<ExitStatus> = None;
+    // Set once the child must be gone soon: after the client closed, or after the child exited.
+    let mut deadline: Option<tokio::time::Instant> = None;
+    let mut killed = false;
+    loop {
+        let sleep = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            piece = reader.next() => {
+                let bytes = match piece {
+                    Ok(None) | Err(_) => break,
+                    Ok(Some(Piece::Line(line))) => treat_child_line(options, pending, line, stats),
+                    Ok(Some(Piece::Part { bytes, .. })) => bytes,
+                };
+                line_open = !bytes.ends_with(b"\n");
+                if to_client.send(bytes).await.is_err() {
+                    // The client's stdout is gone; wind down like a closed stdin.
+                    client_closed = true;
+                    deadline.get_or_insert_with(|| tokio::time::Instant::now() + options.shutdown_grace);
+                }
+            }
+            _ = client_gone.notified(), if !client_closed => {
+                client_closed = true;
+                deadline.get_or_insert_with(|| tokio::time::Instant::now() + options.shutdown_grace);
+            }
+            s = child.wait(), if status.is_none() => {
+                status = s.ok();
+                // A grandchild may hold the pipe open; do not wait for it forever.
+                deadline.get_or_insert_with(|| tokio::time::Instant::now() + options.shutdown_grace);
+            }
+            _ = sleep => {
+                if status.is_none() && !killed {
+                    let _ = child.start_kill();
+                    killed = true;
+                    deadline = Some(tokio::time::Instant::now() + options.shutdown_grace);
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    if status.is_none() {
+        status = match tokio::time::timeout(options.shutdown_grace, child.wait()).await {
+            Ok(s) => s.ok(),
+            Err(_) => {
+                let _ = child.start_kill();
+                child.wait().await.ok()
+            }
+        };
+    }
+    (status, client_closed, line_open)
+}
+
+/// The bytes to send the client for one whole line of the child's output.
+fn treat_child_line(options: &ProxyOptions, pending: &Pending, mut line: Vec<u8>, stats: &mut RewriteStats) -> Vec<u8> {
+    if !line.ends_with(b"\n") {
+        line.push(b'\n');
+    }
+    let Ok(text) = std::str::from_utf8(&line) else { return line };
+    let body = text.trim_end_matches(['\n', '\r']);
+    let first = body.trim_start().as_bytes().first().copied();
+    let new = match first {
+        Some(b'{') => treat_response(options, pending, body, stats),
+        Some(b'[') => rewrite::map_batch(body, |m| treat_response(options, pending, m, stats)),
+        _ => None,
+    };
+    match new {
+        Some(mut new) => {
+            new.push('\n');
+            new.into_bytes()
+        }
+        None => line,
+    }
+}
+
+/// Settles one message from the child: a response to a tracked request is
+/// removed from `pending` and rewritten as its request asks.
+fn treat_response(
+    options: &ProxyOptions,
+    pending: &Pending,
+    message: &str,
+    stats: &mut RewriteStats,
+) -> Option<String> {
+    let envelope: Envelope = serde_json::from_str(message).ok()?;
+    if !envelope.is_response() {
+        return None;
+    }
+    let key = rewrite::id_key(envelope.id?);
+    let (_, track) = pending.lock().ok()?.remove(&key)?;
+    envelope.result?;
+    match track {
+        Track::Initialize => rewrite::map_result(message, |r| rewrite::add_instructions(r, crate::STC_PRIMER)),
+        Track::Encode => rewrite::map_result(message, |r| {
+            let (new, s) = rewrite::rewrite_tool_result(r, &options.rewrite)?;
+            stats.blocks += s.blocks;
+            stats.bytes_before += s.bytes_before;
+            stats.bytes_after += s.bytes_after;
+            Some(new)
+        }),
+        Track::Other => None,
+    }
+}
+
+/// Records the requests in one message from the client.
+fn track_request(options: &ProxyOptions, pending: &Pending, message: &str) {
+    let Ok(envelope) = serde_json::from_str::<Envelope>(message) else { return };
+    let Some(method) = envelope.method.as_deref() else { return };
+    if method == "notifications/cancelled" {
+        // A cancelled request may never be answered; do not answer it with an error later either.
+        #[derive(serde::Deserialize)]
+        struct Cancelled<'a> {
+            #[serde(rename = "requestId", borrow)]
+            request_id: Option<&'a serde_json::value::RawValue>,
+        }
+        let id = envelope.params.and_then(|p| serde_json::from_str::<Cancelled>(p.get()).ok()?.request_id);
+        if let (Some(id), Ok(mut p)) = (id, pending.lock()) {
+            p.remove(&rewrite::id_key(id));
+        }
+        return;
+    }
+    if !envelope.is_request() {
+        return;
+    }
+    let Some(id) = envelope.id else { return };
+    let track = match method {
+        "initialize" => Track::Initialize,
+        "tools/call" => match rewrite::tool_name(envelope.params) {
+            Some(name) if options.encodes_tool(&name) => Track::Encode,
+            _ => Track::Other,
+        },
+        _ => Track::Other,
+    };
+    if let Ok(mut p) = pending.lock() {
+        p.insert(rewrite::id_key(id), (id.to_owned(), track));
+    }
+}
+
+/// Forwards the client's input to the child, tracking requests, until the
+/// client closes stdin or the child's stdin breaks; then closes the child's stdin.
+async fn client_to_child<R: AsyncRead + Unpin>(
+    options: Arc<ProxyOptions>,
+    pending: Pending,
+    client_in: R,
+    mut child_in: ChildStdin,
+    client_gone: Arc<Notify>,
+) {
+    let mut reader = LineReader::new(client_in, options.max_message_bytes);
+    loop {
+        let bytes = match reader.next().await {
+            Ok(None) | Err(_) => break,
+            Ok(Some(Piece::Line(line))) => {
+                if let Ok(text) = std::str::from_utf8(&line) {
+                    let body = text.trim_end_matches(['\n', '\r']);
+                    match body.trim_start().as_bytes().first() {
+                        Some(b'{') => track_request(&options, &pending, body),
+                        Some(b'[') => {
+                            for (_, m) in rewrite::batch_elements(body).unwrap_or_default() {
+                                track_request(&options, &pending, m);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                line
+            }
+            Ok(Some(Piece::Part { bytes, .. })) => bytes,
+        };
+        if child_in.write_all(&bytes).await.is_err() || child_in.flush().await.is_err() {
+            // The child is gone; `child_to_client` sees its stdout end and answers what is pending.
+            return;
+        }
+    }
+    drop(child_in);
+    client_gone.notify_one();
+}
+
+/// Writes what the proxy sends to the client, in order; flushes when idle.
+async fn write_client<W: AsyncWrite + Unpin>(
+    mut outbox: mpsc::Receiver<Vec<u8>>,
+    mut out: W,
+    client_gone: Arc<Notify>,
+) {
+    while let Some(first) = outbox.recv().await {
+        let mut next = Some(first);
+        let mut ok = true;
+        while let Some(bytes) = next.take() {
+            ok &= out.write_all(&bytes).await.is_ok();
+            next = outbox.try_recv().ok();
+        }
+        ok &= out.flush().await.is_ok();
+        if !ok {
+            client_gone.notify_one();
+            // Keep draining so the senders never block on a dead client.
+            while outbox.recv().await.is_some() {}
+            return;
+        }
+    }
+    let _ = out.shutdown().await;
+}

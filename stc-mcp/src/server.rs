@@ -1,0 +1,386 @@
+//! `stc mcp`: an MCP server over stdio that exposes the codec as tools.
+//!
+//! Tools:
+//! - `stc_encode`: JSON text → STC, gated by default (minified JSON comes back
+//!   when STC would not save enough tokens);
+//! - `stc_decode`: STC (or JSON) text → minified JSON;
+//! - `stc_estimate`: bytes and tokens of pretty JSON, minified JSON and STC,
+//!   counted by the fast estimator and by exact o200k_base.
+//!
+//! Every tool has a JSON Schema for its input and output. A result carries
+//! `structuredContent` (matching the output schema) and one text block: for
+//! `stc_encode` and `stc_decode` the text block is the converted text itself
+//! (what a model wants to read, without JSON string escaping); for
+//! `stc_estimate` it is the structured result serialized as JSON. Invalid user
+//! input (JSON or STC that does not parse) is a tool error (`isError: true`)
+//! whose text says the error kind, line and column. Arguments that do not fit
+//! the input schema (missing, mistyped, unknown) are tool errors too, as the
+//! MCP specification (2025-11-25) asks, so that a model can correct its call.
+//! A malformed request — a line that is not JSON (`-32700`), JSON that is not
+//! an MCP message (`-32600`), an unknown tool (`-32602`) or method (`-32601`)
+//! — is a JSON-RPC protocol error (see [`crate::transport`]).
+//!
+//! The stash (`stc_retrieve`, an encode budget with truncation) is not built
+//! yet; it slots in as one more `#[tool]` method on [`StcServer`] and one more
+//! optional field of [`EncodeParams`].
+
+use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use stc_core::{Document, GateOptions, Limits, Profile, Tokenizer};
+
+use crate::transport::LineTransport;
+
+/// Settings of `stc mcp`.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Limits applied to every document the tools parse.
+    pub limits: Limits,
+    /// Longest request line accepted; longer ones get a `-32600` error.
+    pub max_message_bytes: usize,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions { limits: Limits::default(), max_message_bytes: 16 * 1024 * 1024 }
+    }
+}
+
+/// Output whitespace style of STC.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ProfileParam {
+    /// No optional whitespace (fewest tokens).
+    #[default]
+    Compact,
+    /// The spacing of ADR-066's examples.
+    Readable,
+}
+
+impl From<ProfileParam> for Profile {
+    fn from(p: ProfileParam) -> Profile {
+        match p {
+            ProfileParam::Compact => Profile::Compact,
+            ProfileParam::Readable => Profile::Readable,
+        }
+    }
+}
+
+/// How the gate counts tokens.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+pub enum TokenizerParam {
+    /// Fast table-free estimate of o200k_base.
+    #[default]
+    #[serde(rename = "estimate")]
+    Estimate,
+    /// OpenAI o200k_base, exact.
+    #[serde(rename = "o200k_base")]
+    O200kBase,
+    /// OpenAI cl100k_base, exact.
+    #[serde(rename = "cl100k_base")]
+    Cl100kBase,
+}
+
+impl From<TokenizerParam> for Tokenizer {
+    fn from(t: TokenizerParam) -> Tokenizer {
+        match t {
+            TokenizerParam::Estimate => Tokenizer::Estimate,
+            TokenizerParam::O200kBase => Tokenizer::O200kBase,
+            TokenizerParam::Cl100kBase => Tokenizer::Cl100kBase,
+        }
+    }
+}
+
+/// Arguments of `stc_encode`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EncodeParams {
+    /// The JSON text to encode.
+    pub json: String,
+    /// Output whitespace style; default `compact`.
+    #[serde(default)]
+    pub profile: ProfileParam,
+    /// Do no harm (default true): return minified JSON instead of STC unless
+    /// STC saves at least `min_saving` of the tokens.
+    #[serde(default = "default_true")]
+    pub gate: bool,
+    /// The fraction of tokens STC must save to be chosen, 0 to 1; default 0.05.
+    #[serde(default)]
+    pub min_saving: Option<f64>,
+    /// How tokens are counted for the gate and the reported counts; default `estimate`.
+    #[serde(default)]
+    pub tokenizer: TokenizerParam,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// Result of `stc_encode`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct EncodeResult {
+    /// The text to send: STC, or minified JSON when the gate chose it.
+    pub text: String,
+    /// Which form `text` is: `stc` or `json`.
+    pub chosen: String,
+    /// Tokens of minified JSON.
+    pub json_tokens: usize,
+    /// Tokens of the STC encoding.
+    pub stc_tokens: usize,
+    /// The tokenizer behind the counts.
+    pub tokenizer: String,
+    /// Bytes of the input JSON text.
+    pub input_bytes: usize,
+    /// Bytes of `text`.
+    pub output_bytes: usize,
+}
+
+/// Arguments of `stc_decode`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DecodeParams {
+    /// The STC text to decode (plain JSON is valid STC too).
+    pub stc: String,
+}
+
+/// Result of `stc_decode`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct DecodeResult {
+    /// Minified JSON with the exact number lexemes, key order and duplicate keys of the input.
+    pub json: String,
+    /// Bytes of the input STC text.
+    pub input_bytes: usize,
+    /// Bytes of `json`.
+    pub output_bytes: usize,
+}
+
+/// Arguments of `stc_estimate`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EstimateParams {
+    /// The JSON text to measure.
+    pub json: String,
+    /// STC whitespace style to measure; default `compact`.
+    #[serde(default)]
+    pub profile: ProfileParam,
+}
+
+/// Size of one form of a document.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+pub struct FormSize {
+    /// Bytes (UTF-8).
+    pub bytes: usize,
+    /// Tokens by the fast table-free estimator.
+    pub estimate: usize,
+    /// Tokens by OpenAI's o200k_base, exact.
+    pub o200k_base: usize,
+}
+
+/// Result of `stc_estimate`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct EstimateResult {
+    /// Two-space indented JSON.
+    pub pretty_json: FormSize,
+    /// JSON without optional whitespace.
+    pub minified_json: FormSize,
+    /// The STC encoding in the requested profile.
+    pub stc: FormSize,
+    /// STC's o200k_base tokens divided by minified JSON's (below 1 saves tokens).
+    pub stc_vs_minified: f64,
+    /// What the default gate (5%, o200k_base) would send: `stc` or `json`.
+    pub gate_choice: String,
+}
+
+/// The `stc mcp` service: an rmcp server handler with the codec tools.
+#[derive(Debug, Clone)]
+pub struct StcServer {
+    limits: Limits,
+}
+
+/// A tool error (`isError: true`) for invalid user input, with kind, line and column.
+fn input_error(what: &str, e: &stc_core::Error) -> CallToolResult {
+    let text = format!(
+        "invalid {what} at line {}, column {} (byte offset {}, kind {}): {}",
+        e.line(),
+        e.column(),
+        e.offset(),
+        e.kind().code(),
+        e.message()
+    );
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// A successful result: `text` as the text block, `value` as structured content.
+fn success<T: Serialize>(text: String, value: &T) -> Result<CallToolResult, ErrorData> {
+    let structured = serde_json::to_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    Ok(result)
+}
+
+fn form_size(text: &str) -> FormSize {
+    FormSize {
+        bytes: text.len(),
+        estimate: Tokenizer::Estimate.count(text),
+        o200k_base: Tokenizer::O200kBase.count(text),
+    }
+}
+
+#[tool_router]
+impl StcServer {
+    /// A server with the given options.
+    pub fn new(options: ServerOptions) -> StcServer {
+        StcServer { limits: options.limits }
+    }
+
+    /// Encodes JSON as STC.
+    #[tool(
+        description = "Encode a JSON text as STC, a token-efficient lossless notation of JSON. Gated by default: \
+            returns minified JSON instead when STC would not save at least min_saving (5%) of the tokens. \
+            The text block is the encoded text; structured content adds the token counts.",
+        output_schema = schema_for_output::<EncodeResult>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    pub async fn stc_encode(&self, Parameters(p): Parameters<EncodeParams>) -> Result<CallToolResult, ErrorData> {
+        if let Some(m) = p.min_saving {
+            if !(0.0..=1.0).contains(&m) {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "invalid min_saving {m}: must be between 0 and 1"
+                ))]));
+            }
+        }
+        let doc = match Document::parse_json(&p.json, &self.limits) {
+            Ok(doc) => doc,
+            Err(e) => return Ok(input_error("JSON", &e)),
+        };
+        let tokenizer: Tokenizer = p.tokenizer.into();
+        let profile: Profile = p.profile.into();
+        let (text, chosen, json_tokens, stc_tokens) = if p.gate {
+            let gate = GateOptions { min_saving: p.min_saving.unwrap_or(GateOptions::default().min_saving), tokenizer };
+            let g = doc.encode_gated(profile, &gate);
+            (g.text, g.chosen.name(), g.json_tokens, g.stc_tokens)
+        } else {
+            let stc = doc.encode(profile);
+            let json_tokens = tokenizer.count(&doc.to_json());
+            let stc_tokens = tokenizer.count(&stc);
+            (stc, "stc", json_tokens, stc_tokens)
+        };
+        let result = EncodeResult {
+            chosen: chosen.to_string(),
+            json_tokens,
+            stc_tokens,
+            tokenizer: tokenizer.name().to_string(),
+            input_bytes: p.json.len(),
+            output_bytes: text.len(),
+            text: text.clone(),
+        };
+        success(text, &result)
+    }
+
+    /// Decodes STC to JSON.
+    #[tool(
+        description = "Decode an STC text (or plain JSON) to minified JSON with the exact number lexemes, key order \
+            and duplicate keys. The text block is the JSON; structured content adds the sizes.",
+        output_schema = schema_for_output::<DecodeResult>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    pub async fn stc_decode(&self, Parameters(p): Parameters<DecodeParams>) -> Result<CallToolResult, ErrorData> {
+        match stc_core::decode_with(&p.stc, &self.limits) {
+            Ok(json) => {
+                let result = DecodeResult { input_bytes: p.stc.len(), output_bytes: json.len(), json: json.clone() };
+                success(json, &result)
+            }
+            Err(e) => Ok(input_error("STC", &e)),
+        }
+    }
+
+    /// Measures a JSON text in each form.
+    #[tool(
+        description = "Count the bytes and tokens of a JSON text as pretty JSON, minified JSON and STC, with the \
+            fast estimator and with exact o200k_base, and say what the do-no-harm gate would send.",
+        output_schema = schema_for_output::<EstimateResult>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    pub async fn stc_estimate(&self, Parameters(p): Parameters<EstimateParams>) -> Result<CallToolResult, ErrorData> {
+        let doc = match Document::parse_json(&p.json, &self.limits) {
+            Ok(doc) => doc,
+            Err(e) => return Ok(input_error("JSON", &e)),
+        };
+        let profile: Profile = p.profile.into();
+        let stc = doc.encode(profile);
+        let minified = form_size(&doc.to_json());
+        let stc_size = form_size(&stc);
+        let gate = GateOptions { tokenizer: Tokenizer::O200kBase, ..GateOptions::default() };
+        let result = EstimateResult {
+            pretty_json: form_size(&doc.to_json_pretty()),
+            stc_vs_minified: if minified.o200k_base == 0 {
+                1.0
+            } else {
+                stc_size.o200k_base as f64 / minified.o200k_base as f64
+            },
+            gate_choice: doc.encode_gated(profile, &gate).chosen.name().to_string(),
+            minified_json: minified,
+            stc: stc_size,
+        };
+        let text = serde_json::to_string(&result).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        success(text, &result)
+    }
+}
+
+/// What `stc mcp` tells the client about itself.
+pub const INSTRUCTIONS: &str = "This server converts between JSON and STC. Use stc_encode to turn a JSON text \
+into STC (gated: you get minified JSON back when STC would not save tokens), stc_decode to turn STC back into \
+exact JSON, and stc_estimate to compare token counts of pretty JSON, minified JSON and STC.";
+
+#[tool_handler(router = Self::tool_router())]
+impl ServerHandler for StcServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("stc", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!("{INSTRUCTIONS}\n\n{}", crate::STC_PRIMER))
+    }
+}
+
+/// Failure to run the server.
+#[derive(Debug)]
+pub struct ServeError(String);
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Serves the tools over any byte stream pair until the client disconnects.
+pub async fn serve<R, W>(options: ServerOptions, input: R, output: W) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let transport = LineTransport::new(input, output, options.max_message_bytes);
+    let running = StcServer::new(options).serve(transport).await.map_err(|e| ServeError(format!("initialize: {e}")))?;
+    running.waiting().await.map_err(|e| ServeError(e.to_string()))?;
+    Ok(())
+}
+
+/// Serves the tools on this process's stdin and stdout until the client closes
+/// stdin. Builds its own tokio runtime.
+pub fn serve_stdio(options: ServerOptions) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| ServeError(format!("cannot start the runtime: {e}")))?;
+    let result = runtime.block_on(async {
+        let (input, output) = rmcp::transport::io::stdio_pipes();
+        serve(options, input, output).await
+    });
+    // A blocking stdin read may still be pending; do not wait for it.
+    runtime.shutdown_background();
+    result
+}
