@@ -136,15 +136,22 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// Runs the service until SIGTERM or Ctrl-C, then saves and returns. Prints
-/// `stc serve: listening on ADDR` on stderr once it accepts connections.
+/// `listening on ADDR` on stdout once it accepts connections (the real port
+/// when `addr` has port 0); everything else goes to stderr.
 pub fn serve(config: Config) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Io)?;
     runtime.block_on(async {
         let file = config.context_file.clone();
         let server = Server::start(config).await?;
         match &file {
-            Some(p) => eprintln!("stc serve: listening on {} (context file {})", server.local_addr(), p.display()),
-            None => eprintln!("stc serve: listening on {} (context in memory only)", server.local_addr()),
+            Some(p) => eprintln!("stc serve: context file {}", p.display()),
+            None => eprintln!("stc serve: context in memory only (--no-persist)"),
+        }
+        {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "listening on {}", server.local_addr());
+            let _ = out.flush();
         }
         let signal = wait_for_signal().await;
         eprintln!("stc serve: {signal}, saving and stopping");
