@@ -79,7 +79,7 @@ fn router() -> Router {
             get(|| async {
                 // No Content-Length: the layer only learns the size by reading.
                 let t = table_json().into_bytes();
-                let body = Body::new(Chunks(t.chunks(100).map(|c| bytes::Bytes::copy_from_slice(c)).collect()));
+                let body = Body::new(Chunks(t.chunks(100).map(bytes::Bytes::copy_from_slice).collect()));
                 ([(header::CONTENT_TYPE, "application/json")], body).into_response()
             }),
         )
