@@ -91,6 +91,8 @@ struct EncodeArgs {
     /// With --gate: how tokens are counted.
     #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate, requires = "gate")]
     tokenizer: TokenizerArg,
+    #[command(flatten)]
+    stash: retrieve::EncodeStashArgs,
 }
 
 #[derive(Args)]
@@ -191,6 +193,11 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
             let input = &args.input;
             let bytes = input.read()?;
             let json = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
+            let truncated = retrieve::truncate(json, &args.stash, &input.limits()).map_err(|e| match e {
+                stc_stash::TruncateError::Input(e) => input.fail(e),
+                e => Failure { origin: input.name(), line: 0, column: 0, message: e.to_string() },
+            })?;
+            let json = truncated.as_deref().unwrap_or(json);
             let options = EncodeOptions { profile: args.profile.into(), limits: input.limits() };
             if args.gate {
                 let gate = GateOptions { min_saving: args.min_saving, tokenizer: args.tokenizer.into() };

@@ -1,14 +1,211 @@
-//! `stc retrieve`: print what the stash holds under a key (stc-stash).
-//! A thin front-end: the work is done by the library crate named below.
+//! `stc retrieve KEY`: print what the stash holds under a key, and the
+//! stash options of `stc encode` (`--budget`, `--truncate-arrays-at`).
+//! A thin front-end: the work is done by `stc-stash`.
 
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use stc_stash::{
+    paths, truncate as stash_truncate, Kept, Key, Lookup, PlanOptions, Recovery, RedisStore, SqliteStore, StashStore,
+    StoreError, ToolName, TruncateError, TruncateOptions,
+};
+
+/// Environment variable with the Redis URL (below `--redis-url`).
+const REDIS_URL_ENV: &str = "STC_REDIS_URL";
+const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/";
+
+/// Which store to use.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StoreKind {
+    /// The SQLite file of the stash data directory (shared by all `stc` processes of the user).
+    Sqlite,
+    /// A Redis server (for gateways with several workers).
+    Redis,
+}
+
+/// Where the stash is.
+#[derive(clap::Args)]
+pub struct StoreArgs {
+    /// Stash store.
+    #[arg(long, value_enum, default_value_t = StoreKind::Sqlite)]
+    store: StoreKind,
+    /// SQLite database file. Default: $STC_STASH_DB, else DATA_DIR/stash.db where DATA_DIR is
+    /// $STC_DATA_DIR or ~/.local/share/stc. Must be absolute and inside your home or DATA_DIR.
+    #[arg(long, visible_alias = "db", value_name = "PATH")]
+    stash_db: Option<PathBuf>,
+    /// Redis URL for --store redis. Default: $STC_REDIS_URL, else redis://127.0.0.1:6379/.
+    #[arg(long, value_name = "URL")]
+    redis_url: Option<String>,
+}
+
+impl StoreArgs {
+    fn sqlite_path(&self) -> Result<PathBuf, StoreError> {
+        let env_db = std::env::var_os(paths::STASH_DB_ENV);
+        let env_dir = std::env::var_os(paths::DATA_DIR_ENV);
+        paths::stash_db_path(self.stash_db.as_deref(), env_db.as_deref(), env_dir.as_deref())
+    }
+
+    fn open(&self) -> Result<Box<dyn StashStore>, StoreError> {
+        match self.store {
+            StoreKind::Sqlite => Ok(Box::new(SqliteStore::open(&self.sqlite_path()?)?)),
+            StoreKind::Redis => {
+                let url = self.redis_url.clone().or_else(|| std::env::var(REDIS_URL_ENV).ok());
+                Ok(Box::new(RedisStore::open(url.as_deref().unwrap_or(DEFAULT_REDIS_URL))?))
+            }
+        }
+    }
+}
 
 /// Arguments of `stc retrieve`.
 #[derive(clap::Args)]
-pub struct RetrieveArgs {}
+#[command(after_help = "Prints the stashed original byte for byte (no newline is added). \
+    Exit status 0 when found; 1 when the key is malformed, unknown or expired \
+    (the message says whether retrying can help).")]
+pub struct RetrieveArgs {
+    /// The 24 lowercase hex characters from a marker (`"key":"..."` or `stc retrieve KEY`).
+    key: String,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+/// Shows at most 64 characters of untrusted text, escaped.
+fn shown(text: &str) -> String {
+    let cut: String = text.chars().take(64).collect();
+    if cut.len() < text.len() {
+        format!("{cut:?}…")
+    } else {
+        format!("{cut:?}")
+    }
+}
+
+const NO_RETRY: &str = "retrying will not help; re-run the tool call that produced the marker to get fresh data";
 
 /// Runs `stc retrieve` until it ends; the exit status says how.
-pub fn run(_args: RetrieveArgs) -> ExitCode {
-    eprintln!("stc retrieve: not built yet");
-    ExitCode::FAILURE
+pub fn run(args: RetrieveArgs) -> ExitCode {
+    let fail = |message: String| {
+        eprintln!("stc retrieve: {message}");
+        ExitCode::FAILURE
+    };
+    // The key is checked before any store is opened or read.
+    let key = match Key::parse(&args.key) {
+        Ok(k) => k,
+        Err(e) => return fail(format!("invalid key {}: {e}; {}", shown(&args.key), "retrying will not help")),
+    };
+    if args.store.store == StoreKind::Sqlite {
+        match args.store.sqlite_path() {
+            Ok(p) if !p.exists() => {
+                return fail(format!("no entry {key}: the stash database {} does not exist; {NO_RETRY}", p.display()))
+            }
+            Ok(_) => {}
+            Err(e) => return fail(format!("{e}; retrying will not help")),
+        }
+    }
+    let store = match args.store.open() {
+        Ok(s) => s,
+        Err(e) => return fail(store_failure(&e)),
+    };
+    match store.retrieve(&key) {
+        Ok(Lookup::Found(payload)) => {
+            // From now on the stash never cuts this content again.
+            if let Err(e) = store.mark_retrieved(&key) {
+                eprintln!("stc retrieve: warning: could not note the retrieval ({e}); an STC component may shorten this output again");
+            }
+            let mut out = std::io::stdout().lock();
+            match out.write_all(&payload).and_then(|_| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => fail(format!("cannot write the payload: {e}")),
+            }
+        }
+        Ok(Lookup::Expired) => fail(format!(
+            "entry {key} in {} has expired (entries live {} days after their last write); {NO_RETRY}",
+            store.describe(),
+            stc_stash::DEFAULT_TTL.as_secs() / 86_400
+        )),
+        Ok(Lookup::Missing) => fail(format!(
+            "no entry {key} in {} (never stashed there, evicted, rolled back, or expired and purged); {NO_RETRY}",
+            store.describe()
+        )),
+        Err(e) => fail(store_failure(&e)),
+    }
+}
+
+fn store_failure(e: &StoreError) -> String {
+    if e.is_transient() {
+        format!("{e}; retrying may help once the store is reachable")
+    } else {
+        format!("{e}; retrying will not help")
+    }
+}
+
+/// The stash options of `stc encode`.
+#[derive(clap::Args)]
+pub struct EncodeStashArgs {
+    /// Truncate until the compact STC output has at most TOKENS tokens (estimated):
+    /// arrays and long strings are cut, what is cut is stashed and the output says
+    /// how to get it back (`stc retrieve KEY`).
+    #[arg(long, value_name = "TOKENS")]
+    budget: Option<usize>,
+    /// Keep at most N records of a record array (and N head + N/4 tail
+    /// elements of other arrays); what is cut is stashed.
+    #[arg(long, value_name = "N")]
+    truncate_arrays_at: Option<usize>,
+    /// With --budget or --truncate-arrays-at: do not stash; the truncation is
+    /// lossy and the markers say so.
+    #[arg(long)]
+    no_stash: bool,
+    /// Markers tell the model to call this tool with `key=KEY` instead of
+    /// running `stc retrieve KEY` in a shell (1-64 letters, digits, `_`, `-`).
+    #[arg(long, value_name = "NAME")]
+    retrieve_tool: Option<String>,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+/// `stc encode --budget/--truncate-arrays-at`: the truncated JSON to encode
+/// instead of the input, or `None` when no truncation was asked for or
+/// nothing was cut (the reason goes to stderr).
+pub fn truncate(
+    json: &str,
+    args: &EncodeStashArgs,
+    limits: &stc_core::Limits,
+) -> Result<Option<String>, TruncateError> {
+    if args.budget.is_none() && args.truncate_arrays_at.is_none() {
+        return Ok(None);
+    }
+    let mut plan = args.truncate_arrays_at.map(PlanOptions::with_array_budget).unwrap_or_default();
+    plan.recoverable = !args.no_stash;
+    if let Some(name) = &args.retrieve_tool {
+        plan.recovery = Recovery::Tool(ToolName::new(name).map_err(|m| TruncateError::Store(StoreError::Config(m)))?);
+    }
+    let options = TruncateOptions { plan, token_budget: args.budget, limits: *limits, ..TruncateOptions::default() };
+    let store = if args.no_stash { None } else { Some(args.store.open()?) };
+    let out = stash_truncate(json, store.as_deref(), &options)?;
+    match out.kept {
+        Some(why) => {
+            let why = match why {
+                Kept::NothingToCut => "nothing long enough to cut",
+                Kept::NoStore => "no stash store",
+                Kept::Retrieved => "the input is a retrieved stash payload (never cut again)",
+                Kept::HasMarkers => "the input already holds stash markers",
+                Kept::NoSaving => "cutting would not save tokens",
+            };
+            eprintln!("stc: not truncated: {why} ({} tokens)", out.original_tokens);
+            Ok(None)
+        }
+        None => {
+            let where_ = match &store {
+                Some(s) => format!("stashed in {}", s.describe()),
+                None => "not stashed (--no-stash)".to_string(),
+            };
+            eprintln!(
+                "stc: truncated {} tokens to {} (estimate); {} omission(s) {where_}",
+                out.original_tokens,
+                out.tokens,
+                out.omissions.len()
+            );
+            Ok(Some(out.json))
+        }
+    }
 }

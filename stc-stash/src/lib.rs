@@ -39,7 +39,7 @@ pub use marker::{
     ToolName, Unit, MARKER_MEMBER,
 };
 pub use memory::MemoryStore;
-pub use plan::{is_error_like, plan, restore, select_records, Omission, Plan, PlanOptions, RestoreError};
+pub use plan::{is_error_like, plan, plan_with, restore, select_records, Omission, Plan, PlanOptions, RestoreError};
 pub use redis_store::RedisStore;
 pub use sqlite::SqliteStore;
 pub use store::{

@@ -101,75 +101,100 @@ pub struct Plan<'a> {
 /// assert_eq!(p.omissions[0].omitted, 60); // 32 head + 8 tail kept
 /// ```
 pub fn plan<'a>(input: &Value<'a>, options: &PlanOptions) -> Plan<'a> {
+    plan_with(input, options, &mut |_| false)
+}
+
+/// Like [`plan`], but a part whose payload key `never_cut` accepts is kept
+/// whole (its children may still be cut). [`crate::truncate`] passes the
+/// keys the store has handed out in full, so that retrieved content is
+/// never hidden behind a marker again.
+pub fn plan_with<'a>(input: &Value<'a>, options: &PlanOptions, never_cut: &mut dyn FnMut(&Key) -> bool) -> Plan<'a> {
     if contains_marker_member(input) {
         return Plan { output: input.clone(), omissions: Vec::new() };
     }
-    let mut omissions = Vec::new();
-    let output = walk(input, options, &mut omissions);
-    Plan { output, omissions }
+    let mut ctx = Ctx { options, omissions: Vec::new(), never_cut };
+    let output = ctx.walk(input);
+    Plan { output, omissions: ctx.omissions }
 }
 
-fn marker<'a>(info: MarkerInfo, options: &PlanOptions, extra: Option<(&'static str, Value<'a>)>) -> Value<'a> {
-    let mut members = vec![(Cow::Borrowed(MARKER_MEMBER), info.to_value(&options.recovery))];
-    if let Some((k, v)) = extra {
-        members.push((Cow::Borrowed(k), v));
+struct Ctx<'o> {
+    options: &'o PlanOptions,
+    omissions: Vec<Omission>,
+    never_cut: &'o mut dyn FnMut(&Key) -> bool,
+}
+
+impl Ctx<'_> {
+    fn marker<'a>(&self, info: MarkerInfo, extra: Option<(&'static str, Value<'a>)>) -> Value<'a> {
+        let mut members = vec![(Cow::Borrowed(MARKER_MEMBER), info.to_value(&self.options.recovery))];
+        if let Some((k, v)) = extra {
+            members.push((Cow::Borrowed(k), v));
+        }
+        Value::Object(members)
     }
-    Value::Object(members)
-}
 
-fn omit(
-    payload: String,
-    unit: Unit,
-    omitted: usize,
-    of: usize,
-    kept: String,
-    options: &PlanOptions,
-    out: &mut Vec<Omission>,
-) -> MarkerInfo {
-    let key = Key::of(payload.as_bytes());
-    out.push(Omission { key, payload, unit, omitted, of });
-    MarkerInfo { omitted, of, unit, kept, key: options.recoverable.then_some(key) }
-}
+    /// The key of `payload`, or `None` if it must not be cut.
+    fn may_cut(&mut self, payload: &str) -> Option<Key> {
+        let key = Key::of(payload.as_bytes());
+        (!(self.never_cut)(&key)).then_some(key)
+    }
 
-fn walk<'a>(v: &Value<'a>, options: &PlanOptions, out: &mut Vec<Omission>) -> Value<'a> {
-    match v {
-        Value::Array(items) => {
-            let n = items.len();
-            let budget = options.record_budget.max(2);
-            if n > budget && items.iter().all(|i| matches!(i, Value::Object(_))) {
-                let kept = select_records(items, budget);
-                let payload = v.to_json();
-                let info = omit(payload, Unit::Records, n - kept.len(), n, ranges(&kept), options, out);
-                let records = kept.iter().map(|&i| walk(&items[i], options, out)).collect();
-                return marker(info, options, Some(("items", Value::Array(records))));
+    fn omit(
+        &mut self,
+        key: Key,
+        payload: String,
+        unit: Unit,
+        (omitted, of): (usize, usize),
+        kept: String,
+    ) -> MarkerInfo {
+        self.omissions.push(Omission { key, payload, unit, omitted, of });
+        MarkerInfo { omitted, of, unit, kept, key: self.options.recoverable.then_some(key) }
+    }
+
+    fn walk<'a>(&mut self, v: &Value<'a>) -> Value<'a> {
+        let options = self.options;
+        match v {
+            Value::Array(items) => {
+                let n = items.len();
+                let budget = options.record_budget.max(2);
+                if n > budget && items.iter().all(|i| matches!(i, Value::Object(_))) {
+                    let payload = v.to_json();
+                    if let Some(key) = self.may_cut(&payload) {
+                        let kept = select_records(items, budget);
+                        let info = self.omit(key, payload, Unit::Records, (n - kept.len(), n), ranges(&kept));
+                        let records = kept.iter().map(|&i| self.walk(&items[i])).collect();
+                        return self.marker(info, Some(("items", Value::Array(records))));
+                    }
+                }
+                let (head, tail) = (options.head, options.tail);
+                if n > head + tail && head + tail > 0 {
+                    let payload = Value::Array(items[head..n - tail].to_vec()).to_json();
+                    if let Some(key) = self.may_cut(&payload) {
+                        let kept: Vec<usize> = (0..head).chain(n - tail..n).collect();
+                        let info = self.omit(key, payload, Unit::Items, (n - head - tail, n), ranges(&kept));
+                        let mut result: Vec<Value<'a>> = items[..head].iter().map(|i| self.walk(i)).collect();
+                        result.push(self.marker(info, None));
+                        result.extend(items[n - tail..].iter().map(|i| self.walk(i)));
+                        return Value::Array(result);
+                    }
+                }
+                Value::Array(items.iter().map(|i| self.walk(i)).collect())
             }
-            let (head, tail) = (options.head, options.tail);
-            if n > head + tail && head + tail > 0 {
-                let payload = Value::Array(items[head..n - tail].to_vec()).to_json();
-                let kept: Vec<usize> = (0..head).chain(n - tail..n).collect();
-                let info = omit(payload, Unit::Items, n - head - tail, n, ranges(&kept), options, out);
-                let mut result: Vec<Value<'a>> = items[..head].iter().map(|i| walk(i, options, out)).collect();
-                result.push(marker(info, options, None));
-                result.extend(items[n - tail..].iter().map(|i| walk(i, options, out)));
-                return Value::Array(result);
-            }
-            Value::Array(items.iter().map(|i| walk(i, options, out)).collect())
-        }
-        Value::Object(members) => {
-            Value::Object(members.iter().map(|(k, v)| (k.clone(), walk(v, options, out))).collect())
-        }
-        Value::String(s) => match options.long_string_chars {
-            Some(limit) if body_chars(s) > limit => {
-                let keep = options.string_head_chars.min(limit);
-                let total = body_chars(s);
-                let head = body_prefix(s, keep).to_string();
-                let kept = if keep == 0 { String::new() } else { format!("0-{}", keep - 1) };
-                let info = omit(v.to_json(), Unit::Chars, total - keep, total, kept, options, out);
-                marker(info, options, Some(("head", Value::String(Cow::Owned(head)))))
-            }
+            Value::Object(members) => Value::Object(members.iter().map(|(k, v)| (k.clone(), self.walk(v))).collect()),
+            Value::String(s) => match options.long_string_chars {
+                Some(limit) if body_chars(s) > limit => {
+                    let payload = v.to_json();
+                    let Some(key) = self.may_cut(&payload) else { return v.clone() };
+                    let keep = options.string_head_chars.min(limit);
+                    let total = body_chars(s);
+                    let head = body_prefix(s, keep).to_string();
+                    let kept = if keep == 0 { String::new() } else { format!("0-{}", keep - 1) };
+                    let info = self.omit(key, payload, Unit::Chars, (total - keep, total), kept);
+                    self.marker(info, Some(("head", Value::String(Cow::Owned(head)))))
+                }
+                _ => v.clone(),
+            },
             _ => v.clone(),
-        },
-        _ => v.clone(),
+        }
     }
 }
 

@@ -5,8 +5,10 @@ use stc_core::{EncodeOptions, Limits, Profile, Tokenizer};
 use crate::key::Key;
 use crate::ledger::Ledger;
 use crate::marker::references;
-use crate::plan::{plan, Omission, Plan, PlanOptions};
-use crate::store::{Lookup, StashStore, StashWrite, StoreError};
+use crate::plan::{plan_with, Omission, Plan, PlanOptions};
+use std::collections::HashMap;
+
+use crate::store::{StashStore, StashWrite, StoreError};
 use crate::value::Value;
 
 /// How [`truncate`] works.
@@ -43,9 +45,9 @@ pub enum Kept {
     /// A recoverable truncation was asked for but no store is attached:
     /// nothing is truncated silently.
     NoStore,
-    /// The input is itself a stashed payload (a retrieved original):
-    /// it is never truncated again.
-    AlreadyStashed,
+    /// The input is content the stash handed out in full (a retrieved
+    /// original): it is never truncated again.
+    Retrieved,
     /// The input already contains markers (`stc_stash` members).
     HasMarkers,
     /// The truncated output would not have fewer tokens.
@@ -160,20 +162,38 @@ pub fn truncate(
     if crate::marker::contains_marker_member(&input) {
         return Ok(unchanged(Kept::HasMarkers));
     }
-    if options.plan.recoverable {
-        let Some(store) = store else { return Ok(unchanged(Kept::NoStore)) };
-        if let Lookup::Found(_) = store.retrieve(&Key::of(original.as_bytes()))? {
-            return Ok(unchanged(Kept::AlreadyStashed));
-        }
+    if options.plan.recoverable && store.is_none() {
+        return Ok(unchanged(Kept::NoStore));
+    }
+    // Content the store has handed out in full is never cut again (else a
+    // retrieved original would come back as a marker to itself).
+    let mut retrieved: HashMap<Key, bool> = HashMap::new();
+    let mut store_error = None;
+    let mut never_cut = |key: &Key| -> bool {
+        let Some(store) = store else { return false };
+        *retrieved.entry(*key).or_insert_with(|| match store.was_retrieved(key) {
+            Ok(r) => r,
+            Err(e) => {
+                store_error.get_or_insert(e);
+                true
+            }
+        })
+    };
+    if never_cut(&Key::of(original.as_bytes())) {
+        return Ok(unchanged(Kept::Retrieved));
     }
     let mut plan_options = options.plan.clone();
-    let (mut chosen, mut chosen_json, (mut stc, mut tokens)) = candidate(&input, &plan_options, &tokens_of);
+    let (mut chosen, mut chosen_json, (mut stc, mut tokens)) =
+        candidate(&input, &plan_options, &mut never_cut, &tokens_of);
     if let Some(budget) = options.token_budget {
         while tokens > budget {
             let Some(next) = shrink(&plan_options) else { break };
             plan_options = next;
-            (chosen, chosen_json, (stc, tokens)) = candidate(&input, &plan_options, &tokens_of);
+            (chosen, chosen_json, (stc, tokens)) = candidate(&input, &plan_options, &mut never_cut, &tokens_of);
         }
+    }
+    if let Some(e) = store_error {
+        return Err(TruncateError::Store(e));
     }
     if chosen.omissions.is_empty() {
         return Ok(unchanged(Kept::NothingToCut));
@@ -216,9 +236,10 @@ pub fn truncate(
 fn candidate<'a>(
     input: &Value<'a>,
     options: &PlanOptions,
+    never_cut: &mut dyn FnMut(&Key) -> bool,
     tokens_of: &dyn Fn(&str) -> (String, usize),
 ) -> (Plan<'a>, String, (String, usize)) {
-    let p = plan(input, options);
+    let p = plan_with(input, options, never_cut);
     let json = p.output.to_json();
     let measured = tokens_of(&json);
     (p, json, measured)
