@@ -106,7 +106,7 @@ impl Action {
 ///
 /// ```no_run
 /// # async fn doc() {
-/// let app = axum::Router::new()
+/// let app: axum::Router = axum::Router::new()
 ///     .route("/users", axum::routing::get(|| async { axum::Json(vec![1, 2, 3]) }))
 ///     .layer(stc_http::StcLayer::new());
 /// # }
@@ -224,23 +224,27 @@ pub(crate) fn is_json(essence: &str) -> bool {
         }
 }
 
-/// Adds `Accept` and `Accept-Encoding` to `Vary`, keeping what is there and not repeating a name.
+/// Adds `Accept` and `Accept-Encoding` to `Vary`, keeping what is there and
+/// not repeating a name; the result is one `Vary` line.
 fn add_vary(headers: &mut HeaderMap) {
-    let mut present = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for v in headers.get_all(VARY) {
-        if let Ok(s) = v.to_str() {
-            present.extend(s.split(',').map(|n| n.trim().to_ascii_lowercase()));
-        }
+        let Ok(s) = v.to_str() else { return };
+        names.extend(s.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string));
     }
-    if present.iter().any(|n| n == "*") {
+    if names.iter().any(|n| n == "*") {
         return;
     }
-    let missing: Vec<&str> = ["Accept", "Accept-Encoding"]
-        .into_iter()
-        .filter(|n| !present.iter().any(|p| p.eq_ignore_ascii_case(n)))
-        .collect();
-    if !missing.is_empty() {
-        headers.append(VARY, HeaderValue::from_str(&missing.join(", ")).expect("header names are valid values"));
+    let before = names.len();
+    for wanted in ["Accept", "Accept-Encoding"] {
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(wanted)) {
+            names.push(wanted.to_string());
+        }
+    }
+    if names.len() != before {
+        if let Ok(v) = HeaderValue::from_str(&names.join(", ")) {
+            headers.insert(VARY, v);
+        }
     }
 }
 

@@ -89,7 +89,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send(200, gzip.compress(TABLE_BYTES), extra=[("Content-Encoding", "gzip")])
             else:
                 self.send(200, TABLE_BYTES)
-        elif path == "/echo":
+        elif path.startswith("/echo"):
             headers = {k.lower(): v for k, v in self.headers.items()}
             echo = {"method": self.command, "path": self.path, "headers": headers, "body": body.decode("latin-1")}
             self.send(200, json.dumps(echo).encode())

@@ -1,0 +1,342 @@
+//! The proxy (`stc_http::proxy::serve`, the code behind `stc proxy`) in front
+//! of a separate upstream process (`tests/upstream.py`), hit with reqwest
+//! over loopback. The spawned `stc proxy` binary is tested in stc-cli.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use http::StatusCode;
+use stc_http::proxy::{serve, ProxyConfig};
+use stc_http::StcConfig;
+
+/// The upstream process; killed on drop.
+struct Upstream {
+    child: Child,
+    _stdin: ChildStdin,
+    port: u16,
+    /// `got METHOD PATH` lines, as the upstream reads requests.
+    seen: mpsc::Receiver<String>,
+}
+
+impl Upstream {
+    fn start() -> Upstream {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/upstream.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the test upstream");
+        let stdin = child.stdin.take().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let port = lines.next().unwrap().unwrap().trim().parse().unwrap();
+        let (tx, seen) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Upstream { child, _stdin: stdin, port, seen }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the proxy in this process; it stops when the returned sender is dropped.
+async fn proxy(upstream: &str, tweak: impl FnOnce(&mut ProxyConfig)) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = ProxyConfig::new(addr, upstream.parse().unwrap());
+    tweak(&mut config);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        serve(listener, config, async {
+            let _ = stopped.await;
+        })
+        .await
+        .unwrap()
+    });
+    (addr, stop)
+}
+
+fn raw() -> reqwest::Client {
+    reqwest::Client::builder().no_gzip().no_brotli().build().unwrap()
+}
+
+fn table() -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = (0..40)
+        .map(|i| serde_json::json!({"id": i, "name": format!("user{i}"), "active": i % 2 == 0, "email": format!("user{i}@example.com")}))
+        .collect();
+    serde_json::Value::Array(rows)
+}
+
+fn decode(body: &[u8]) -> serde_json::Value {
+    serde_json::from_str(&stc_core::decode_bytes(body, &Default::default()).unwrap()).unwrap()
+}
+
+const ASK: (&str, &str) = ("accept", "application/stc+json, application/json;q=0.9");
+
+#[tokio::test]
+async fn encodes_for_clients_that_ask_and_forwards_everyone_else() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    let r = raw().get(format!("http://{addr}/table")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "application/stc+json");
+    assert_eq!(r.headers()["x-stc-version"], "1");
+    assert_eq!(r.headers()["etag"], "W/\"v1\"");
+    assert_eq!(r.headers()["vary"], "Origin, Accept, Accept-Encoding");
+    let body = r.bytes().await.unwrap();
+    assert!(body.starts_with(b"[40]{id,name,active,email}:"));
+    assert_eq!(decode(&body), table());
+
+    let r = raw().get(format!("http://{addr}/table")).send().await.unwrap();
+    assert_eq!(r.headers()["content-type"], "application/json");
+    assert!(r.headers().get("x-stc-version").is_none());
+    let plain = r.bytes().await.unwrap();
+    assert!(plain.starts_with(b"[\n  {\n"), "the upstream's pretty bytes, unchanged");
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&plain).unwrap(), table());
+
+    // A JSON error status is a JSON body like any other.
+    let r = raw().get(format!("http://{addr}/problem")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(r.headers()["content-type"], "application/stc+json");
+    assert_eq!(decode(&r.bytes().await.unwrap())[3]["detail"], "missing item 3");
+}
+
+#[tokio::test]
+async fn forwards_method_headers_and_body_without_hop_by_hop_headers() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    let payload = "x".repeat(100_000);
+    let r = raw()
+        .put(format!("http://{addr}/echo?a=1&b=%20"))
+        .header("x-keep", "yes")
+        .header("connection", "keep-alive, x-private")
+        .header("x-private", "hop")
+        .header("te", "trailers")
+        .header("accept-encoding", "gzip")
+        .body(payload.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let echo: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(echo["method"], "PUT");
+    assert_eq!(echo["path"], "/echo?a=1&b=%20");
+    assert_eq!(echo["body"].as_str().unwrap().len(), payload.len());
+    let h = &echo["headers"];
+    assert_eq!(h["x-keep"], "yes");
+    assert_eq!(h["host"], format!("127.0.0.1:{}", up.port));
+    assert_eq!(h["x-forwarded-for"], "127.0.0.1");
+    assert_eq!(h["x-forwarded-host"], addr.to_string());
+    assert_eq!(h["accept-encoding"], "gzip", "not asking for STC: the client's own Accept-Encoding");
+    for hop in ["x-private", "te", "keep-alive"] {
+        assert!(h.get(hop).is_none(), "{hop} was forwarded: {h}");
+    }
+
+    // Asking for STC: the upstream is asked for identity, and for JSON.
+    let r = reqwest::Client::new()
+        .post(format!("http://{addr}/echo"))
+        .header("accept", "application/stc+json")
+        .header("accept-encoding", "gzip, br")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    let echo = decode(&r.bytes().await.unwrap());
+    assert_eq!(echo["method"], "POST");
+    assert_eq!(echo["headers"]["accept-encoding"], "identity");
+    assert_eq!(echo["headers"]["accept"], "application/json");
+}
+
+#[tokio::test]
+async fn compresses_stc_for_clients_that_accept_gzip_or_br() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    // This upstream gzips when allowed: the proxy must ask it for identity to read the JSON.
+    let r = raw()
+        .get(format!("http://{addr}/identity-or-gzip"))
+        .header(ASK.0, ASK.1)
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    assert_eq!(r.headers()["content-type"], "application/stc+json");
+    let client = reqwest::Client::new();
+    for coding in ["gzip", "br"] {
+        let r = client
+            .get(format!("http://{addr}/identity-or-gzip"))
+            .header(ASK.0, ASK.1)
+            .header("accept-encoding", coding)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.headers()["content-type"], "application/stc+json");
+        assert_eq!(decode(&r.bytes().await.unwrap()), table(), "{coding}");
+    }
+    // Without STC the upstream's own compression passes through untouched.
+    let r =
+        raw().get(format!("http://{addr}/identity-or-gzip")).header("accept-encoding", "gzip").send().await.unwrap();
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    assert_eq!(r.headers()["content-type"], "application/json");
+    // An upstream that always gzips cannot be read: passed through as it is.
+    let r = raw().get(format!("http://{addr}/gzip")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    assert_eq!(r.headers()["content-type"], "application/json");
+    assert_eq!(&r.bytes().await.unwrap()[..2], &[0x1f, 0x8b]);
+}
+
+#[tokio::test]
+async fn upstream_garbage_and_odd_responses_pass_through() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    let r = raw().get(format!("http://{addr}/garbage")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "application/json; charset=utf-8");
+    assert_eq!(r.bytes().await.unwrap(), &b"{\"id\": 1, \"name\": \"trunc"[..]);
+
+    let r = raw().get(format!("http://{addr}/nocontent")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let r = raw().get(format!("http://{addr}/notmodified")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(r.headers()["etag"], "\"v1\"");
+    assert_eq!(r.headers()["vary"], "Accept, Accept-Encoding");
+    let r = raw().get(format!("http://{addr}/range")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::PARTIAL_CONTENT);
+    assert_eq!(r.bytes().await.unwrap().len(), 100);
+    let r = raw().head(format!("http://{addr}/table")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.headers()["content-type"], "application/json");
+    assert!(r.headers().get("x-stc-version").is_none());
+    let r = raw().get(format!("http://{addr}/text")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.headers()["content-type"], "text/plain");
+    assert_eq!(r.bytes().await.unwrap(), &b"[{\"id\":1},{\"id\":2}]"[..]);
+}
+
+#[tokio::test]
+async fn chunked_upstream_bodies_within_and_over_the_limit() {
+    let up = Upstream::start();
+    let limit = 20_000;
+    let (addr, _stop) = proxy(&up.url(), |c| c.stc = StcConfig { max_body: limit, ..StcConfig::default() }).await;
+    // n=1: about 3 kB in 1000-byte chunks, read whole and encoded.
+    let r = raw().get(format!("http://{addr}/chunked?n=1")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.headers()["content-type"], "application/stc+json");
+    assert_eq!(decode(&r.bytes().await.unwrap()), table());
+    // n=50: over the limit: the buffered prefix and the rest, unchanged.
+    let direct = raw().get(format!("{}/chunked?n=50", up.url())).send().await.unwrap().bytes().await.unwrap();
+    assert!(direct.len() > limit);
+    let r = raw().get(format!("http://{addr}/chunked?n=50")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.headers()["content-type"], "application/json");
+    assert!(r.headers().get("x-stc-version").is_none());
+    assert_eq!(r.bytes().await.unwrap(), direct);
+    // A declared length over the limit.
+    let direct = raw().get(format!("{}/big?n=10", up.url())).send().await.unwrap().bytes().await.unwrap();
+    let r = raw().get(format!("http://{addr}/big?n=10")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.headers()["content-length"], direct.len().to_string().as_str());
+    assert_eq!(r.bytes().await.unwrap(), direct);
+}
+
+fn assert_502(body: &serde_json::Value, kind: &str) {
+    assert_eq!(body["error"], kind, "{body}");
+    assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+}
+
+#[tokio::test]
+async fn slow_upstreams_time_out_with_502_and_slow_enough_ones_work() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |c| c.response_timeout = Duration::from_millis(1500)).await;
+    let r = raw().get(format!("http://{addr}/slow?ms=200")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(decode(&r.bytes().await.unwrap()), table());
+
+    let r = raw().get(format!("http://{addr}/slow?ms=5000")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_GATEWAY);
+    assert_eq!(r.headers()["content-type"], "application/json");
+    let body: serde_json::Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_502(&body, "upstream_timeout");
+    assert_eq!(body["upstream"], format!("{}/", up.url()));
+    // The proxy keeps serving.
+    let r = raw().get(format!("http://{addr}/table")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn refused_upstream_is_a_502_with_a_json_body() {
+    // A port that was free a moment ago: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (addr, _stop) = proxy(&format!("http://127.0.0.1:{port}"), |_| {}).await;
+    for accept in ["application/json", "application/stc+json"] {
+        let r = raw().get(format!("http://{addr}/table")).header("accept", accept).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::BAD_GATEWAY);
+        // The error body itself is small JSON; the gate keeps it as JSON.
+        assert_eq!(r.headers()["content-type"], "application/json");
+        let body: serde_json::Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+        assert_502(&body, "upstream_unavailable");
+    }
+}
+
+#[tokio::test]
+async fn upstream_base_path_is_kept() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&format!("{}/echo", up.url()), |_| {}).await;
+    let echo: serde_json::Value =
+        raw().get(format!("http://{addr}/x/y?z=1")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(echo["path"], "/echo/x/y?z=1");
+}
+
+#[tokio::test]
+async fn shutdown_lets_in_flight_requests_finish() {
+    let up = Upstream::start();
+    let (addr, stop) = proxy(&up.url(), |_| {}).await;
+    let request = tokio::spawn(async move {
+        raw().get(format!("http://{addr}/slow?ms=800")).header(ASK.0, ASK.1).send().await.unwrap()
+    });
+    // Wait until the upstream holds the request, then stop the proxy.
+    let seen = tokio::task::spawn_blocking(move || up.seen.recv_timeout(Duration::from_secs(30)).map(|l| (l, up)));
+    let (line, _up) = seen.await.unwrap().unwrap();
+    assert_eq!(line, "got GET /slow");
+    drop(stop);
+    let r = request.await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(decode(&r.bytes().await.unwrap()), table());
+    // New connections are refused once it has stopped.
+    let mut refused = false;
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(addr).await.is_err() {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(refused, "the proxy still accepts connections after shutdown");
+}
+
+#[tokio::test]
+async fn refuses_a_non_loopback_listen_address_unless_allowed() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mut config = ProxyConfig::new("0.0.0.0:0".parse().unwrap(), "http://127.0.0.1:1".parse().unwrap());
+    let err = serve(listener, config.clone(), async {}).await.unwrap_err();
+    assert!(err.to_string().contains("--allow-remote"), "{err}");
+    config.allow_remote = true;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    serve(listener, config, async {}).await.unwrap();
+    // Only http:// upstreams.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let config = ProxyConfig::new("127.0.0.1:0".parse().unwrap(), "https://example.com".parse().unwrap());
+    assert!(serve(listener, config, async {}).await.unwrap_err().to_string().contains("only http://"));
+}
