@@ -1,0 +1,247 @@
+//! `stc proxy` as a user runs it: the real binary in front of a separate
+//! upstream process (stc-http/tests/upstream.py), hit with curl.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const UPSTREAM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../stc-http/tests/upstream.py");
+
+/// A child process killed on drop, its stdout lines on a channel.
+struct Proc {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Proc {
+    fn spawn(cmd: &mut Command) -> Proc {
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("spawn");
+        let stdin = child.stdin.take();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Proc { child, stdin, lines }
+    }
+
+    fn line(&self) -> String {
+        self.lines.recv_timeout(Duration::from_secs(60)).expect("a line on stdout")
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn upstream() -> (Proc, u16) {
+    let p = Proc::spawn(Command::new("python3").arg(UPSTREAM));
+    let port = p.line().trim().parse().unwrap();
+    (p, port)
+}
+
+/// Starts `stc proxy` on a free port; returns it and its address (read from stdout).
+fn proxy(upstream: &str, extra: &[&str]) -> (Proc, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stc"));
+    cmd.args(["proxy", "--listen", "127.0.0.1:0", "--upstream", upstream]).args(extra).stderr(Stdio::piped());
+    let p = Proc::spawn(&mut cmd);
+    let line = p.line();
+    let addr = line
+        .strip_prefix("stc proxy: listening on http://")
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (p, addr)
+}
+
+/// Runs curl; returns (status, headers lowercased, body).
+fn curl(args: &[&str]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    let dir = std::env::temp_dir().join(format!("stc-proxy-test-{}-{}", std::process::id(), unique()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let headers_file = dir.join("headers");
+    let out: Output = Command::new("curl")
+        .args(["-sS", "--max-time", "60", "-D"])
+        .arg(&headers_file)
+        .args(args)
+        .output()
+        .expect("curl runs");
+    assert!(out.status.success(), "curl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let raw = std::fs::read_to_string(&headers_file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut lines = raw.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    (status, headers, out.stdout)
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+fn get<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+fn table() -> serde_json::Value {
+    (0..40)
+        .map(|i| serde_json::json!({"id": i, "name": format!("user{i}"), "active": i % 2 == 0, "email": format!("user{i}@example.com")}))
+        .collect()
+}
+
+/// Decodes an STC body with the stc binary itself.
+fn stc_decode(body: &[u8]) -> serde_json::Value {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .arg("decode")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let body = body.to_vec();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &body));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Stops the proxy with SIGTERM; returns its exit success and its stderr.
+fn terminate(mut p: Proc) -> (bool, String) {
+    let pid = p.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = p.child.wait().unwrap();
+    let mut err = String::new();
+    p.child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    (status.success(), err)
+}
+
+#[test]
+fn curl_gets_stc_when_it_asks_and_json_otherwise() {
+    let (_up, port) = upstream();
+    let (px, addr) = proxy(&format!("http://127.0.0.1:{port}"), &[]);
+    let url = format!("http://{addr}/table");
+
+    let (status, h, body) = curl(&["-H", "Accept: application/stc+json, application/json;q=0.9", &url]);
+    assert_eq!(status, 200);
+    assert_eq!(get(&h, "content-type"), Some("application/stc+json"));
+    assert_eq!(get(&h, "x-stc-version"), Some("1"));
+    assert_eq!(get(&h, "content-length"), Some(body.len().to_string().as_str()));
+    assert_eq!(get(&h, "vary"), Some("Origin, Accept, Accept-Encoding"));
+    let ratio: f64 = get(&h, "x-stc-ratio").unwrap().parse().unwrap();
+    assert!(ratio > 0.3 && ratio < 0.95, "{ratio}");
+    assert_eq!(stc_decode(&body), table());
+
+    // ADR-066's signal.
+    let (_, h, body) = curl(&["-H", "Accept-Encoding: stc", &url]);
+    assert_eq!(get(&h, "content-encoding"), Some("stc"));
+    assert_eq!(get(&h, "content-type"), Some("application/stc+json"));
+    assert_eq!(stc_decode(&body), table());
+
+    // curl decompressing gzip/br of STC.
+    let (_, h, body) = curl(&["--compressed", "-H", "Accept: application/stc+json", &url]);
+    assert!(matches!(get(&h, "content-encoding"), Some("gzip" | "br" | "deflate" | "zstd")), "{h:?}");
+    assert_eq!(stc_decode(&body), table());
+
+    // No opt-in: the upstream's bytes.
+    let (_, h, body) = curl(&["-H", "Accept: */*", &url]);
+    assert_eq!(get(&h, "content-type"), Some("application/json"));
+    assert!(get(&h, "x-stc-version").is_none());
+    assert!(body.starts_with(b"[\n  {\n"));
+
+    let (ok, log) = terminate(px);
+    assert!(ok, "exit status after SIGTERM; stderr: {log}");
+    // One line per request: method, path, status, action, bytes and tokens before -> after, time added.
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains("GET /table")).collect();
+    assert_eq!(lines.len(), 4, "{log}");
+    let first = lines[0];
+    assert!(first.starts_with("stc proxy: GET /table 200 stc bytes "), "{first}");
+    assert!(first.contains(&format!("->{} tokens ", table_stc_len(&lines))), "{first}");
+    assert!(first.contains(" added ") && first.ends_with("ms"), "{first}");
+    assert!(lines[3].contains(" untouched "), "{}", lines[3]);
+}
+
+/// The STC byte count the first log line should report (its own figure, checked for consistency).
+fn table_stc_len(lines: &[&str]) -> String {
+    let bytes = lines[0].split(" bytes ").nth(1).unwrap().split(' ').next().unwrap();
+    let (before, after) = bytes.split_once("->").unwrap();
+    assert!(after.parse::<usize>().unwrap() < before.parse::<usize>().unwrap(), "{bytes}");
+    after.to_string()
+}
+
+#[test]
+fn upstream_failures_are_502_json() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (_px, addr) = proxy(&format!("http://127.0.0.1:{port}"), &["--connect-timeout", "2"]);
+    let (status, h, body) = curl(&[&format!("http://{addr}/anything")]);
+    assert_eq!(status, 502);
+    assert_eq!(get(&h, "content-type"), Some("application/json"));
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["error"], "upstream_unavailable");
+
+    let (_up, port) = upstream();
+    let (_px, addr) = proxy(&format!("http://127.0.0.1:{port}"), &["--response-timeout", "1"]);
+    let (status, _, body) = curl(&["-H", "Accept: application/stc+json", &format!("http://{addr}/slow?ms=4000")]);
+    assert_eq!(status, 502);
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&body).unwrap()["error"], "upstream_timeout");
+    let (status, h, _) = curl(&["-H", "Accept: application/stc+json", &format!("http://{addr}/slow?ms=100")]);
+    assert_eq!(status, 200);
+    assert_eq!(get(&h, "content-type"), Some("application/stc+json"));
+}
+
+#[test]
+fn sigterm_lets_the_in_flight_request_finish() {
+    let (up, port) = upstream();
+    let (px, addr) = proxy(&format!("http://127.0.0.1:{port}"), &[]);
+    let url = format!("http://{addr}/slow?ms=1000");
+    let request = std::thread::spawn(move || curl(&["-H", "Accept: application/stc+json", &url]));
+    assert_eq!(up.line(), "got GET /slow", "the upstream holds the request");
+    let (ok, log) = terminate(px);
+    let (status, h, body) = request.join().unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(get(&h, "content-type"), Some("application/stc+json"));
+    assert_eq!(stc_decode(&body), table());
+    assert!(ok, "{log}");
+    assert!(log.contains("shutting down"), "{log}");
+}
+
+#[test]
+fn refuses_bad_settings_with_a_message() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_stc")).arg("proxy").args(args).stdin(Stdio::null()).output().unwrap()
+    };
+    let cases: &[(&[&str], &str)] = &[
+        (&["--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:9"], "--allow-remote"),
+        (&["--upstream", "https://example.com"], "only http://"),
+        (&["--upstream", "not a url"], "--upstream"),
+        (&["--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--min-saving", "2"], "--min-saving"),
+        (&["--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--tokenizer", "p50k"], "unknown tokenizer"),
+        (&["--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--response-timeout", "0"], "seconds"),
+    ];
+    for (args, message) in cases {
+        let out = run(args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+    // A port already taken.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let out = run(&["--listen", &taken.local_addr().unwrap().to_string(), "--upstream", "http://127.0.0.1:9"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen on"));
+}
