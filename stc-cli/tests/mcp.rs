@@ -1,0 +1,543 @@
+//! `stc mcp` and `stc mcp-proxy` driven from the outside: the real `stc`
+//! binary, spawned per test, talked to by a real MCP client (rmcp's) or by raw
+//! JSON-RPC lines over pipes. The proxy wraps a real MCP server written with
+//! the official Python SDK (`stc-mcp/tests/fixtures/fixture_server.py`, run
+//! from the venv that `scripts/prereqs/30-mcp.sh` makes), or `cat`/`sleep`
+//! for framing and shutdown cases. Every wait has a limit, so a hang fails the
+//! test instead of stalling it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::ServiceExt;
+use serde_json::{json, Value};
+
+/// Longest any single step may take before the test calls it a hang.
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn stc() -> &'static str {
+    env!("CARGO_BIN_EXE_stc")
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+/// The Python of the venv with the `mcp` SDK.
+fn python() -> PathBuf {
+    let p = match std::env::var_os("STC_MCP_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => root().join("target/mcp-venv/bin/python"),
+    };
+    assert!(p.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh` first", p.display());
+    p
+}
+
+fn fixture() -> PathBuf {
+    root().join("stc-mcp/tests/fixtures/fixture_server.py")
+}
+
+async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
+    match tokio::time::timeout(LIMIT, f).await {
+        Ok(v) => v,
+        Err(_) => panic!("hang: {what} took longer than {LIMIT:?}"),
+    }
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn connect(cmd: tokio::process::Command) -> Client {
+    // The servers' logs (FastMCP's "Processing request ...") are not the test's output.
+    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn");
+    within("initialize", ().serve(transport)).await.expect("initialize")
+}
+
+async fn stc_mcp() -> Client {
+    let mut cmd = tokio::process::Command::new(stc());
+    cmd.arg("mcp");
+    connect(cmd).await
+}
+
+async fn fixture_direct() -> Client {
+    let mut cmd = tokio::process::Command::new(python());
+    cmd.arg(fixture());
+    connect(cmd).await
+}
+
+async fn fixture_proxied(options: &[&str]) -> Client {
+    let mut cmd = tokio::process::Command::new(stc());
+    cmd.arg("mcp-proxy").args(options).arg("--").arg(python()).arg(fixture());
+    connect(cmd).await
+}
+
+async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else { panic!("arguments must be an object") };
+    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+    within(tool, client.call_tool(params)).await.unwrap_or_else(|e| panic!("{tool}: {e}"))
+}
+
+fn texts(result: &CallToolResult) -> Vec<String> {
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect()
+}
+
+fn only_text(result: &CallToolResult) -> String {
+    let t = texts(result);
+    assert_eq!(t.len(), 1, "{result:?}");
+    t[0].clone()
+}
+
+/// Minified JSON of a JSON (or STC) text, with its exact number lexemes.
+fn canonical(text: &str) -> String {
+    stc_core::decode(text).unwrap_or_else(|e| panic!("not STC: {e}: {text:.200}"))
+}
+
+// ---------------------------------------------------------------- stc mcp
+
+#[tokio::test]
+async fn server_lists_three_tools_with_input_and_output_schemas_and_explains_stc() {
+    let client = stc_mcp().await;
+    let info = client.peer_info().expect("server info");
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(instructions.contains("stc_encode") && instructions.contains(stc_mcp::STC_PRIMER), "{instructions}");
+
+    let tools = within("tools/list", client.list_all_tools()).await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort();
+    assert_eq!(names, ["stc_decode", "stc_encode", "stc_estimate"]);
+    for tool in &tools {
+        let input = Value::Object((*tool.input_schema).clone());
+        let output = Value::Object((**tool.output_schema.as_ref().expect("output schema")).clone());
+        assert_eq!(input["type"], "object", "{}", tool.name);
+        assert_eq!(output["type"], "object", "{}", tool.name);
+        assert!(tool.description.as_deref().is_some_and(|d| d.len() > 40), "{}", tool.name);
+        let required = input["required"].as_array().unwrap();
+        let wanted = if tool.name == "stc_decode" { "stc" } else { "json" };
+        assert_eq!(required, &vec![json!(wanted)], "{}", tool.name);
+    }
+    let encode = tools.iter().find(|t| t.name == "stc_encode").unwrap();
+    let props = &encode.input_schema["properties"];
+    for p in ["profile", "gate", "min_saving", "tokenizer"] {
+        assert!(props.get(p).is_some(), "stc_encode lacks {p}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn server_tools_return_structured_content_and_a_text_block() {
+    let client = stc_mcp().await;
+    let rows: Vec<String> =
+        (0..30).map(|i| format!(r#"{{"id": {i}, "name": "user{i}", "score": {i}.50, "big": 1e3}}"#)).collect();
+    let table = format!("[{}]", rows.join(",\n"));
+
+    // Encode: STC in the text block, the same text and the counts in structured content.
+    let r = call(&client, "stc_encode", json!({"json": table})).await;
+    assert_eq!(r.is_error, Some(false));
+    let stc = only_text(&r);
+    assert!(stc.starts_with("[30]{id,name,score,big}:0,\"user0\",0.50,1e3/"), "{stc}");
+    let s = r.structured_content.clone().expect("structured");
+    assert_eq!(s["text"], stc.as_str());
+    assert_eq!(s["chosen"], "stc");
+    assert!(s["stc_tokens"].as_u64().unwrap() < s["json_tokens"].as_u64().unwrap());
+    assert_eq!(s["tokenizer"], "estimate");
+    assert_eq!(canonical(&stc), canonical(&table));
+
+    // The gate: numbers gain nothing, so minified JSON comes back; without the gate STC does.
+    let numbers = format!("[{}]", (0..100).map(|i| (i * 3).to_string()).collect::<Vec<_>>().join(", "));
+    let r = call(&client, "stc_encode", json!({"json": numbers, "tokenizer": "o200k_base"})).await;
+    assert_eq!(r.structured_content.as_ref().unwrap()["chosen"], "json");
+    assert_eq!(only_text(&r), canonical(&numbers));
+    let r = call(&client, "stc_encode", json!({"json": "{\"a\": [1, 2]}", "gate": false, "profile": "readable"})).await;
+    assert_eq!(only_text(&r), "{a[2]: 1,2}");
+
+    // Decode: the exact JSON back.
+    let r = call(&client, "stc_decode", json!({"stc": stc})).await;
+    assert_eq!(r.is_error, Some(false));
+    let decoded = only_text(&r);
+    assert_eq!(decoded, canonical(&table));
+    assert_eq!(r.structured_content.unwrap()["json"], decoded.as_str());
+
+    // Estimate: three forms, two tokenizers; the text block is the structured result as JSON.
+    let r = call(&client, "stc_estimate", json!({"json": table})).await;
+    let s = r.structured_content.clone().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&only_text(&r)).unwrap(), s);
+    for form in ["pretty_json", "minified_json", "stc"] {
+        assert!(s[form]["o200k_base"].as_u64().unwrap() > 0, "{form}");
+        assert!(s[form]["estimate"].as_u64().unwrap() > 0, "{form}");
+    }
+    assert_eq!(s["minified_json"]["bytes"], canonical(&table).len());
+    assert_eq!(s["stc"]["bytes"], stc.len());
+    assert!(s["pretty_json"]["o200k_base"].as_u64() > s["minified_json"]["o200k_base"].as_u64());
+    assert!(s["stc_vs_minified"].as_f64().unwrap() < 1.0);
+    assert_eq!(s["gate_choice"], "stc");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn server_bad_input_is_a_tool_error_and_a_bad_request_a_protocol_error() {
+    let client = stc_mcp().await;
+    let r = call(&client, "stc_decode", json!({"stc": "{a: 1,\n b 2}"})).await;
+    assert_eq!(r.is_error, Some(true));
+    let text = only_text(&r);
+    assert!(text.contains("line 2, column 4") && text.contains("kind unexpected_char"), "{text}");
+
+    let r = call(&client, "stc_encode", json!({"json": "[1, 2"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(only_text(&r).contains("invalid JSON at line 1, column 6"), "{r:?}");
+
+    let r = call(&client, "stc_encode", json!({"json": "[1]", "min_saving": 2.0})).await;
+    assert_eq!(r.is_error, Some(true));
+
+    // Arguments that do not fit the schema: a tool error the model can correct.
+    let r = call(&client, "stc_encode", json!({"text": "[1]"})).await;
+    assert_eq!(r.is_error, Some(true), "{r:?}");
+
+    // An unknown tool is a JSON-RPC error, not a result.
+    let params = CallToolRequestParams::new("stc_nope");
+    let e = within("unknown tool", client.call_tool(params)).await.expect_err("unknown tool must fail");
+    assert!(e.to_string().contains("-32602") || e.to_string().contains("not found"), "{e}");
+    client.cancel().await.unwrap();
+}
+
+/// A process spoken to in raw JSON-RPC lines, with limits on every wait.
+struct Raw {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl Raw {
+    fn spawn(args: &[&std::ffi::OsStr], envs: &[(&str, &Path)]) -> Raw {
+        let mut cmd = Command::new(stc());
+        cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn stc");
+        let stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stderr.read_to_string(&mut s);
+            s
+        });
+        Raw { stdin: child.stdin.take(), child, lines, stderr: Some(stderr) }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line, or `None` at the end of the output.
+    fn recv(&self) -> Option<String> {
+        match self.lines.recv_timeout(LIMIT) {
+            Ok(line) => Some(line),
+            Err(mpsc::RecvTimeoutError::Disconnected) => None,
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!("hang: no output line within {LIMIT:?}"),
+        }
+    }
+
+    /// Reads lines up to the response with this id.
+    fn response(&self, id: Value) -> Value {
+        loop {
+            let line = self.recv().unwrap_or_else(|| panic!("output ended before the response to {id}"));
+            let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            if v.get("id") == Some(&id) && v.get("method").is_none() {
+                return v;
+            }
+        }
+    }
+
+    fn initialize(&mut self) -> Value {
+        self.send(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        );
+        let r = self.response(json!(0));
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        r
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
+    fn wait(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("hang: the process did not exit within {LIMIT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stderr(&mut self) -> String {
+        self.stderr.take().map(|h| h.join().unwrap()).unwrap_or_default()
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn server_answers_lines_that_are_not_requests_with_protocol_errors_and_keeps_serving() {
+    let mut raw = Raw::spawn(&["mcp".as_ref()], &[]);
+    raw.initialize();
+    raw.send("this is not JSON");
+    let e: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
+    assert_eq!(e["error"]["code"], -32700, "{e}");
+    assert_eq!(e["id"], Value::Null);
+    raw.send(r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"arguments":{}}}"#);
+    let e = raw.response(json!("x"));
+    assert!(e["error"]["code"].as_i64().is_some(), "{e}");
+    raw.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
+    let r = raw.response(json!(5));
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 3);
+    raw.close_stdin();
+    assert!(raw.wait().success());
+}
+
+// ---------------------------------------------------------------- stc mcp-proxy
+
+#[tokio::test]
+async fn proxy_gives_stc_that_decodes_to_the_original_and_leaves_everything_else_alone() {
+    let direct = fixture_direct().await;
+    let proxied = fixture_proxied(&[]).await;
+
+    // The primer is appended to the server's own instructions.
+    let own = direct.peer_info().unwrap().instructions.clone().unwrap();
+    let via = proxied.peer_info().unwrap().instructions.clone().unwrap();
+    assert_eq!(via, format!("{own}\n\n{}", stc_mcp::STC_PRIMER));
+    // The tool list passes through unchanged.
+    let tools_direct = within("tools/list", direct.list_all_tools()).await.unwrap();
+    let tools_via = within("tools/list", proxied.list_all_tools()).await.unwrap();
+    assert_eq!(tools_direct, tools_via);
+
+    // A JSON table: the client receives STC that decodes to the server's JSON exactly.
+    for rows in [40, 3000] {
+        let a = call(&direct, "table", json!({"rows": rows})).await;
+        let b = call(&proxied, "table", json!({"rows": rows})).await;
+        let (original, stc) = (only_text(&a), only_text(&b));
+        assert!(stc.starts_with(&format!("[{rows}]{{id,name,price,weight,status}}:")), "{stc:.100}");
+        assert!(stc.len() < original.len());
+        assert_eq!(canonical(&stc), canonical(&original));
+        assert!(canonical(&stc).contains(r#""price":1.50,"weight":1e3"#));
+        // structuredContent (FastMCP's {"result": text}) is untouched.
+        assert_eq!(a.structured_content, b.structured_content);
+        assert_eq!(b.is_error, a.is_error);
+    }
+
+    // Not JSON, JSON the gate keeps, images and tool errors come through unchanged.
+    for (tool, args) in
+        [("words", json!({})), ("numbers", json!({"count": 300})), ("image", json!({})), ("fail", json!({}))]
+    {
+        let a = call(&direct, tool, args.clone()).await;
+        let b = call(&proxied, tool, args).await;
+        assert_eq!(a, b, "{tool}");
+    }
+    let failed = call(&proxied, "fail", json!({})).await;
+    assert_eq!(failed.is_error, Some(true));
+
+    // A dict result: structured content identical; its JSON text block re-encoded losslessly.
+    let a = call(&direct, "structured", json!({"rows": 20})).await;
+    let b = call(&proxied, "structured", json!({"rows": 20})).await;
+    assert_eq!(a.structured_content, b.structured_content);
+    assert_eq!(canonical(&only_text(&b)), canonical(&only_text(&a)));
+
+    // Several blocks: only the JSON text changes.
+    let a = call(&direct, "mixed", json!({"rows": 30})).await;
+    let b = call(&proxied, "mixed", json!({"rows": 30})).await;
+    assert_eq!(a.content.len(), 3);
+    assert_eq!(b.content.len(), 3);
+    let (ta, tb) = (texts(&a), texts(&b));
+    assert!(tb[0].starts_with("[30]{"), "{}", tb[0]);
+    assert_eq!(canonical(&tb[0]), canonical(&ta[0]));
+    assert_eq!(tb[1], "done");
+    assert!(matches!(b.content[1], ContentBlock::Image(_)));
+    assert_eq!(a.content[1], b.content[1]);
+
+    direct.cancel().await.unwrap();
+    proxied.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn proxy_include_and_exclude_choose_the_tools_it_re_encodes() {
+    let is_stc = |r: &CallToolResult| texts(r)[0].starts_with("[30]{");
+
+    let excluding = fixture_proxied(&["--exclude-tool", "table"]).await;
+    assert!(!is_stc(&call(&excluding, "table", json!({"rows": 30})).await));
+    assert!(is_stc(&call(&excluding, "mixed", json!({"rows": 30})).await));
+    excluding.cancel().await.unwrap();
+
+    let including = fixture_proxied(&["--include-tool", "mixed", "--include-tool", "structured"]).await;
+    assert!(!is_stc(&call(&including, "table", json!({"rows": 30})).await));
+    assert!(is_stc(&call(&including, "mixed", json!({"rows": 30})).await));
+    including.cancel().await.unwrap();
+
+    // Size bounds: a table above --max-bytes stays JSON.
+    let bounded = fixture_proxied(&["--max-bytes", "1000"]).await;
+    assert!(!is_stc(&call(&bounded, "table", json!({"rows": 30})).await));
+    bounded.cancel().await.unwrap();
+}
+
+fn proxy_args<'a>(options: &[&'a str], command: &[&'a std::ffi::OsStr]) -> Vec<&'a std::ffi::OsStr> {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["mcp-proxy".as_ref()];
+    args.extend(options.iter().map(|o| std::ffi::OsStr::new(*o)));
+    args.push("--".as_ref());
+    args.extend_from_slice(command);
+    args
+}
+
+#[test]
+fn proxy_answers_pending_requests_when_the_server_crashes_and_exits() {
+    let (py, fx) = (python(), fixture());
+    let mut raw = Raw::spawn(&proxy_args(&[], &[py.as_os_str(), fx.as_os_str()]), &[]);
+    raw.initialize();
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"crash","arguments":{}}}"#);
+    let r = raw.response(json!(1));
+    assert_eq!(r["error"]["code"], -32000, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("exited (exit status: 3)"), "{r}");
+    // Then the proxy closes its output and exits, with the child's stderr passed through.
+    assert_eq!(raw.recv(), None);
+    assert!(!raw.wait().success());
+    let stderr = raw.stderr();
+    assert!(stderr.contains("fixture: crashing on purpose"), "{stderr}");
+    assert!(stderr.contains("stc mcp-proxy: the MCP server exited"), "{stderr}");
+}
+
+#[test]
+fn proxy_shuts_the_server_down_when_the_client_closes_stdin() {
+    let dir = std::env::temp_dir().join(format!("stc-mcp-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = dir.join("fixture.pid");
+    let (py, fx) = (python(), fixture());
+    let mut raw = Raw::spawn(&proxy_args(&[], &[py.as_os_str(), fx.as_os_str()]), &[("FIXTURE_PID_FILE", &pid_file)]);
+    raw.initialize();
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(Path::new(&format!("/proc/{pid}")).exists());
+    raw.close_stdin();
+    assert!(raw.wait().success());
+    // The proxy reaped its child before exiting.
+    assert!(!Path::new(&format!("/proc/{pid}")).exists(), "fixture {pid} still runs");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn proxy_kills_a_server_that_ignores_the_end_of_its_input() {
+    let mut raw = Raw::spawn(&proxy_args(&["--shutdown-grace", "0.2"], &["sleep".as_ref(), "600".as_ref()]), &[]);
+    raw.close_stdin();
+    assert!(raw.wait().success());
+    assert_eq!(raw.recv(), None);
+}
+
+fn table_json(rows: usize) -> String {
+    let rows: Vec<String> = (0..rows).map(|i| format!(r#"{{"id":{i},"name":"n{i}","v":{i}.0}}"#)).collect();
+    format!("[{}]", rows.join(","))
+}
+
+fn tool_response(id: &str, text: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
+        serde_json::to_string(text).unwrap()
+    )
+}
+
+/// `cat` as the "server" echoes every line, so the test writes both sides of
+/// the conversation and sees exactly what the proxy does to each line.
+#[test]
+fn proxy_framing_passthrough_batches_ids_and_oversize_lines() {
+    let mut raw = Raw::spawn(&proxy_args(&["--max-message-bytes", "4000"], &["cat".as_ref()]), &[]);
+    let echo = |raw: &mut Raw, line: &str| -> String {
+        raw.send(line);
+        raw.recv().expect("echo")
+    };
+    let table = table_json(30);
+    let call = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t"}}}}"#);
+
+    // Lines that are not JSON-RPC, and messages the proxy does not change, come back byte for byte.
+    for line in [
+        "not JSON at all {",
+        r#"{ "jsonrpc" : "2.0", "method" : "notifications/progress", "params" : {"p": 1.0e0} }"#,
+        "[1, 2, 3]",
+        "",
+    ] {
+        assert_eq!(echo(&mut raw, line), line);
+    }
+
+    // A tracked tools/call (string id): its response text becomes STC, keyed by an equivalent id spelling.
+    assert_eq!(echo(&mut raw, &call(r#""a""#)), call(r#""a""#));
+    let back = echo(&mut raw, &tool_response(r#""\u0061""#, &table));
+    let v: Value = serde_json::from_str(&back).unwrap();
+    let stc = v["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(stc.starts_with("[30]{id,name,v}:"), "{back:.200}");
+    assert_eq!(canonical(stc), table);
+    assert!(back.starts_with(r#"{"jsonrpc":"2.0","id":"\u0061","result":"#));
+    // Answered once: a second response with the same id is not tracked any more.
+    let again = tool_response(r#""a""#, &table);
+    assert_eq!(echo(&mut raw, &again), again);
+
+    // Responses nobody asked for, error responses, deep nesting and oversize lines pass unchanged.
+    let untracked = tool_response("99", &table);
+    assert_eq!(echo(&mut raw, &untracked), untracked);
+    echo(&mut raw, &call("9"));
+    let error = r#"{"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"[{\"a\":1}]"}}"#;
+    assert_eq!(echo(&mut raw, error), error);
+    echo(&mut raw, &call("10"));
+    // Deeper than the parser's limit (128): not parsed as JSON, so left as it is.
+    let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+    let deep_response = tool_response("10", &deep);
+    assert!(deep_response.len() < 4000);
+    assert_eq!(echo(&mut raw, &deep_response), deep_response);
+    // Longer than --max-message-bytes: forwarded in parts, not inspected.
+    echo(&mut raw, &call("11"));
+    let big = tool_response("11", &table_json(200));
+    assert!(big.len() > 4000);
+    assert_eq!(echo(&mut raw, &big), big);
+
+    // A batch: each tracked element is treated on its own.
+    let batch_call = format!("[{},{}]", call("20"), r#"{"jsonrpc":"2.0","id":21,"method":"tools/list"}"#);
+    assert_eq!(echo(&mut raw, &batch_call), batch_call);
+    let list = r#"{"jsonrpc":"2.0","id":21,"result":{"tools":[]}}"#;
+    let batch = format!("[{}, {list}]", tool_response("20", &table));
+    let back = echo(&mut raw, &batch);
+    let v: Value = serde_json::from_str(&back).unwrap();
+    assert_eq!(canonical(v[0]["result"]["content"][0]["text"].as_str().unwrap()), table);
+    assert!(v[0]["result"]["content"][0]["text"].as_str().unwrap().starts_with("[30]{"));
+    assert!(back.ends_with(&format!(", {list}]")));
+
+    // The initialize response gets the primer, even when the server sends no instructions.
+    echo(&mut raw, r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{}}"#);
+    let back = echo(&mut raw, r#"{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-06-18"}}"#);
+    let v: Value = serde_json::from_str(&back).unwrap();
+    assert_eq!(v["result"]["instructions"], stc_mcp::STC_PRIMER);
+    assert_eq!(v["result"]["protocolVersion"], "2025-06-18");
+
+    raw.close_stdin();
+    assert!(raw.wait().success());
+}
