@@ -164,6 +164,8 @@ impl Ctx<'_> {
                         let records = kept.iter().map(|&i| self.walk(&items[i])).collect();
                         return self.marker(info, Some(("items", Value::Array(records))));
                     }
+                    // Retrieved in full: keep it whole (no window either).
+                    return Value::Array(items.iter().map(|i| self.walk(i)).collect());
                 }
                 let (head, tail) = (options.head, options.tail);
                 if n > head + tail && head + tail > 0 {

@@ -1,0 +1,195 @@
+//! `truncate` with real stores: stashing, the ledger, arbitration, and the
+//! Headroom CCR bugs, each as a test that fails if the bug comes back.
+
+mod common;
+
+use stc_stash::{
+    references_in, restore, truncate, Kept, Key, Lookup, MemoryStore, PlanOptions, RedisStore, SqliteStore, StashStore,
+    StashWrite, StoreError, TruncateOptions, Value, KEY_HEX_LEN,
+};
+
+fn resolve(store: &dyn StashStore, output_json: &str) -> String {
+    let output = Value::parse_json(output_json, &Default::default()).unwrap();
+    restore(&output, &mut |k| match store.retrieve(k).unwrap() {
+        Lookup::Found(p) => Some(String::from_utf8(p).unwrap()),
+        _ => None,
+    })
+    .unwrap()
+}
+
+fn five_hundred_records(store: &dyn StashStore) {
+    let json = common::records(500);
+    let out = truncate(&json, Some(store), &TruncateOptions::default()).unwrap();
+    assert_eq!(out.kept, None);
+    assert!(out.tokens * 5 < out.original_tokens, "{} vs {}", out.tokens, out.original_tokens);
+    assert_eq!(stc_core::decode(&out.stc).unwrap(), out.json, "the output is valid STC");
+    assert_eq!(resolve(store, &out.json), json, "original == splice(kept, retrieved)");
+    assert_eq!(references_in(&out.stc), out.writes.iter().map(|w| w.key).collect::<Vec<_>>());
+}
+
+#[test]
+fn five_hundred_records_on_every_store() {
+    five_hundred_records(&MemoryStore::new());
+    let dir = tempfile::tempdir().unwrap();
+    five_hundred_records(&SqliteStore::open(&dir.path().join("s.db")).unwrap());
+    let server = common::RedisServer::start();
+    five_hundred_records(&RedisStore::open(&server.url).unwrap());
+}
+
+#[test]
+fn no_store_means_nothing_is_truncated_silently() {
+    let json = common::records(500);
+    let out = truncate(&json, None, &TruncateOptions::default()).unwrap();
+    assert_eq!(out.kept, Some(Kept::NoStore));
+    assert_eq!(out.json, json);
+    // Explicitly lossy: truncated, and the markers say it cannot be recovered.
+    let lossy = TruncateOptions {
+        plan: PlanOptions { recoverable: false, ..PlanOptions::default() },
+        ..TruncateOptions::default()
+    };
+    let out = truncate(&json, None, &lossy).unwrap();
+    assert_eq!(out.kept, None);
+    assert!(out.json.contains(r#""recoverable":false"#));
+    assert!(out.writes.is_empty());
+}
+
+#[test]
+fn token_budget_is_met() {
+    let json = common::records(500);
+    let store = MemoryStore::new();
+    let options = TruncateOptions { token_budget: Some(300), ..TruncateOptions::default() };
+    let out = truncate(&json, Some(&store), &options).unwrap();
+    assert!(out.tokens <= 300, "{} tokens", out.tokens);
+    assert_eq!(store.len().unwrap(), 1, "only the final plan is stashed");
+}
+
+#[test]
+fn no_saving_leaves_no_rows() {
+    // 33 tiny records: the marker costs more than the one record it saves.
+    let json = format!("[{}]", (0..33).map(|_| "{}").collect::<Vec<_>>().join(","));
+    let store = MemoryStore::new();
+    let out = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+    assert_eq!(out.kept, Some(Kept::NoSaving));
+    assert!(store.is_empty().unwrap());
+}
+
+/// A store whose writes fail after the first `ok` ones.
+#[derive(Debug)]
+struct Failing {
+    inner: MemoryStore,
+    ok: std::sync::atomic::AtomicUsize,
+}
+
+impl StashStore for Failing {
+    fn stash(&self, payload: &[u8]) -> Result<StashWrite, StoreError> {
+        if self.ok.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            return Err(StoreError::Unavailable("disk full".into()));
+        }
+        self.inner.stash(payload)
+    }
+    fn retrieve(&self, key: &Key) -> Result<Lookup, StoreError> {
+        self.inner.retrieve(key)
+    }
+    fn rollback(&self, key: &Key, generation: u64) -> Result<bool, StoreError> {
+        self.inner.rollback(key, generation)
+    }
+    fn len(&self) -> Result<usize, StoreError> {
+        self.inner.len()
+    }
+    fn mark_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
+        self.inner.mark_retrieved(key)
+    }
+    fn was_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
+        self.inner.was_retrieved(key)
+    }
+    fn describe(&self) -> String {
+        "failing".into()
+    }
+}
+
+#[test]
+fn a_failed_write_rolls_back_the_others_no_orphans() {
+    let json = format!(r#"{{"a":{},"b":{}}}"#, common::records(100), common::records(200));
+    let store = Failing { inner: MemoryStore::new(), ok: 1.into() };
+    let err = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("disk full"));
+    assert!(store.is_empty().unwrap(), "the first write was rolled back");
+}
+
+/// CCR bug: markers and the store used hashes of different lengths.
+#[test]
+fn marker_keys_are_store_keys() {
+    let json = format!(r#"{{"rows":{},"log":"{}"}}"#, common::records(100), "y".repeat(10_000));
+    let store = MemoryStore::new();
+    let out = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+    let refs = references_in(&out.stc);
+    assert_eq!(refs.len(), 2);
+    for key in refs {
+        assert_eq!(key.as_str().len(), KEY_HEX_LEN);
+        let Lookup::Found(payload) = store.retrieve(&key).unwrap() else { panic!("marker key {key} not in store") };
+        assert_eq!(Key::of(&payload), key);
+        // The instruction names the same full key.
+        assert!(out.stc.contains(&format!("stc retrieve {key}")));
+    }
+}
+
+/// CCR bug: retrieve output was compressed again (an endless chain of markers).
+#[test]
+fn retrieved_output_is_never_truncated_again() {
+    let json = common::records(500);
+    let store = MemoryStore::new();
+    let out = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+    let key = out.writes[0].key;
+    let Lookup::Found(payload) = store.retrieve(&key).unwrap() else { panic!() };
+    assert!(store.mark_retrieved(&key).unwrap()); // what `stc retrieve` does
+    let again = truncate(std::str::from_utf8(&payload).unwrap(), Some(&store), &TruncateOptions::default()).unwrap();
+    assert_eq!(again.kept, Some(Kept::Retrieved));
+    assert_eq!(again.json.as_bytes(), &payload[..]);
+    // A retrieved middle window is kept whole too (not cut into a smaller window).
+    let numbers = format!("[{}]", (0..400).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let out = truncate(&numbers, Some(&store), &TruncateOptions::default()).unwrap();
+    let key = out.writes[0].key;
+    let Lookup::Found(window) = store.retrieve(&key).unwrap() else { panic!() };
+    store.mark_retrieved(&key).unwrap();
+    let again = truncate(std::str::from_utf8(&window).unwrap(), Some(&store), &TruncateOptions::default()).unwrap();
+    assert_eq!(again.kept, Some(Kept::Retrieved));
+}
+
+/// CCR bug: markers were stored in place of the originals.
+#[test]
+fn payloads_are_originals_never_markers() {
+    // Records holding long strings and long arrays: the kept records are
+    // themselves cut, but every payload is untouched original data.
+    let rows: Vec<String> = (0..60)
+        .map(|i| {
+            format!(
+                r#"{{"id":{i},"body":"{}","tags":[{}]}}"#,
+                "z".repeat(5000),
+                (0..50).map(|t| t.to_string()).collect::<Vec<_>>().join(",")
+            )
+        })
+        .collect();
+    let json = format!(
+        r#"{{"items":[{}],"series":[{}]}}"#,
+        rows.join(","),
+        (0..100).map(|t| format!("[{t},{t}]")).collect::<Vec<_>>().join(",")
+    );
+    let store = MemoryStore::new();
+    let out = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+    assert!(out.writes.len() >= 3);
+    for w in &out.writes {
+        let Lookup::Found(p) = store.retrieve(&w.key).unwrap() else { panic!() };
+        let p = String::from_utf8(p).unwrap();
+        assert!(!p.contains("stc_stash"), "a stashed payload holds a marker");
+        assert!(json.contains(p.trim_start_matches('[').trim_end_matches(']')), "payload is a piece of the original");
+    }
+    assert_eq!(resolve(&store, &out.json), json);
+}
+
+#[test]
+fn invalid_json_is_an_input_error_and_writes_nothing() {
+    let store = MemoryStore::new();
+    let err = truncate("[1,2", Some(&store), &TruncateOptions::default()).unwrap_err();
+    assert!(matches!(err, stc_stash::TruncateError::Input(_)));
+    assert!(store.is_empty().unwrap());
+}
