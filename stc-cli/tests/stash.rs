@@ -1,0 +1,288 @@
+//! `stc encode --budget/--truncate-arrays-at` and `stc retrieve`, as separate
+//! processes sharing a stash (SQLite file or a real redis-server).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use stc_stash::{references_in, Clock, Key, ManualClock, SqliteStore, StashStore, StoreConfig};
+
+/// A scratch directory removed on drop (canonical, so that the path policy accepts it).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "stc-stash-cli-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir.canonicalize().unwrap())
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `stc` with STC_DATA_DIR set to `data` (and no other stash variables).
+fn stc(data: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(args)
+        .env("STC_DATA_DIR", data)
+        .env_remove("STC_STASH_DB")
+        .env_remove("STC_REDIS_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run stc");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn records(n: usize) -> String {
+    let items: Vec<String> = (0..n)
+        .map(|i| {
+            let status = if i == 123 { "error" } else { "ok" };
+            format!(r#"{{"id": {i}, "name": "user{i}", "status": "{status}", "latency_ms": {}}}"#, 10 + i % 9)
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The canonical minified JSON of `json` (what the stash holds).
+fn minified(data: &Path, json: &str) -> Vec<u8> {
+    let mut out = stc(data, &["decode"], json.as_bytes()).stdout;
+    assert_eq!(out.pop(), Some(b'\n'));
+    out
+}
+
+fn encode_then_retrieve(data: &Path, store_args: &[&str]) {
+    let json = records(500);
+    let mut args = vec!["encode", "--truncate-arrays-at", "32"];
+    args.extend_from_slice(store_args);
+    let enc = stc(data, &args, json.as_bytes());
+    assert!(enc.status.success(), "{}", text(&enc.stderr));
+    let out = text(&enc.stdout);
+    assert!(out.len() * 5 < json.len(), "budget-sized output: {} bytes", out.len());
+    let keys = references_in(&out);
+    assert_eq!(keys.len(), 1, "{out}");
+    assert!(out.contains(&format!("If needed, run in shell: stc retrieve {}", keys[0])));
+    // The output is valid STC that decodes.
+    assert!(stc(data, &["check"], out.as_bytes()).status.success());
+    let mut args = vec!["retrieve", keys[0].as_str()];
+    args.extend_from_slice(store_args);
+    let got = stc(data, &args, b"");
+    assert!(got.status.success(), "{}", text(&got.stderr));
+    assert_eq!(got.stdout, minified(data, &json), "the original, byte for byte");
+    // Retrieved output goes through `stc encode --budget` untouched.
+    let mut args = vec!["encode", "--budget", "50"];
+    args.extend_from_slice(store_args);
+    let again = stc(data, &args, &got.stdout);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(references_in(&text(&again.stdout)).is_empty(), "no new marker for retrieved output");
+    assert!(text(&again.stderr).contains("retrieved"), "{}", text(&again.stderr));
+}
+
+#[test]
+fn sqlite_encode_then_retrieve_in_another_process() {
+    let data = Scratch::new();
+    encode_then_retrieve(&data.0, &[]);
+    assert!(data.0.join("stash.db").is_file(), "the default database is DATA_DIR/stash.db");
+    let alt = data.0.join("alt/other.db");
+    encode_then_retrieve(&data.0, &["--stash-db", alt.to_str().unwrap()]);
+    assert!(alt.is_file());
+}
+
+/// A redis-server on a free loopback port, stopped on drop.
+struct Redis {
+    child: Child,
+    url: String,
+    _dir: Scratch,
+}
+
+impl Redis {
+    fn start() -> Redis {
+        let ok = Command::new("redis-server").arg("--version").stdout(Stdio::null()).status();
+        assert!(
+            matches!(ok, Ok(s) if s.success()),
+            "redis-server is not installed: run `bash scripts/prereqs/20-redis.sh`"
+        );
+        for _ in 0..5 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let dir = Scratch::new();
+            let mut child = Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+                .args(["--dir", dir.0.to_str().unwrap()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+                if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+                    let mut buf = [0u8; 7];
+                    s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+                    if s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n" {
+                        return Redis { child, url: format!("redis://127.0.0.1:{port}/"), _dir: dir };
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        panic!("could not start redis-server");
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn redis_encode_then_retrieve_in_another_process() {
+    let redis = Redis::start();
+    let data = Scratch::new();
+    encode_then_retrieve(&data.0, &["--store", "redis", "--redis-url", &redis.url]);
+    assert!(!data.0.join("stash.db").exists(), "the Redis store writes no SQLite file");
+}
+
+#[test]
+fn malformed_keys_fail_before_any_store_read() {
+    let data = Scratch::new();
+    let good = Key::of(b"x").to_string();
+    let upper = good.to_uppercase();
+    let long = "a".repeat(10_000);
+    for key in [
+        "",
+        &good[..23],
+        &format!("{good}0"),
+        &upper,
+        "'; DROP TABLE stash; --0000",
+        &format!("<<stc:{good}>>"),
+        &format!("{good}\n"),
+        &long,
+        "../../../../etc/passwd000",
+    ] {
+        let out = stc(&data.0, &["retrieve", "--", key], b"");
+        assert_eq!(out.status.code(), Some(1), "key {key:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains("invalid key") && err.contains("retrying will not help"), "{err}");
+        assert!(err.len() < 400, "hostile input is not echoed in full");
+        assert!(out.stdout.is_empty());
+    }
+    assert!(!data.0.join("stash.db").exists(), "no store was opened");
+}
+
+#[test]
+fn unknown_and_expired_keys_exit_1_and_say_retrying_will_not_help() {
+    let data = Scratch::new();
+    let db = data.0.join("stash.db");
+    let out = stc(&data.0, &["retrieve", Key::of(b"nothing").as_str()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("does not exist"), "{}", text(&out.stderr));
+    assert!(!db.exists(), "a retrieve does not create the database");
+    // An entry written 8 days ago has outlived the 7-day TTL.
+    let eight_days_ago = ManualClock::new(stc_stash::SystemClock.now_ms() - 8 * 86_400_000);
+    let store = SqliteStore::open_with(
+        &db,
+        StoreConfig { clock: std::sync::Arc::new(eight_days_ago), ..StoreConfig::default() },
+    )
+    .unwrap();
+    let old = store.stash(b"[\"old\"]").unwrap();
+    drop(store);
+    let out = stc(&data.0, &["retrieve", old.key.as_str()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("has expired") && err.contains("retrying will not help"), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = stc(&data.0, &["retrieve", Key::of(b"nothing").as_str()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no entry"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn unreachable_redis_says_retrying_may_help() {
+    let data = Scratch::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("redis://127.0.0.1:{port}/");
+    let out = stc(&data.0, &["retrieve", Key::of(b"x").as_str(), "--store", "redis", "--redis-url", &url], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("retrying may help"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn stash_db_path_policy() {
+    let data = Scratch::new();
+    let key = Key::of(b"x").to_string();
+    for (path, why) in [("/etc/stash.db", "inside your home"), ("relative.db", "absolute"), ("/tmp/a/../b.db", "'..'")]
+    {
+        let out = stc(&data.0, &["retrieve", &key, "--stash-db", path], b"");
+        assert_eq!(out.status.code(), Some(1));
+        assert!(text(&out.stderr).contains(why), "{path}: {}", text(&out.stderr));
+    }
+    let target = data.0.join("real.db");
+    std::fs::write(&target, b"").unwrap();
+    std::os::unix::fs::symlink(&target, data.0.join("link.db")).unwrap();
+    let link = data.0.join("link.db");
+    let out =
+        stc(&data.0, &["encode", "--budget", "10", "--stash-db", link.to_str().unwrap()], records(100).as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("symlink"), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    // An invalid STC_DATA_DIR is an error, not a silent fall-back to the home directory.
+    let out = stc(Path::new("relative/dir"), &["retrieve", &key], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("STC_DATA_DIR"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn no_stash_is_explicitly_lossy_and_writes_nothing() {
+    let data = Scratch::new();
+    let out = stc(&data.0, &["encode", "--truncate-arrays-at", "8", "--no-stash"], records(100).as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("recoverable:false"), "{}", text(&out.stdout));
+    assert!(references_in(&text(&out.stdout)).is_empty());
+    assert!(!data.0.join("stash.db").exists());
+}
+
+#[test]
+fn tool_recovery_and_invalid_tool_names() {
+    let data = Scratch::new();
+    let out =
+        stc(&data.0, &["encode", "--truncate-arrays-at", "8", "--retrieve-tool", "stash_get"], records(100).as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let key = references_in(&text(&out.stdout))[0];
+    assert!(text(&out.stdout).contains(&format!("call tool stash_get with key={key}")));
+    let out =
+        stc(&data.0, &["encode", "--truncate-arrays-at", "8", "--retrieve-tool", "rm -rf"], records(100).as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("invalid tool name"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn encode_without_stash_options_is_unchanged_and_invalid_json_is_located() {
+    let data = Scratch::new();
+    let json = records(100);
+    let plain = stc(&data.0, &["encode"], json.as_bytes());
+    assert!(references_in(&text(&plain.stdout)).is_empty());
+    assert!(!data.0.join("stash.db").exists());
+    let bad = stc(&data.0, &["encode", "--budget", "10"], b"[1,\n 2");
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad.stderr).starts_with("<stdin>:2:"), "{}", text(&bad.stderr));
+}
