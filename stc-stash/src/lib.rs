@@ -39,7 +39,9 @@ pub use marker::{
     ToolName, Unit, MARKER_MEMBER,
 };
 pub use memory::MemoryStore;
-pub use plan::{is_error_like, plan, plan_with, restore, select_records, Omission, Plan, PlanOptions, RestoreError};
+pub use plan::{
+    is_error_like, plan, plan_with, restore, select_records, Omission, Plan, PlanOptions, RestoreError, MAX_PLAN_DEPTH,
+};
 pub use redis_store::RedisStore;
 pub use sqlite::SqliteStore;
 pub use store::{

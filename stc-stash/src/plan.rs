@@ -112,7 +112,7 @@ pub fn plan_with<'a>(input: &Value<'a>, options: &PlanOptions, never_cut: &mut d
     if contains_marker_member(input) {
         return Plan { output: input.clone(), omissions: Vec::new() };
     }
-    let mut ctx = Ctx { options, omissions: Vec::new(), never_cut };
+    let mut ctx = Ctx { options, omissions: Vec::new(), never_cut, depth: 0 };
     let output = ctx.walk(input);
     Plan { output, omissions: ctx.omissions }
 }
@@ -121,7 +121,13 @@ struct Ctx<'o> {
     options: &'o PlanOptions,
     omissions: Vec<Omission>,
     never_cut: &'o mut dyn FnMut(&Key) -> bool,
+    /// Nesting depth of the value being walked.
+    depth: usize,
 }
+
+/// Values nested deeper than this are copied as they are, never cut: real
+/// responses are far shallower, and it bounds the stack the walk needs.
+pub const MAX_PLAN_DEPTH: usize = 128;
 
 impl Ctx<'_> {
     fn marker<'a>(&self, info: MarkerInfo, extra: Option<(&'static str, Value<'a>)>) -> Value<'a> {
@@ -151,6 +157,16 @@ impl Ctx<'_> {
     }
 
     fn walk<'a>(&mut self, v: &Value<'a>) -> Value<'a> {
+        if self.depth >= MAX_PLAN_DEPTH {
+            return v.clone();
+        }
+        self.depth += 1;
+        let out = self.walk_inner(v);
+        self.depth -= 1;
+        out
+    }
+
+    fn walk_inner<'a>(&mut self, v: &Value<'a>) -> Value<'a> {
         let options = self.options;
         match v {
             Value::Array(items) => {
@@ -472,7 +488,7 @@ impl std::error::Error for RestoreError {}
 /// ```
 pub fn restore(output: &Value<'_>, fetch: &mut dyn FnMut(&Key) -> Option<String>) -> Result<String, RestoreError> {
     let mut out = String::new();
-    restore_into(output, fetch, &mut out)?;
+    restore_into(output, fetch, &mut out, 0)?;
     Ok(out)
 }
 
@@ -496,7 +512,13 @@ fn restore_into(
     v: &Value<'_>,
     fetch: &mut dyn FnMut(&Key) -> Option<String>,
     out: &mut String,
+    depth: usize,
 ) -> Result<(), RestoreError> {
+    if depth > MAX_PLAN_DEPTH {
+        // The planner never puts a marker this deep.
+        v.write_json(out);
+        return Ok(());
+    }
     match (v, marker_unit(v)) {
         (_, Some("records" | "chars")) => {
             let (_, payload) = fetch_marker(v, fetch)?;
@@ -519,7 +541,7 @@ fn restore_into(
                         .ok_or(RestoreError::BadPayload(key))?;
                     out.push_str(inner);
                 } else {
-                    restore_into(item, fetch, out)?;
+                    restore_into(item, fetch, out, depth + 1)?;
                 }
             }
             out.push(']');
@@ -533,7 +555,7 @@ fn restore_into(
                 out.push('"');
                 out.push_str(k);
                 out.push_str("\":");
-                restore_into(item, fetch, out)?;
+                restore_into(item, fetch, out, depth + 1)?;
             }
             out.push('}');
         }

@@ -15,10 +15,10 @@ use crate::key::Key;
 pub const DEFAULT_TTL: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
 /// Default capacity of the memory store (entries).
-pub const DEFAULT_MEMORY_CAPACITY: usize = 10_000;
+pub const DEFAULT_MEMORY_CAPACITY: usize = 1_000;
 
 /// Default capacity of the SQLite and Redis stores (entries).
-pub const DEFAULT_CAPACITY: usize = 100_000;
+pub const DEFAULT_CAPACITY: usize = 10_000;
 
 /// The largest payload a store accepts (64 MiB).
 pub const MAX_PAYLOAD: usize = 64 << 20;

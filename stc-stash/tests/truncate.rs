@@ -193,3 +193,28 @@ fn invalid_json_is_an_input_error_and_writes_nothing() {
     assert!(matches!(err, stc_stash::TruncateError::Input(_)));
     assert!(store.is_empty().unwrap());
 }
+
+#[test]
+fn deep_nesting_at_the_reader_limit_does_not_overflow() {
+    let inner = format!("[{}]", (0..100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let nest = |depth: usize| format!("{}{inner}{}", "[".repeat(depth - 1), "]".repeat(depth - 1));
+    let limits = stc_core::Limits { max_depth: stc_core::MAX_DEPTH_LIMIT };
+    let options = TruncateOptions { limits, ..TruncateOptions::default() };
+    let store = MemoryStore::new();
+    // The deepest document the reader accepts: below MAX_PLAN_DEPTH nothing is cut.
+    let json = nest(stc_core::MAX_DEPTH_LIMIT - 1);
+    let out = truncate(&json, Some(&store), &options).unwrap();
+    assert_eq!(out.kept, Some(Kept::NothingToCut));
+    assert_eq!(out.json, json);
+    // Within MAX_PLAN_DEPTH the long array is cut and restored.
+    let json = nest(stc_stash::MAX_PLAN_DEPTH);
+    let out = truncate(&json, Some(&store), &options).unwrap();
+    assert_eq!(out.kept, None);
+    let output = Value::parse_json(&out.json, &limits).unwrap();
+    let back = restore(&output, &mut |k| match store.retrieve(k).unwrap() {
+        Lookup::Found(p) => Some(String::from_utf8(p).unwrap()),
+        _ => None,
+    })
+    .unwrap();
+    assert_eq!(back, json);
+}
