@@ -129,6 +129,9 @@ struct Ctx<'o> {
 /// responses are far shallower, and it bounds the stack the walk needs.
 pub const MAX_PLAN_DEPTH: usize = 128;
 
+/// A string is cut only if at least this many characters are left out.
+pub const MIN_STRING_OMISSION: usize = 512;
+
 impl Ctx<'_> {
     fn marker<'a>(&self, info: MarkerInfo, extra: Option<(&'static str, Value<'a>)>) -> Value<'a> {
         let mut members = vec![(Cow::Borrowed(MARKER_MEMBER), info.to_value(&self.options.recovery))];
@@ -200,10 +203,14 @@ impl Ctx<'_> {
             Value::Object(members) => Value::Object(members.iter().map(|(k, v)| (k.clone(), self.walk(v))).collect()),
             Value::String(s) => match options.long_string_chars {
                 Some(limit) if body_chars(s) > limit => {
-                    let payload = v.to_json();
-                    let Some(key) = self.may_cut(&payload) else { return v.clone() };
                     let keep = options.string_head_chars.min(limit);
                     let total = body_chars(s);
+                    if total - keep < MIN_STRING_OMISSION {
+                        // A marker costs about 60 tokens: cutting less would not pay.
+                        return v.clone();
+                    }
+                    let payload = v.to_json();
+                    let Some(key) = self.may_cut(&payload) else { return v.clone() };
                     let head = body_prefix(s, keep).to_string();
                     let kept = if keep == 0 { String::new() } else { format!("0-{}", keep - 1) };
                     let info = self.omit(key, payload, Unit::Chars, (total - keep, total), kept);

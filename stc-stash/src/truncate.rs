@@ -17,7 +17,7 @@ pub struct TruncateOptions {
     /// What may be left out (budgets, recovery instruction, lossy or not).
     pub plan: PlanOptions,
     /// If set, the array and string budgets are halved (down to 2 records,
-    /// 1 head and 1 tail element, 64 characters) until the compact STC
+    /// 1 head and 1 tail element, strings over 1024 characters keeping 128) until the compact STC
     /// output has at most this many tokens, or nothing more can be cut.
     pub token_budget: Option<usize>,
     /// How tokens are counted.
@@ -114,8 +114,8 @@ fn shrink(p: &PlanOptions) -> Option<PlanOptions> {
         record_budget: (p.record_budget / 2).max(2),
         head: (p.head / 2).max(1),
         tail: (p.tail / 2).max(1),
-        long_string_chars: p.long_string_chars.map(|n| (n / 2).max(64)),
-        string_head_chars: (p.string_head_chars / 2).max(32),
+        long_string_chars: p.long_string_chars.map(|n| (n / 2).max(1024)),
+        string_head_chars: (p.string_head_chars / 2).max(128),
         ..p.clone()
     };
     (next != *p).then_some(next)

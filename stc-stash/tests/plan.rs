@@ -27,7 +27,9 @@ fn json_value() -> impl Strategy<Value = String> {
         any::<i64>().prop_map(|n| n.to_string()),
         (-1000.0f64..1000.0).prop_map(|x| format!("{x:e}")),
         "[a-z\\\\\"\\n é😀]{0,12}".prop_map(|s| serde_json::to_string(&s).unwrap()),
-        (0usize..200).prop_map(|n| serde_json::to_string(&"x".repeat(n)).unwrap()),
+        (0usize..1500).prop_map(|n| serde_json::to_string(&"x".repeat(n)).unwrap()),
+        // Long strings with escapes, surrogate pairs and multi-byte characters.
+        (0usize..300).prop_map(|n| serde_json::to_string(&"é\n\"😀\u{1}x".repeat(n)).unwrap()),
     ];
     leaf.prop_recursive(4, 400, 60, |inner| {
         prop_oneof![
