@@ -47,6 +47,9 @@ pub struct ServeArgs {
     /// Longest payload_b54 of a response, in characters.
     #[arg(long, default_value_t = Config::default().max_payload_chars, value_name = "CHARS", value_parser = parse_positive)]
     max_payload_chars: usize,
+    /// Most conversations held at once; more get `too_many_conversations`.
+    #[arg(long, default_value_t = Config::default().max_conversations, value_name = "N", value_parser = parse_positive)]
+    max_conversations: usize,
 }
 
 /// Arguments of `stc native-host`.
@@ -101,6 +104,7 @@ pub fn run_serve(args: ServeArgs) -> ExitCode {
         idle_timeout: Duration::from_secs_f64(args.idle_timeout),
         max_context_bytes: args.max_context_bytes,
         max_payload_chars: args.max_payload_chars,
+        max_conversations: args.max_conversations,
     };
     match stc_serve::serve(config) {
         Ok(()) => ExitCode::SUCCESS,

@@ -63,6 +63,10 @@ pub struct Config {
     pub max_context_bytes: usize,
     /// Longest `payload_b54`, in characters.
     pub max_payload_chars: usize,
+    /// Most conversations held at once; a prompt that would start one more
+    /// gets `too_many_conversations`. With `max_context_bytes` this bounds
+    /// the memory and the context file.
+    pub max_conversations: usize,
 }
 
 impl Default for Config {
@@ -78,6 +82,7 @@ impl Default for Config {
             idle_timeout: Duration::from_secs(300),
             max_context_bytes: limits.max_context_bytes,
             max_payload_chars: limits.max_payload_chars,
+            max_conversations: limits.max_conversations,
         }
     }
 }
@@ -87,9 +92,34 @@ impl Config {
         protocol::ProtocolLimits {
             max_context_bytes: self.max_context_bytes,
             max_payload_chars: self.max_payload_chars,
+            max_conversations: self.max_conversations,
         }
     }
+
+    /// Checks values the service cannot run with (zero intervals or limits).
+    fn check(&self) -> Result<(), Error> {
+        let bad = |what: &str| Err(Error::Config(format!("{what} must be positive")));
+        if self.save_interval.is_zero() {
+            return bad("the save interval");
+        }
+        if self.idle_timeout.is_zero() {
+            return bad("the idle timeout");
+        }
+        if self.max_line_bytes == 0 || self.max_context_bytes == 0 || self.max_payload_chars == 0 {
+            return bad("every size limit");
+        }
+        if self.max_connections == 0 || self.max_conversations == 0 {
+            return bad("every count limit");
+        }
+        if self.max_connections > MAX_CONNECTIONS_LIMIT {
+            return Err(Error::Config(format!("at most {MAX_CONNECTIONS_LIMIT} connections")));
+        }
+        Ok(())
+    }
 }
+
+/// The largest accepted `max_connections`.
+pub const MAX_CONNECTIONS_LIMIT: usize = 1_000_000;
 
 /// Why the service could not start or stop cleanly.
 #[derive(Debug)]
@@ -97,6 +127,8 @@ impl Config {
 pub enum Error {
     /// A non-loopback address without `allow_remote`.
     RemoteRefused(SocketAddr),
+    /// A setting the service cannot run with.
+    Config(String),
     /// The address could not be bound.
     Bind {
         /// The address.
@@ -125,6 +157,7 @@ impl fmt::Display for Error {
                 "refusing to listen on non-loopback address {a}: the protocol has no authentication \
                  and the context holds whole conversations (pass --allow-remote to do it anyway)"
             ),
+            Error::Config(what) => write!(f, "invalid setting: {what}"),
             Error::Bind { addr, source } => write!(f, "cannot listen on {addr}: {source}"),
             Error::Load(e) => e.fmt(f),
             Error::Save { path, source } => write!(f, "cannot save context file {}: {source}", path.display()),

@@ -31,11 +31,13 @@ pub struct ProtocolLimits {
     pub max_context_bytes: usize,
     /// Longest `payload_b54`, in characters (base54 decoding is quadratic).
     pub max_payload_chars: usize,
+    /// Most conversations held at once.
+    pub max_conversations: usize,
 }
 
 impl Default for ProtocolLimits {
     fn default() -> Self {
-        ProtocolLimits { max_context_bytes: 512 * 1024, max_payload_chars: 64 * 1024 }
+        ProtocolLimits { max_context_bytes: 512 * 1024, max_payload_chars: 64 * 1024, max_conversations: 1000 }
     }
 }
 
@@ -172,6 +174,15 @@ impl Service {
             }
             let id = requested_id.map(str::to_owned).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
             let existing = state.conversations.get(&id);
+            if existing.is_none() && state.conversations.len() >= self.limits.max_conversations {
+                return Err(fail(
+                    "too_many_conversations",
+                    format!(
+                        "the service holds {} conversations, its limit; context_reset some first",
+                        self.limits.max_conversations
+                    ),
+                ));
+            }
             let charset = match (existing, requested_charset) {
                 (Some(c), Some(r)) if c.charset() != r => {
                     return Err(fail(

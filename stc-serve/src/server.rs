@@ -28,6 +28,7 @@ impl Server {
     /// Checks the address, loads the context file, binds, loads the
     /// tokenizer, and starts serving on the current tokio runtime.
     pub async fn start(config: Config) -> Result<Server, Error> {
+        config.check()?;
         if !config.allow_remote && !config.addr.ip().is_loopback() {
             return Err(Error::RemoteRefused(config.addr));
         }

@@ -202,7 +202,7 @@ async fn every_action_works_and_reports_honest_savings() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_code_and_the_connection_stays_usable() {
-    let cfg = Config { max_context_bytes: 200, max_payload_chars: 40, ..config() };
+    let cfg = Config { max_context_bytes: 200, max_payload_chars: 40, max_conversations: 2, ..config() };
     let server = Server::start(cfg).await.unwrap();
     let mut c = Client::connect(server.local_addr()).await;
     c.ok(json!({"action": "prompt", "conversation_id": "ascii-1", "text": "hi", "encoding": "ascii"})).await;
@@ -237,12 +237,19 @@ async fn every_error_code_and_the_connection_stays_usable() {
         (b"{\"action\": \"encode\", \"json\": \"[1]\", \"min_saving\": 2}", "invalid_field"),
         (b"{\"action\": \"decode\"}", "missing_stc"),
         (b"{\"action\": \"decode\", \"stc\": \"[2]: 1\"}", "invalid_stc"),
+        (b"{\"action\": \"prompt\", \"conversation_id\": \"second\", \"text\": \"x\"}", ""),
+        (b"{\"action\": \"prompt\", \"conversation_id\": \"third\", \"text\": \"x\"}", "too_many_conversations"),
+        (b"{\"action\": \"prompt\", \"conversation_id\": \"second\", \"text\": \"again\"}", ""),
     ];
     for (line, code) in cases {
         let mut bytes = line.to_vec();
         bytes.push(b'\n');
         c.send(&bytes).await;
         let reply = c.recv().await;
+        if code.is_empty() {
+            assert_eq!(reply["ok"], true, "{} -> {reply}", String::from_utf8_lossy(line));
+            continue;
+        }
         assert_eq!(error_code(&reply), code, "{} -> {reply}", String::from_utf8_lossy(line));
         assert_eq!(c.ok(json!({"action": "ping"})).await["message"], "pong");
     }
@@ -434,6 +441,8 @@ async fn corrupt_context_file_and_remote_address_are_refused() {
     // The file is left as it was, for the user to inspect.
     assert!(std::fs::read(&file).unwrap().ends_with(b"\"a\":"));
 
+    let zero = Config { save_interval: Duration::ZERO, ..config() };
+    assert!(matches!(Server::start(zero).await, Err(Error::Config(_))));
     let remote = Config { addr: "0.0.0.0:0".parse().unwrap(), ..config() };
     let err = Server::start(remote).await.err().unwrap();
     assert!(matches!(err, Error::RemoteRefused(_)), "{err}");
