@@ -263,6 +263,55 @@ mod tests {
         assert!(got[2]["detail"].as_str().unwrap().contains(&config.service));
     }
 
+    /// A one-connection-at-a-time fake service on loopback that answers each
+    /// request with `reply` (`None`: never answers; empty: closes at once).
+    fn fake_service(reply: Option<&'static [u8]>, connections: usize) -> (String, std::thread::JoinHandle<()>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let handle = std::thread::spawn(move || {
+            for _ in 0..connections {
+                let (mut stream, _) = listener.accept().unwrap();
+                let mut line = String::new();
+                BufReader::new(stream.try_clone().unwrap()).read_line(&mut line).unwrap();
+                assert!(line.ends_with('\n') && !line[..line.len() - 1].contains('\n'), "{line:?}");
+                match reply {
+                    Some(r) => stream.write_all(r).unwrap(),
+                    // Hold the connection until the host gives up.
+                    None => {
+                        let _ = stream.read(&mut [0u8; 1]);
+                    }
+                }
+            }
+        });
+        (addr, handle)
+    }
+
+    #[test]
+    fn misbehaving_services_get_clear_errors() {
+        for (reply, code) in [
+            (Some(&b"hello\n"[..]), "bad_service_response"),
+            (Some(&b""[..]), "service_closed"),
+            (Some(&b"{\"ok\":true,\"result\":{}}"[..]), "service_closed"),
+            (None, "service_timeout"),
+        ] {
+            let (addr, service) = fake_service(reply, 1);
+            let config = HostConfig { service: addr, timeout: Duration::from_millis(300), ..HostConfig::default() };
+            let mut out = Vec::new();
+            bridge(&frame(b"{\"action\":\n\"ping\"}")[..], &mut out, &config).unwrap();
+            let got = frames(&out);
+            assert_eq!(got[0]["error"], code, "{:?}: {}", reply.map(String::from_utf8_lossy), got[0]);
+            service.join().unwrap();
+        }
+        let (addr, service) = fake_service(Some(b"{\"ok\":true}\r\n"), 2);
+        let config = HostConfig { service: addr, ..HostConfig::default() };
+        let mut input = frame(b"{}");
+        input.extend(frame(b"{}"));
+        let mut out = Vec::new();
+        bridge(&input[..], &mut out, &config).unwrap();
+        assert_eq!(frames(&out), vec![serde_json::json!({"ok": true}); 2]);
+        service.join().unwrap();
+    }
+
     #[test]
     fn truncated_input_is_an_error() {
         let config = HostConfig { service: closed_port(), ..HostConfig::default() };
