@@ -50,6 +50,9 @@ pub struct McpProxyArgs {
     /// How the gate counts tokens.
     #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate)]
     tokenizer: TokenizerArg,
+    /// Where the gate keeps JSON, send it minified rather than as the server wrote it.
+    #[arg(long)]
+    minify: bool,
     /// Deepest nesting of arrays and objects parsed in a text block.
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
@@ -98,6 +101,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         profile: args.profile.into(),
         gate: GateOptions { min_saving: args.min_saving, tokenizer: args.tokenizer.into() },
         limits: Limits { max_depth: args.max_depth },
+        minify_json: args.minify,
     };
     options.include_tools = args.include_tools;
     options.exclude_tools = args.exclude_tools;

@@ -400,6 +400,15 @@ async fn proxy_include_and_exclude_choose_the_tools_it_re_encodes() {
     assert!(is_stc(&call(&including, "mixed", json!({"rows": 30})).await));
     including.cancel().await.unwrap();
 
+    // --minify: where the gate keeps JSON (numbers), the JSON comes minified, not as the server spaced it.
+    let minifying = fixture_proxied(&["--minify"]).await;
+    let spaced = only_text(&call(&minifying, "words", json!({})).await);
+    assert!(spaced.starts_with("The quick brown fox"));
+    let numbers = only_text(&call(&minifying, "numbers", json!({"count": 300})).await);
+    assert!(numbers.starts_with("[0,7,14,"), "{numbers:.40}");
+    assert_eq!(numbers, canonical(&numbers));
+    minifying.cancel().await.unwrap();
+
     // Size bounds: a table above --max-bytes stays JSON.
     let bounded = fixture_proxied(&["--max-bytes", "1000"]).await;
     assert!(!is_stc(&call(&bounded, "table", json!({"rows": 30})).await));

@@ -6,7 +6,8 @@
 //! - in the `result` of a response to a `tools/call` request (responses are
 //!   matched to requests by id), each `text` content block whose text is a
 //!   JSON object or array, within the size bounds, becomes gated STC; the
-//!   gate keeps the original text where STC would not save enough tokens.
+//!   gate keeps the original text where STC would not save enough tokens
+//!   (or sends it minified, with [`RewriteOptions::minify_json`]).
 //!   `structuredContent`, images, resources, error results (`isError`) and
 //!   JSON-RPC errors are never touched. Tools can be included or excluded by
 //!   name;

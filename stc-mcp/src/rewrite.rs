@@ -25,6 +25,9 @@ pub struct RewriteOptions {
     pub gate: GateOptions,
     /// Limits of the JSON parser.
     pub limits: Limits,
+    /// Where the gate keeps JSON, send it minified instead of as the server
+    /// wrote it (off by default: the text then stays exactly as it was).
+    pub minify_json: bool,
 }
 
 impl Default for RewriteOptions {
@@ -35,6 +38,7 @@ impl Default for RewriteOptions {
             profile: Profile::Compact,
             gate: GateOptions::default(),
             limits: Limits::default(),
+            minify_json: false,
         }
     }
 }
@@ -51,7 +55,9 @@ pub struct RewriteStats {
 }
 
 /// The STC for `text` if it is a JSON object or array within the size bounds
-/// and the gate picks STC; `None` when the text should stay as it is.
+/// and the gate picks STC (or, with [`RewriteOptions::minify_json`], minified
+/// JSON when the gate keeps JSON and that is shorter); `None` when the text
+/// should stay as it is.
 ///
 /// ```
 /// use stc_mcp::rewrite::{encode_text, RewriteOptions};
@@ -73,7 +79,11 @@ pub fn encode_text(text: &str, options: &RewriteOptions) -> Option<String> {
     }
     let doc = Document::parse_json(text, &options.limits).ok()?;
     let gated = doc.encode_gated(options.profile, &options.gate);
-    (gated.chosen == Chosen::Stc).then_some(gated.text)
+    match gated.chosen {
+        Chosen::Stc => Some(gated.text),
+        Chosen::Json if options.minify_json && gated.text.len() < text.len() => Some(gated.text),
+        Chosen::Json => None,
+    }
 }
 
 /// Byte offset of `inner` within `outer`; `inner` must borrow from `outer`.
@@ -355,6 +365,19 @@ mod tests {
         let t = format!("[{}]", nums.join(","));
         let result = format!(r#"{{"content":[{}]}}"#, text_block(&t));
         assert_eq!(rewrite_tool_result(&result, &RewriteOptions::default()), None);
+    }
+
+    #[test]
+    fn minify_json_applies_only_where_the_gate_keeps_json() {
+        let nums: Vec<String> = (0..200).map(|i| (i * 7).to_string()).collect();
+        let pretty = format!("[\n  {}\n]", nums.join(",\n  "));
+        let opts = RewriteOptions { minify_json: true, ..RewriteOptions::default() };
+        assert_eq!(encode_text(&pretty, &opts).unwrap(), format!("[{}]", nums.join(",")));
+        assert_eq!(encode_text(&pretty, &RewriteOptions::default()), None);
+        // Already minified: nothing to gain, left alone.
+        assert_eq!(encode_text(&format!("[{}]", nums.join(",")), &opts), None);
+        // Where STC wins, STC is sent either way.
+        assert!(encode_text(&table(20), &opts).unwrap().starts_with("[20]{"));
     }
 
     #[test]
