@@ -134,6 +134,42 @@ mod tests {
         assert_eq!(lines(b"0123456789abcdef", 10, 4).await, vec![Line::TooLong, Line::Eof]);
     }
 
+    /// What the reader must return, computed the obvious way on the whole input.
+    fn reference(input: &[u8], max: usize) -> Vec<Line> {
+        let mut out = Vec::new();
+        let mut parts: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+        let tail = parts.pop().unwrap_or_default();
+        for p in parts {
+            out.push(if p.len() > max {
+                Line::TooLong
+            } else {
+                Line::Complete(p.strip_suffix(b"\r").unwrap_or(p).to_vec())
+            });
+        }
+        out.push(match tail.len() {
+            0 => Line::Eof,
+            n if n > max => Line::TooLong,
+            _ => Line::Partial(tail.to_vec()),
+        });
+        if out.last() == Some(&Line::TooLong) {
+            out.push(Line::Eof);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn matches_the_reference_for_any_input_and_chunking(
+            input in proptest::collection::vec(proptest::sample::select(b"ab\r\n".to_vec()), 0..200),
+            max in 0usize..12,
+            chunk in 1usize..9,
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let got = runtime.block_on(lines(&input, max, chunk));
+            proptest::prop_assert_eq!(got, reference(&input, max));
+        }
+    }
+
     #[tokio::test]
     async fn silence_is_reported() {
         let (_w, r) = tokio::io::duplex(8);
