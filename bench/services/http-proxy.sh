@@ -17,7 +17,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 CORPUS="$(realpath "${STC_CORPUS:-$ROOT/../shared/corpus}")"
 N="${HTTP_BENCH_REQUESTS:-3000}"
 C=8
-DOC=twitter_api_response.json
+DOC=twitter_timeline.json
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 (cd "$ROOT" && cargo build --release --quiet -p stc-http --example http_bench)
@@ -90,7 +90,7 @@ out.append("")
 out.append("| path | requests | errors | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms |")
 out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for label, r in [("direct to upstream", direct), ("proxy, client did not ask (pass-through)", passthrough),
-                 ("proxy, `Accept: application/stc+json` (encoded)", stc)]:
+                 ("proxy, `Accept: application/stc+json` (sent as STC)", stc)]:
     added = "" if r is direct else f"{r['p50_ms'] - direct['p50_ms']:+.3f} | {r['p99_ms'] - direct['p99_ms']:+.3f}"
     if r is direct:
         added = "– | –"

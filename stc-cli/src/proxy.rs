@@ -40,6 +40,9 @@ pub struct ProxyArgs {
     /// Seconds to wait for the upstream's response headers.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = parse_seconds)]
     response_timeout: f64,
+    /// Seconds to wait for the next chunk of an upstream response body.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = parse_seconds)]
+    body_timeout: f64,
     /// Seconds in-flight requests get to finish after SIGTERM or Ctrl-C.
     #[arg(long, default_value_t = 30.0, value_name = "SECONDS", value_parser = parse_seconds)]
     shutdown_grace: f64,
@@ -76,6 +79,7 @@ pub fn run(args: ProxyArgs) -> ExitCode {
     config.allow_remote = args.allow_remote;
     config.connect_timeout = Duration::from_secs_f64(args.connect_timeout);
     config.response_timeout = Duration::from_secs_f64(args.response_timeout);
+    config.body_timeout = Duration::from_secs_f64(args.body_timeout);
     config.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
     config.stc = StcConfig {
         max_body: args.max_body,

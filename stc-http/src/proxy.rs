@@ -31,6 +31,7 @@ use tower_http::compression::CompressionLayer;
 use tower_layer::Layer;
 use tower_service::Service;
 
+use crate::body::BoxError;
 use crate::layer::{StcConfig, StcOutcome};
 use crate::negotiate::Preference;
 use crate::StcLayer;
@@ -48,6 +49,8 @@ pub struct ProxyConfig {
     pub connect_timeout: Duration,
     /// Longest wait for the upstream's response headers once the request is sent.
     pub response_timeout: Duration,
+    /// Longest wait for the next chunk of an upstream response body.
+    pub body_timeout: Duration,
     /// Longest wait for in-flight requests to finish after SIGTERM or Ctrl-C.
     pub shutdown_grace: Duration,
     /// What the STC layer does.
@@ -55,7 +58,7 @@ pub struct ProxyConfig {
 }
 
 impl ProxyConfig {
-    /// Defaults (10 s connect, 60 s response headers, 30 s grace) for these addresses.
+    /// Defaults (10 s connect, 60 s response headers, 60 s between body chunks, 30 s grace) for these addresses.
     pub fn new(listen: SocketAddr, upstream: Uri) -> Self {
         ProxyConfig {
             listen,
@@ -63,6 +66,7 @@ impl ProxyConfig {
             allow_remote: false,
             connect_timeout: Duration::from_secs(10),
             response_timeout: Duration::from_secs(60),
+            body_timeout: Duration::from_secs(60),
             shutdown_grace: Duration::from_secs(30),
             stc: StcConfig::default(),
         }
@@ -206,6 +210,7 @@ pub async fn serve(
             client,
             upstream,
             response_timeout: config.response_timeout,
+            body_timeout: config.body_timeout,
             peer: None,
         }));
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -263,7 +268,54 @@ impl Predicate for UpstreamAskedIdentity {
     }
 }
 
-type ProxyBody = Either<Incoming, Full<Bytes>>;
+type ProxyBody = Either<IdleTimeout, Full<Bytes>>;
+
+/// An upstream body that fails when no chunk comes for a while, so a stalled
+/// upstream cannot hold a client (or the layer's read-ahead) forever.
+struct IdleTimeout {
+    inner: Incoming,
+    sleep: Pin<Box<tokio::time::Sleep>>,
+    idle: Duration,
+}
+
+impl IdleTimeout {
+    fn new(inner: Incoming, idle: Duration) -> Self {
+        IdleTimeout { inner, sleep: Box::pin(tokio::time::sleep(idle)), idle }
+    }
+}
+
+impl http_body::Body for IdleTimeout {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, BoxError>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(frame) => {
+                this.sleep.as_mut().reset(tokio::time::Instant::now() + this.idle);
+                Poll::Ready(frame.map(|f| f.map_err(Into::into)))
+            }
+            Poll::Pending => match this.sleep.as_mut().poll(cx) {
+                Poll::Ready(()) => {
+                    let message = format!("upstream body stalled for {} ms", this.idle.as_millis());
+                    Poll::Ready(Some(Err(message.into())))
+                }
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
 
 /// Sends each request to the upstream; never fails (a failure is a 502).
 #[derive(Clone)]
@@ -271,6 +323,7 @@ struct Forwarder {
     client: Client<HttpConnector, Incoming>,
     upstream: Arc<Upstream>,
     response_timeout: Duration,
+    body_timeout: Duration,
     peer: Option<SocketAddr>,
 }
 
@@ -413,6 +466,7 @@ impl Service<Request<Incoming>> for Forwarder {
         let request = Request::from_parts(parts, body);
         let client = self.client.clone();
         let timeout = self.response_timeout;
+        let body_timeout = self.body_timeout;
         Box::pin(async move {
             let response = match tokio::time::timeout(timeout, client.request(request)).await {
                 Err(_) => {
@@ -442,7 +496,7 @@ impl Service<Request<Incoming>> for Forwarder {
             if asked_identity {
                 parts.extensions.insert(AskedIdentity);
             }
-            Ok(Response::from_parts(parts, Either::Left(body)))
+            Ok(Response::from_parts(parts, Either::Left(IdleTimeout::new(body, body_timeout))))
         })
     }
 }

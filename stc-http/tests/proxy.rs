@@ -276,6 +276,25 @@ async fn slow_upstreams_time_out_with_502_and_slow_enough_ones_work() {
 }
 
 #[tokio::test]
+async fn a_stalled_upstream_body_ends_the_response_and_the_proxy_keeps_serving() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |c| c.body_timeout = Duration::from_millis(500)).await;
+    for accept in ["application/json", "application/stc+json"] {
+        // Headers came, then the body stops for longer than the client's
+        // own 60 s timeout: the proxy's body timeout ends it first.
+        let client = reqwest::Client::builder().no_gzip().no_brotli().timeout(Duration::from_secs(60)).build().unwrap();
+        let outcome = async {
+            let r = client.get(format!("http://{addr}/stall?ms=600000")).header("accept", accept).send().await?;
+            r.bytes().await
+        };
+        let err = outcome.await.expect_err(accept);
+        assert!(!err.is_timeout(), "{accept}: the client timed out first: {err}");
+    }
+    let r = raw().get(format!("http://{addr}/table")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(decode(&r.bytes().await.unwrap()), table());
+}
+
+#[tokio::test]
 async fn refused_upstream_is_a_502_with_a_json_body() {
     // A port that was free a moment ago: nothing listens there.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();

@@ -61,6 +61,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/slow":
             time.sleep(float(query.get("ms", "1000")) / 1000)
             self.send(200, TABLE_BYTES)
+        elif path == "/stall":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'[{"id": 1}, ')
+            self.wfile.flush()
+            time.sleep(float(query.get("ms", "10000")) / 1000)
         elif path == "/big":
             n = int(query.get("n", "1000"))
             self.send(200, json.dumps(TABLE * n).encode())
