@@ -19,6 +19,9 @@ pub struct McpArgs {
     /// Deepest nesting of arrays and objects accepted in tool arguments.
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
+    /// Longest request line accepted; longer ones get a JSON-RPC error (-32600).
+    #[arg(long, default_value_t = ServerOptions::default().max_message_bytes, value_name = "BYTES")]
+    max_message_bytes: usize,
 }
 
 /// Arguments of `stc mcp-proxy`.
@@ -69,7 +72,8 @@ pub struct McpProxyArgs {
 
 /// Runs `stc mcp` until the client closes stdin.
 pub fn run_server(args: McpArgs) -> ExitCode {
-    let options = ServerOptions { limits: Limits { max_depth: args.max_depth }, ..ServerOptions::default() };
+    let options =
+        ServerOptions { limits: Limits { max_depth: args.max_depth }, max_message_bytes: args.max_message_bytes };
     match stc_mcp::serve_stdio(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -307,7 +307,7 @@ impl Drop for Raw {
 
 #[test]
 fn server_answers_lines_that_are_not_requests_with_protocol_errors_and_keeps_serving() {
-    let mut raw = Raw::spawn(&["mcp".as_ref()], &[]);
+    let mut raw = Raw::spawn(&["mcp".as_ref(), "--max-message-bytes".as_ref(), "2000".as_ref()], &[]);
     raw.initialize();
     raw.send("this is not JSON");
     let e: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
@@ -316,6 +316,15 @@ fn server_answers_lines_that_are_not_requests_with_protocol_errors_and_keeps_ser
     raw.send(r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"arguments":{}}}"#);
     let e = raw.response(json!("x"));
     assert!(e["error"]["code"].as_i64().is_some(), "{e}");
+    // Longer than --max-message-bytes: refused without being parsed.
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{{"name":"stc_decode","arguments":{{"stc":"{}"}}}}}}"#,
+        "x".repeat(5000)
+    );
+    raw.send(&big);
+    let e: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
+    assert_eq!(e["error"]["code"], -32600, "{e}");
+    assert!(e["error"]["message"].as_str().unwrap().contains("longer than 2000 bytes"), "{e}");
     raw.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
     let r = raw.response(json!(5));
     assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 3);
@@ -384,6 +393,32 @@ async fn proxy_gives_stc_that_decodes_to_the_original_and_leaves_everything_else
 
     direct.cancel().await.unwrap();
     proxied.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn proxy_matches_interleaved_concurrent_calls_to_their_requests() {
+    let client = fixture_proxied(&[]).await;
+    let mut tasks = Vec::new();
+    for i in 0..24usize {
+        let peer = client.peer().clone();
+        let rows = 20 + i;
+        let (tool, args) = if i % 3 == 0 { ("words", json!({})) } else { ("table", json!({"rows": rows})) };
+        tasks.push(tokio::spawn(async move {
+            let Value::Object(args) = args else { unreachable!() };
+            let r = peer.call_tool(CallToolRequestParams::new(tool).with_arguments(args)).await.unwrap();
+            (i, rows, only_text(&r))
+        }));
+    }
+    for task in tasks {
+        let (i, rows, text) = within("concurrent call", task).await.unwrap();
+        if i % 3 == 0 {
+            assert!(text.starts_with("The quick brown fox"), "{text}");
+        } else {
+            assert!(text.starts_with(&format!("[{rows}]{{")), "call {i}: {text:.60}");
+            assert_eq!(canonical(&text).matches("\"id\":").count(), rows);
+        }
+    }
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]
