@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use http::header::{
-    HeaderValue, ACCEPT_RANGES, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, VARY,
+    HeaderValue, ACCEPT_RANGES, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, TRANSFER_ENCODING,
+    VARY,
 };
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body::Body;
@@ -357,6 +358,7 @@ where
         h.insert(CONTENT_ENCODING, HeaderValue::from_static("stc"));
     }
     h.insert(CONTENT_LENGTH, HeaderValue::from(encoded.len()));
+    h.remove(TRANSFER_ENCODING);
     h.insert(X_STC_VERSION, HeaderValue::from_static("1"));
     let ratio = gated.stc_tokens as f64 / gated.json_tokens.max(1) as f64;
     h.insert(X_STC_RATIO, HeaderValue::from_str(&format!("{ratio:.2}")).expect("a number is a valid value"));
