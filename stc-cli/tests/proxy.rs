@@ -163,8 +163,15 @@ fn curl_gets_stc_when_it_asks_and_json_otherwise() {
     assert!(get(&h, "x-stc-version").is_none());
     assert!(body.starts_with(b"[\n  {\n"));
 
+    // Invalid upstream JSON: unchanged, 200, and one warning line.
+    let (status, _, body) = curl(&["-H", "Accept: application/stc+json", &format!("http://{addr}/garbage")]);
+    assert_eq!(status, 200);
+    assert_eq!(body, b"{\"id\": 1, \"name\": \"trunc");
+
     let (ok, log) = terminate(px);
     assert!(ok, "exit status after SIGTERM; stderr: {log}");
+    assert_eq!(log.lines().filter(|l| l.contains("is not valid JSON")).count(), 1, "{log}");
+    assert!(log.contains("GET /garbage 200 invalid-json "), "{log}");
     // One line per request: method, path, status, action, bytes and tokens before -> after, time added.
     let lines: Vec<&str> = log.lines().filter(|l| l.contains("GET /table")).collect();
     assert_eq!(lines.len(), 4, "{log}");
