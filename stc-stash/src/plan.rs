@@ -34,11 +34,16 @@ pub struct PlanOptions {
     /// be stashed. False: an explicitly lossy truncation; markers say
     /// `"recoverable":false` and carry no key.
     pub recoverable: bool,
+    /// An array part is left out only if its JSON has at least this many
+    /// bytes: a marker costs about 250 bytes (60 tokens), so cutting less
+    /// would make the output longer.
+    pub min_omitted_bytes: usize,
 }
 
 impl Default for PlanOptions {
     /// 32 records; 32 head and 8 tail elements; strings over 4096
-    /// characters keep 512; shell recovery; recoverable.
+    /// characters keep 512; shell recovery; recoverable; at least 250
+    /// bytes left out per array cut.
     fn default() -> Self {
         PlanOptions {
             record_budget: 32,
@@ -48,6 +53,7 @@ impl Default for PlanOptions {
             string_head_chars: 512,
             recovery: Recovery::Shell,
             recoverable: true,
+            min_omitted_bytes: 250,
         }
     }
 }
@@ -94,7 +100,7 @@ pub struct Plan<'a> {
 ///
 /// ```
 /// use stc_stash::{plan, PlanOptions, Value};
-/// let json = format!("[{}]", (0..100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+/// let json = format!("[{}]", (1000..1100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
 /// let input = Value::parse_json(&json, &Default::default()).unwrap();
 /// let p = plan(&input, &PlanOptions::default());
 /// assert_eq!(p.omissions.len(), 1);
@@ -176,20 +182,27 @@ impl Ctx<'_> {
                 let n = items.len();
                 let budget = options.record_budget.max(2);
                 if n > budget && items.iter().all(|i| matches!(i, Value::Object(_))) {
+                    let kept = select_records(items, budget);
                     let payload = v.to_json();
-                    if let Some(key) = self.may_cut(&payload) {
-                        let kept = select_records(items, budget);
-                        let info = self.omit(key, payload, Unit::Records, (n - kept.len(), n), ranges(&kept));
-                        let records = kept.iter().map(|&i| self.walk(&items[i])).collect();
-                        return self.marker(info, Some(("items", Value::Array(records))));
+                    // Bytes of the records left out (commas included).
+                    let kept_bytes: usize = kept.iter().map(|&i| items[i].to_json().len() + 1).sum();
+                    let omitted_bytes = payload.len().saturating_sub(kept_bytes + 1);
+                    if omitted_bytes >= options.min_omitted_bytes {
+                        if let Some(key) = self.may_cut(&payload) {
+                            let info = self.omit(key, payload, Unit::Records, (n - kept.len(), n), ranges(&kept));
+                            let records = kept.iter().map(|&i| self.walk(&items[i])).collect();
+                            return self.marker(info, Some(("items", Value::Array(records))));
+                        }
                     }
-                    // Retrieved in full: keep it whole (no window either).
+                    // Retrieved in full, or too little to leave out: keep it whole.
                     return Value::Array(items.iter().map(|i| self.walk(i)).collect());
                 }
                 let (head, tail) = (options.head, options.tail);
                 if n > head + tail && head + tail > 0 {
                     let payload = Value::Array(items[head..n - tail].to_vec()).to_json();
-                    if let Some(key) = self.may_cut(&payload) {
+                    let cut =
+                        if payload.len() >= options.min_omitted_bytes + 2 { self.may_cut(&payload) } else { None };
+                    if let Some(key) = cut {
                         let kept: Vec<usize> = (0..head).chain(n - tail..n).collect();
                         let info = self.omit(key, payload, Unit::Items, (n - head - tail, n), ranges(&kept));
                         let mut result: Vec<Value<'a>> = items[..head].iter().map(|i| self.walk(i)).collect();
@@ -488,7 +501,7 @@ impl std::error::Error for RestoreError {}
 /// ```
 /// use std::collections::HashMap;
 /// use stc_stash::{plan, restore, PlanOptions, Value};
-/// let json = format!("[{}]", (0..100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+/// let json = format!("[{}]", (1000..1100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
 /// let p = plan(&Value::parse_json(&json, &Default::default()).unwrap(), &PlanOptions::default());
 /// let payloads: HashMap<_, _> = p.omissions.iter().map(|o| (o.key, o.payload.clone())).collect();
 /// assert_eq!(restore(&p.output, &mut |k| payloads.get(k).cloned()).unwrap(), json);

@@ -186,10 +186,15 @@ pub fn truncate(
     let (mut chosen, mut chosen_json, (mut stc, mut tokens)) =
         candidate(&input, &plan_options, &mut never_cut, &tokens_of);
     if let Some(budget) = options.token_budget {
+        // Smaller budgets usually cut more, but not always (more markers):
+        // keep the candidate with the fewest tokens.
         while tokens > budget {
             let Some(next) = shrink(&plan_options) else { break };
             plan_options = next;
-            (chosen, chosen_json, (stc, tokens)) = candidate(&input, &plan_options, &mut never_cut, &tokens_of);
+            let c = candidate(&input, &plan_options, &mut never_cut, &tokens_of);
+            if c.2 .1 < tokens {
+                (chosen, chosen_json, (stc, tokens)) = c;
+            }
         }
     }
     if let Some(e) = store_error {

@@ -57,8 +57,8 @@ fn json_value() -> impl Strategy<Value = String> {
 }
 
 fn options() -> impl Strategy<Value = PlanOptions> {
-    (2usize..40, 0usize..12, 0usize..6, prop::option::of(1usize..120), 0usize..80, any::<bool>()).prop_map(
-        |(record_budget, head, tail, long, string_head, recoverable)| PlanOptions {
+    (2usize..40, 0usize..12, 0usize..6, prop::option::of(1usize..120), 0usize..80, any::<bool>(), 0usize..300).prop_map(
+        |(record_budget, head, tail, long, string_head, recoverable, min_omitted_bytes)| PlanOptions {
             record_budget,
             head,
             tail,
@@ -66,6 +66,7 @@ fn options() -> impl Strategy<Value = PlanOptions> {
             string_head_chars: string_head,
             recovery: Recovery::Tool(ToolName::new("stc_retrieve").unwrap()),
             recoverable,
+            min_omitted_bytes,
         },
     )
 }
@@ -156,14 +157,17 @@ fn exactly_32_records_are_kept_whole_and_33_are_cut() {
     let (r32, r33) = (common::records(32), common::records(33));
     let p = plan(&parse(&r32), &PlanOptions::default());
     assert!(p.omissions.is_empty());
-    let p = plan(&parse(&r33), &PlanOptions::default());
+    // One small record is not worth a marker...
+    assert!(plan(&parse(&r33), &PlanOptions::default()).omissions.is_empty());
+    // ...unless the caller says any omission is.
+    let p = plan(&parse(&r33), &PlanOptions { min_omitted_bytes: 0, ..PlanOptions::default() });
     assert_eq!((p.omissions[0].omitted, p.omissions[0].of), (1, 33));
 }
 
 #[test]
 fn other_arrays_keep_head_and_tail() {
     let json = format!("[{}]", (0..100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
-    let p = plan(&parse(&json), &PlanOptions::default());
+    let p = plan(&parse(&json), &PlanOptions { min_omitted_bytes: 0, ..PlanOptions::default() });
     let Value::Array(items) = &p.output else { panic!() };
     assert_eq!(items.len(), 41);
     assert_eq!(items[31].to_json(), "31");
@@ -172,6 +176,13 @@ fn other_arrays_keep_head_and_tail() {
     let marker = items[32].get("stc_stash").unwrap();
     assert_eq!(marker.get("kept").unwrap().as_str(), Some("0-31,92-99"));
     assert_eq!(marker.get("unit").unwrap().as_str(), Some("items"));
+}
+
+#[test]
+fn small_windows_are_not_worth_a_marker() {
+    // 60 one- and two-digit numbers weigh less than the marker that would replace them.
+    let json = format!("[{}]", (0..100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    assert!(plan(&parse(&json), &PlanOptions::default()).omissions.is_empty());
 }
 
 #[test]
@@ -230,7 +241,7 @@ fn marker_lookalikes_in_data_block_truncation() {
 
 #[test]
 fn restore_rejects_a_payload_that_does_not_match_its_key() {
-    let json = format!("[{}]", (0..100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let json = format!("[{}]", (0..400).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
     let p = plan(&parse(&json), &PlanOptions::default());
     let err = restore(&p.output, &mut |_| Some("[1,2,3]".to_string())).unwrap_err();
     assert!(matches!(err, stc_stash::RestoreError::BadPayload(_)));

@@ -68,7 +68,10 @@ fn no_saving_leaves_no_rows() {
     // 33 tiny records: the marker costs more than the one record it saves.
     let json = format!("[{}]", (0..33).map(|_| "{}").collect::<Vec<_>>().join(","));
     let store = MemoryStore::new();
-    let out = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+    // The planner would refuse anyway (min_omitted_bytes); switch that off to
+    // reach the final arbitration.
+    let plan = PlanOptions { min_omitted_bytes: 0, ..PlanOptions::default() };
+    let out = truncate(&json, Some(&store), &TruncateOptions { plan, ..TruncateOptions::default() }).unwrap();
     assert_eq!(out.kept, Some(Kept::NoSaving));
     assert!(store.is_empty().unwrap());
 }
@@ -196,7 +199,7 @@ fn invalid_json_is_an_input_error_and_writes_nothing() {
 
 #[test]
 fn deep_nesting_at_the_reader_limit_does_not_overflow() {
-    let inner = format!("[{}]", (0..100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let inner = format!("[{}]", (1000..1100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
     let nest = |depth: usize| format!("{}{inner}{}", "[".repeat(depth - 1), "]".repeat(depth - 1));
     let limits = stc_core::Limits { max_depth: stc_core::MAX_DEPTH_LIMIT };
     let options = TruncateOptions { limits, ..TruncateOptions::default() };
