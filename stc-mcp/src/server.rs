@@ -221,6 +221,14 @@ fn success<T: Serialize>(text: String, value: &T) -> Result<CallToolResult, Erro
     Ok(result)
 }
 
+/// Runs a tool's work on the blocking pool: a large document takes
+/// milliseconds to parse and encode, and must not stall the protocol loop.
+async fn off_thread(
+    work: impl FnOnce() -> Result<CallToolResult, ErrorData> + Send + 'static,
+) -> Result<CallToolResult, ErrorData> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| ErrorData::internal_error(format!("tool failed: {e}"), None))?
+}
+
 fn form_size(text: &str) -> FormSize {
     FormSize {
         bytes: text.len(),
@@ -245,39 +253,44 @@ impl StcServer {
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     pub async fn stc_encode(&self, Parameters(p): Parameters<EncodeParams>) -> Result<CallToolResult, ErrorData> {
-        if let Some(m) = p.min_saving {
-            if !(0.0..=1.0).contains(&m) {
-                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                    "invalid min_saving {m}: must be between 0 and 1"
-                ))]));
+        let limits = self.limits;
+        off_thread(move || {
+            if let Some(m) = p.min_saving {
+                if !(0.0..=1.0).contains(&m) {
+                    return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                        "invalid min_saving {m}: must be between 0 and 1"
+                    ))]));
+                }
             }
-        }
-        let doc = match Document::parse_json(&p.json, &self.limits) {
-            Ok(doc) => doc,
-            Err(e) => return Ok(input_error("JSON", &e)),
-        };
-        let tokenizer: Tokenizer = p.tokenizer.into();
-        let profile: Profile = p.profile.into();
-        let (text, chosen, json_tokens, stc_tokens) = if p.gate {
-            let gate = GateOptions { min_saving: p.min_saving.unwrap_or(GateOptions::default().min_saving), tokenizer };
-            let g = doc.encode_gated(profile, &gate);
-            (g.text, g.chosen.name(), g.json_tokens, g.stc_tokens)
-        } else {
-            let stc = doc.encode(profile);
-            let json_tokens = tokenizer.count(&doc.to_json());
-            let stc_tokens = tokenizer.count(&stc);
-            (stc, "stc", json_tokens, stc_tokens)
-        };
-        let result = EncodeResult {
-            chosen: chosen.to_string(),
-            json_tokens,
-            stc_tokens,
-            tokenizer: tokenizer.name().to_string(),
-            input_bytes: p.json.len(),
-            output_bytes: text.len(),
-            text: text.clone(),
-        };
-        success(text, &result)
+            let doc = match Document::parse_json(&p.json, &limits) {
+                Ok(doc) => doc,
+                Err(e) => return Ok(input_error("JSON", &e)),
+            };
+            let tokenizer: Tokenizer = p.tokenizer.into();
+            let profile: Profile = p.profile.into();
+            let (text, chosen, json_tokens, stc_tokens) = if p.gate {
+                let gate =
+                    GateOptions { min_saving: p.min_saving.unwrap_or(GateOptions::default().min_saving), tokenizer };
+                let g = doc.encode_gated(profile, &gate);
+                (g.text, g.chosen.name(), g.json_tokens, g.stc_tokens)
+            } else {
+                let stc = doc.encode(profile);
+                let json_tokens = tokenizer.count(&doc.to_json());
+                let stc_tokens = tokenizer.count(&stc);
+                (stc, "stc", json_tokens, stc_tokens)
+            };
+            let result = EncodeResult {
+                chosen: chosen.to_string(),
+                json_tokens,
+                stc_tokens,
+                tokenizer: tokenizer.name().to_string(),
+                input_bytes: p.json.len(),
+                output_bytes: text.len(),
+                text: text.clone(),
+            };
+            success(text, &result)
+        })
+        .await
     }
 
     /// Decodes STC to JSON.
@@ -288,13 +301,15 @@ impl StcServer {
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     pub async fn stc_decode(&self, Parameters(p): Parameters<DecodeParams>) -> Result<CallToolResult, ErrorData> {
-        match stc_core::decode_with(&p.stc, &self.limits) {
+        let limits = self.limits;
+        off_thread(move || match stc_core::decode_with(&p.stc, &limits) {
             Ok(json) => {
                 let result = DecodeResult { input_bytes: p.stc.len(), output_bytes: json.len(), json: json.clone() };
                 success(json, &result)
             }
             Err(e) => Ok(input_error("STC", &e)),
-        }
+        })
+        .await
     }
 
     /// Measures a JSON text in each form.
@@ -305,28 +320,32 @@ impl StcServer {
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     pub async fn stc_estimate(&self, Parameters(p): Parameters<EstimateParams>) -> Result<CallToolResult, ErrorData> {
-        let doc = match Document::parse_json(&p.json, &self.limits) {
-            Ok(doc) => doc,
-            Err(e) => return Ok(input_error("JSON", &e)),
-        };
-        let profile: Profile = p.profile.into();
-        let stc = doc.encode(profile);
-        let minified = form_size(&doc.to_json());
-        let stc_size = form_size(&stc);
-        let gate = GateOptions { tokenizer: Tokenizer::O200kBase, ..GateOptions::default() };
-        let result = EstimateResult {
-            pretty_json: form_size(&doc.to_json_pretty()),
-            stc_vs_minified: if minified.o200k_base == 0 {
-                1.0
-            } else {
-                stc_size.o200k_base as f64 / minified.o200k_base as f64
-            },
-            gate_choice: doc.encode_gated(profile, &gate).chosen.name().to_string(),
-            minified_json: minified,
-            stc: stc_size,
-        };
-        let text = serde_json::to_string(&result).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        success(text, &result)
+        let limits = self.limits;
+        off_thread(move || {
+            let doc = match Document::parse_json(&p.json, &limits) {
+                Ok(doc) => doc,
+                Err(e) => return Ok(input_error("JSON", &e)),
+            };
+            let profile: Profile = p.profile.into();
+            let stc = doc.encode(profile);
+            let minified = form_size(&doc.to_json());
+            let stc_size = form_size(&stc);
+            let gate = GateOptions { tokenizer: Tokenizer::O200kBase, ..GateOptions::default() };
+            let result = EstimateResult {
+                pretty_json: form_size(&doc.to_json_pretty()),
+                stc_vs_minified: if minified.o200k_base == 0 {
+                    1.0
+                } else {
+                    stc_size.o200k_base as f64 / minified.o200k_base as f64
+                },
+                gate_choice: doc.encode_gated(profile, &gate).chosen.name().to_string(),
+                minified_json: minified,
+                stc: stc_size,
+            };
+            let text = serde_json::to_string(&result).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            success(text, &result)
+        })
+        .await
     }
 }
 
