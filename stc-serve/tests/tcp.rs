@@ -449,3 +449,20 @@ async fn corrupt_context_file_and_remote_address_are_refused() {
     assert!(err.to_string().contains("--allow-remote"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A client written in Python from the seed and the README (its own base54),
+/// run as a real process against the service.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_client_written_from_the_seed() {
+    let server = Server::start(config()).await.unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/seed_client.py");
+    let port = server.local_addr().port().to_string();
+    let out = tokio::task::spawn_blocking(move || std::process::Command::new("python3").arg(script).arg(port).output())
+        .await
+        .unwrap()
+        .expect("python3 (scripts/prereqs/40-serve.sh installs it)");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "seed_client: ok");
+    server.shutdown().await.unwrap();
+}
