@@ -63,9 +63,9 @@ for form in direct proxy proxy-o200k proxy-minify minified; do
   (cd "$WORK/$form" && "$COUNT" *) > "$WORK/tokens-$form.txt"
 done
 
-python3 - "$WORK" "$CALLS" "$OUTPUT" "$(nproc)" <<'PY'
+python3 - "$WORK" "$CALLS" "$OUTPUT" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
 import json, sys
-work, calls, output, cpus = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+work, calls, output, cpus, load = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 
 def pct(xs, p):
     xs = sorted(xs)
@@ -82,7 +82,8 @@ for form in ["direct", "proxy", "proxy-o200k", "proxy-minify", "minified"]:
 out = ["### MCP proxy (`stc mcp-proxy`)", ""]
 out.append(f"Per-call latency seen by a client, {calls} sequential `tools/call` requests per case after 5 warm-up calls, "
            f"to the Python FastMCP fixture server directly and through `stc mcp-proxy` (release build, {cpus} CPUs, "
-           "pipes only). Microseconds; overhead = proxy p50 − direct p50.")
+           f"load average {load} at the end, pipes only). Microseconds; overhead = proxy p50 − direct p50; "
+           "p99 is sensitive to other load on the machine.")
 out.append("")
 out.append("| tool call | direct p50 / p99 | proxy p50 / p99 (estimate gate) | overhead p50 | proxy p50 / p99 (o200k_base gate) | overhead p50 |")
 out.append("| --- | ---: | ---: | ---: | ---: | ---: |")
