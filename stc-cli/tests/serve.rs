@@ -176,6 +176,13 @@ fn sigterm_saves_everything_acknowledged() {
     assert!(service.wait().success());
     assert!(file_has(&file, "kept it"));
 
+    // SIGHUP (the terminal closed) stops gracefully too.
+    let mut service = Service::start(&["--context-file", file_arg, "--save-interval", "3600"]);
+    exchange(&mut service.client(), "hup", "after restart", "still here");
+    service.signal("HUP");
+    assert!(service.wait().success());
+    assert!(file_has(&file, "still here") && file_has(&file, "kept it"));
+
     let restarted = Service::start(&["--context-file", file_arg]);
     let after = restarted.client().ok(json!({"action": "context_get", "conversation_id": "kept"}));
     assert_eq!(after, before);

@@ -168,7 +168,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Runs the service until SIGTERM or Ctrl-C, then saves and returns. Prints
+/// Runs the service until SIGTERM, SIGHUP or Ctrl-C, then saves and returns. Prints
 /// `listening on ADDR` on stdout once it accepts connections (the real port
 /// when `addr` has port 0); everything else goes to stderr.
 pub fn serve(config: Config) -> Result<(), Error> {
@@ -195,12 +195,13 @@ pub fn serve(config: Config) -> Result<(), Error> {
 #[cfg(unix)]
 async fn wait_for_signal() -> &'static str {
     use tokio::signal::unix::{signal, SignalKind};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => tokio::select! {
+    match (signal(SignalKind::terminate()), signal(SignalKind::hangup())) {
+        (Ok(mut term), Ok(mut hup)) => tokio::select! {
             _ = term.recv() => "SIGTERM",
+            _ = hup.recv() => "SIGHUP",
             _ = tokio::signal::ctrl_c() => "interrupted",
         },
-        Err(_) => {
+        _ => {
             let _ = tokio::signal::ctrl_c().await;
             "interrupted"
         }

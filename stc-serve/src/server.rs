@@ -116,7 +116,8 @@ async fn save(persister: &Arc<Persister>, generation: u64, bytes: Vec<u8>) -> Re
 }
 
 async fn saver(service: Arc<Service>, persister: Arc<Persister>, every: Duration) {
-    let mut ticks = tokio::time::interval(every);
+    // The first tick one interval after start (interval() would fire at once).
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut saved = 0;
     loop {
