@@ -585,3 +585,12 @@ fn proxy_framing_passthrough_batches_ids_and_oversize_lines() {
     raw.close_stdin();
     assert!(raw.wait().success());
 }
+
+#[test]
+fn proxy_reports_a_server_that_cannot_start() {
+    let mut raw = Raw::spawn(&proxy_args(&[], &["/nonexistent/mcp-server".as_ref()]), &[]);
+    assert!(!raw.wait().success());
+    assert_eq!(raw.recv(), None);
+    let stderr = raw.stderr();
+    assert!(stderr.contains("cannot start /nonexistent/mcp-server"), "{stderr}");
+}
