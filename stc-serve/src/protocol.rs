@@ -211,7 +211,8 @@ impl Service {
             if !text.is_empty() {
                 conv.turns.push(Turn { role: Role::User, text: text.clone() });
             }
-            conv.pending = flags;
+            conv.pending.show_savings |= flags.show_savings;
+            conv.pending.show_total |= flags.show_total;
             let out = (id, charset, conv.language.clone(), encoded, conv.context_text());
             state.generation += 1;
             out

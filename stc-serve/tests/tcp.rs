@@ -149,6 +149,14 @@ async fn every_action_works_and_reports_honest_savings() {
         ["prompt", "response", "context"].iter().map(|k| totals[k]["saved"].as_i64().unwrap()).sum::<i64>();
     assert_eq!(totals["combined_saved"], t_combined);
 
+    // Flags wait for the next response, across prompts.
+    c.ok(json!({"action": "prompt", "conversation_id": "flags", "text": "**show savings**"})).await;
+    c.ok(json!({"action": "prompt", "conversation_id": "flags", "text": "plain"})).await;
+    let rf = c.ok(json!({"action": "response", "conversation_id": "flags", "payload_b54": base54::encode(b"x")})).await;
+    assert!(rf["tagline"].as_str().unwrap().starts_with("Token savings"), "{rf}");
+    assert_eq!(c.ok(json!({"action": "context_get", "conversation_id": "flags"})).await["turns"], 2);
+    c.ok(json!({"action": "context_reset", "conversation_id": "flags"})).await;
+
     // Reusing the stored encoding; other encodings per conversation.
     let latin = c.ok(json!({"action": "prompt", "conversation_id": "fr-1", "text": "déjà", "encoding": "latin-1", "language": "fr"})).await;
     assert_eq!(latin["encoded_prompt_b64"], base64::engine::general_purpose::STANDARD.encode([0x64, 0xe9, 0x6a, 0xe0]));
