@@ -1,0 +1,7 @@
+// `import { stcFetch } from 'stc-wasm/fetch'` in Node (pkg/node): the wasm
+// module is ready on import.
+import wasm from './stc_wasm.js';
+import { createStcFetch, DEFAULT_ACCEPT, isStc } from './stc_fetch_core.mjs';
+
+export const stcFetch = createStcFetch(wasm.decode, null);
+export { DEFAULT_ACCEPT, isStc };

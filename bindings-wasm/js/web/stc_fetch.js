@@ -1,0 +1,9 @@
+// `import { stcFetch } from 'stc-wasm/fetch'` in a browser (pkg/web): the
+// first call initializes the wasm module (`init()` with its default URL)
+// unless the page did already.
+import init, { decode } from './stc_wasm.js';
+import { createStcFetch, DEFAULT_ACCEPT, isStc } from './stc_fetch_core.js';
+
+let ready;
+export const stcFetch = createStcFetch(decode, () => (ready ??= init()));
+export { DEFAULT_ACCEPT, isStc };
