@@ -286,3 +286,40 @@ fn encode_without_stash_options_is_unchanged_and_invalid_json_is_located() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(text(&bad.stderr).starts_with("<stdin>:2:"), "{}", text(&bad.stderr));
 }
+
+#[test]
+fn concurrent_encoders_and_retrievers_share_one_database() {
+    let data = Scratch::new();
+    let json = records(300);
+    let spawn = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_stc"))
+            .args(args)
+            .env("STC_DATA_DIR", &data.0)
+            .env_remove("STC_STASH_DB")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let children: Vec<Child> = (0..6)
+        .map(|_| {
+            let mut c = spawn(&["encode", "--truncate-arrays-at", "16"]);
+            c.stdin.take().unwrap().write_all(json.as_bytes()).unwrap();
+            c
+        })
+        .collect();
+    let outputs: Vec<Output> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+    for o in &outputs {
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert_eq!(o.stdout, outputs[0].stdout, "deterministic output, same key");
+    }
+    let key = references_in(&text(&outputs[0].stdout))[0];
+    let expected = minified(&data.0, &json);
+    let readers: Vec<Child> = (0..6).map(|_| spawn(&["retrieve", key.as_str()])).collect();
+    for r in readers {
+        let o = r.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert_eq!(o.stdout, expected);
+    }
+}

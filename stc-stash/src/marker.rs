@@ -288,6 +288,20 @@ mod tests {
         assert!(references_in(&json).is_empty());
         let json = format!(r#"[{{"stc_stash":{{"key":"{key}"}}}},{{"stc_stash":{{"key":"{key}"}}}}]"#);
         assert_eq!(references_in(&json), vec![key]);
+        // Hostile marker keys are not references.
+        let upper = key.as_str().to_uppercase();
+        for bad in [
+            upper.as_str(),
+            "'; DROP TABLE stash; --0000",
+            "../../../etc/passwd000000",
+            "",
+            r"0123456789abcdef0123456\u0000",
+        ] {
+            let json = format!(r#"{{"stc_stash":{{"key":"{bad}"}}}}"#);
+            assert!(references_in(&json).is_empty(), "{bad}");
+        }
+        let json = r#"{"stc_stash":{"key":123456789012345678901234}}"#;
+        assert!(references_in(json).is_empty());
     }
 
     #[test]

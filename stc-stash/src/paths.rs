@@ -74,9 +74,6 @@ pub fn data_dir(env_value: Option<&OsStr>) -> Result<PathBuf, StoreError> {
     match env_value {
         Some(v) => {
             let p = Path::new(v);
-            if p.parent().is_none() {
-                return Err(bad(DATA_DIR_ENV, p, "must not be the file-system root"));
-            }
             let dir = normalize(DATA_DIR_ENV, p)?;
             if dir.parent().is_none() {
                 return Err(bad(DATA_DIR_ENV, p, "must not be the file-system root"));

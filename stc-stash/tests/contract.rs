@@ -372,3 +372,19 @@ fn redis_scripts_are_atomic_under_contention() {
     let entries: Vec<String> = redis::cmd("KEYS").arg("atomic:e:*").query(&mut conn).unwrap();
     assert_eq!(entries.len(), 5, "no entry hash outlives its eviction");
 }
+
+#[test]
+fn sqlite_generation_exhaustion_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("full.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let w = store.stash(b"before").unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("UPDATE stash_metadata SET generation = ?1", [i64::MAX]).unwrap();
+    drop(conn);
+    assert!(matches!(store.stash(b"after"), Err(StoreError::GenerationExhausted)));
+    assert!(matches!(store.stash(b"before"), Err(StoreError::GenerationExhausted)));
+    assert_eq!(store.len().unwrap(), 1);
+    assert_eq!(store.retrieve(&Key::of(b"after")).unwrap(), Lookup::Missing);
+    assert!(found(&store, &w.key).is_some());
+}
