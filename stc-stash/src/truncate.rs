@@ -3,7 +3,7 @@
 use stc_core::{EncodeOptions, Limits, Profile, Tokenizer};
 
 use crate::key::Key;
-use crate::ledger::Ledger;
+use crate::ledger::{Ledger, Settlement};
 use crate::marker::references;
 use crate::plan::{plan_with, Omission, Plan, PlanOptions};
 use std::collections::HashMap;
@@ -71,6 +71,20 @@ pub struct Truncated {
     pub omissions: Vec<Omission>,
     /// The stash writes the output's markers rely on (empty when lossy).
     pub writes: Vec<StashWrite>,
+}
+
+impl Truncated {
+    /// Rolls back this call's writes when the caller discards the output
+    /// after all (e.g. its own final arbitration sends something else).
+    /// Entries this call only refreshed, or that another writer refreshed
+    /// since, stay: their markers may be in someone else's output.
+    pub fn rollback(&self, store: &dyn StashStore) -> Result<Settlement, StoreError> {
+        let mut ledger = Ledger::new();
+        for w in &self.writes {
+            ledger.record(*w);
+        }
+        ledger.rollback(store)
+    }
 }
 
 /// Why [`truncate`] failed; nothing it wrote stays in the store.

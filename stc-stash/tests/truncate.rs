@@ -221,3 +221,23 @@ fn deep_nesting_at_the_reader_limit_does_not_overflow() {
     .unwrap();
     assert_eq!(back, json);
 }
+
+#[test]
+fn discarding_an_output_rolls_back_only_what_it_created() {
+    let json = common::records(200);
+    let store = MemoryStore::new();
+    let first = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+    // A second call (another worker) refreshes the same entry and sends its marker.
+    let second = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+    assert!(!second.writes[0].created());
+    // The first call discards its output: the entry the second marker needs stays.
+    assert!(first.rollback(&store).unwrap().rolled_back.is_empty());
+    // The second call's own rollback owns nothing it created either.
+    assert!(second.rollback(&store).unwrap().rolled_back.is_empty());
+    assert_eq!(store.len().unwrap(), 1);
+    // A lone call that discards its output leaves no row.
+    let other = common::records(300);
+    let lone = truncate(&other, Some(&store), &TruncateOptions::default()).unwrap();
+    assert_eq!(lone.rollback(&store).unwrap().rolled_back.len(), 1);
+    assert_eq!(store.len().unwrap(), 1);
+}
