@@ -227,6 +227,13 @@ fn sigterm_lets_the_in_flight_request_finish() {
 }
 
 #[test]
+fn sigterm_right_after_start_is_a_clean_exit() {
+    let (px, _addr) = proxy("http://127.0.0.1:9", &[]);
+    let (ok, log) = terminate(px);
+    assert!(ok, "{log}");
+}
+
+#[test]
 fn refuses_bad_settings_with_a_message() {
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_stc")).arg("proxy").args(args).stdin(Stdio::null()).output().unwrap()

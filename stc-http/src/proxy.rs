@@ -142,6 +142,7 @@ pub fn run(config: ProxyConfig) -> Result<(), Error> {
     let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_target(false).try_init();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Io)?;
     runtime.block_on(async {
+        let shutdown = shutdown_signal()?;
         let listener = TcpListener::bind(config.listen).await.map_err(|e| Error::Bind(config.listen, e))?;
         let addr = listener.local_addr().map_err(Error::Io)?;
         {
@@ -150,7 +151,7 @@ pub fn run(config: ProxyConfig) -> Result<(), Error> {
             let _ = writeln!(out, "stc proxy: listening on http://{addr} (upstream {})", config.upstream);
             let _ = out.flush();
         }
-        serve(listener, config, shutdown_signal()).await
+        serve(listener, config, shutdown).await
     })
 }
 
@@ -164,25 +165,26 @@ fn check(config: &ProxyConfig) -> Result<(), Error> {
     Upstream::parse(&config.upstream).map(|_| ())
 }
 
-async fn shutdown_signal() {
+/// SIGTERM or Ctrl-C. The handlers are installed now, before the address is
+/// printed, so a signal sent as soon as the proxy is up is never fatal.
+fn shutdown_signal() -> Result<impl Future<Output = ()>, Error> {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("stc proxy: cannot watch SIGTERM ({e}); Ctrl-C still stops it");
-                let _ = tokio::signal::ctrl_c().await;
-                return;
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).map_err(Error::Io)?;
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(Error::Io)?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = interrupt.recv() => {}
             }
-        };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
-        }
+        })
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }
 
