@@ -10,7 +10,7 @@
 //   /stc-ce-gzip/NAME   gzipped, Content-Encoding: stc, gzip
 //   /broken             an invalid STC body, application/stc+json
 //   /v2                 valid STC announced as X-STC-Version: 2
-//   /small              {"ok":true} (STC saves nothing: the proxy's gate keeps JSON)
+//   /small              [1,2,3] (STC saves nothing: the proxy's gate keeps JSON)
 //   /echo               JSON: the request's Accept
 import { createServer } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ const server = createServer((req, res) => {
   if (file) return send(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' }, readFileSync(file));
   if (path === '/broken') return send(200, stcType, BROKEN_STC);
   if (path === '/v2') return send(200, { ...stcType, 'x-stc-version': '2' }, '[2]{a}: 1 / 2');
-  if (path === '/small') return send(200, { 'content-type': 'application/json' }, '{"ok":true}');
+  if (path === '/small') return send(200, { 'content-type': 'application/json' }, '[1,2,3]');
   if (path === '/echo') return send(200, { 'content-type': 'application/json' }, JSON.stringify({ accept: req.headers.accept ?? null }));
   const [, route, name] = path.split('/');
   const doc = name && !name.startsWith('.') && existsSync(join(CORPUS_DIR, name)) ? readFileSync(join(CORPUS_DIR, name)) : null;
