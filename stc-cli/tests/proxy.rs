@@ -190,6 +190,36 @@ fn table_stc_len(lines: &[&str]) -> String {
     after.to_string()
 }
 
+#[tokio::test]
+async fn a_rust_client_reads_stc_through_the_binary() {
+    let (_up, port) = upstream();
+    let (_px, addr) = proxy(&format!("http://127.0.0.1:{port}"), &[]);
+    // reqwest decompresses gzip/br; the body is STC, decoded with stc-core.
+    let client = reqwest::Client::new();
+    for (accept, stc) in [("application/stc+json, application/json;q=0.9", true), ("application/json", false)] {
+        let r = client.get(format!("http://{addr}/table")).header("accept", accept).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        let content_type = r.headers()["content-type"].to_str().unwrap().to_string();
+        assert_eq!(content_type == "application/stc+json", stc, "{accept}");
+        assert_eq!(r.headers().get("x-stc-version").is_some(), stc, "{accept}");
+        let body = r.bytes().await.unwrap();
+        let json = stc_core::decode_bytes(&body, &Default::default()).unwrap();
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap(), table());
+    }
+    // A POST body goes through, streamed, and the upstream's JSON echo comes back as STC-or-JSON.
+    let r = client
+        .post(format!("http://{addr}/echo"))
+        .header("accept", "application/stc+json")
+        .body(vec![b'a'; 300_000])
+        .send()
+        .await
+        .unwrap();
+    let echo: serde_json::Value =
+        serde_json::from_str(&stc_core::decode_bytes(&r.bytes().await.unwrap(), &Default::default()).unwrap()).unwrap();
+    assert_eq!(echo["method"], "POST");
+    assert_eq!(echo["body"].as_str().unwrap().len(), 300_000);
+}
+
 #[test]
 fn upstream_failures_are_502_json() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
