@@ -57,6 +57,7 @@ run() { # label, loadgen arguments...
 }
 
 : > "$WORK/rows"
+LOAD="$(cut -d' ' -f1-3 /proc/loadavg 2> /dev/null || echo unknown)"
 run '`ping`' ping 1 5000
 run '`ping`' ping 50 50000
 run '`prompt` + `response` (o200k_base counts, base64/base54)' chat 1 4000
@@ -71,7 +72,8 @@ SERVER_PID=""
 {
   echo "### TCP line service (\`stc serve --tcp\`)"
   echo
-  echo "One request in flight per connection; every reply is checked. Loopback, $(nproc) cores shared by client and server."
+  echo "One request in flight per connection; every reply is checked. Loopback, $(nproc) cores shared by client"
+  echo "and server (load average before the run: $LOAD)."
   echo
   echo "| requests | connections | count | req/s | p50 ms | p99 ms | max ms |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
