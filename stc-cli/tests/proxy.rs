@@ -170,7 +170,9 @@ fn curl_gets_stc_when_it_asks_and_json_otherwise() {
 
     let (ok, log) = terminate(px);
     assert!(ok, "exit status after SIGTERM; stderr: {log}");
-    assert_eq!(log.lines().filter(|l| l.contains("is not valid JSON")).count(), 1, "{log}");
+    let warnings: Vec<&str> = log.lines().filter(|l| l.contains("is not valid JSON")).collect();
+    assert_eq!(warnings.len(), 1, "{log}");
+    assert!(warnings[0].contains("GET /garbage: response body declared as JSON is not valid JSON (1:"), "{log}");
     assert!(log.contains("GET /garbage 200 invalid-json "), "{log}");
     // One line per request: method, path, status, action, bytes and tokens before -> after, time added.
     let lines: Vec<&str> = log.lines().filter(|l| l.contains("GET /table")).collect();

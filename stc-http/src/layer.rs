@@ -188,13 +188,15 @@ where
     fn call(&mut self, mut req: Request<ReqBody>) -> Self::Future {
         let pref = Preference::from_headers(req.headers());
         let head = req.method() == Method::HEAD;
+        // Only for the log line of a body that turns out not to be JSON.
+        let target = pref.wants_stc().then(|| format!("{} {}", req.method(), req.uri().path()));
         // Inner services (the proxy's forwarder) may read the parsed preference.
         req.extensions_mut().insert(pref.clone());
         let config = self.config.clone();
         let future = self.inner.call(req);
         Box::pin(async move {
             let response = future.await?;
-            Ok(respond(response, &pref, head, &config).await)
+            Ok(respond(response, &pref, head, &config, target.as_deref().unwrap_or("-")).await)
         })
     }
 }
@@ -253,7 +255,13 @@ fn outcome(action: Action, signal: Option<Signal>) -> StcOutcome {
     StcOutcome { action, signal, bytes_in: None, bytes_out: None, tokens: None, elapsed: Duration::ZERO }
 }
 
-async fn respond<B>(response: Response<B>, pref: &Preference, head: bool, config: &StcConfig) -> Response<StcBody<B>>
+async fn respond<B>(
+    response: Response<B>,
+    pref: &Preference,
+    head: bool,
+    config: &StcConfig,
+    target: &str,
+) -> Response<StcBody<B>>
 where
     B: Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<BoxError>,
@@ -335,7 +343,7 @@ where
         Ok(g) => g,
         Err(e) => {
             tracing::warn!(
-                "stc-http: upstream body declared as JSON is not valid JSON ({}:{}: {}); sent unchanged",
+                "stc-http: {target}: response body declared as JSON is not valid JSON ({}:{}: {}); sent unchanged",
                 e.line(),
                 e.column(),
                 e.message()
