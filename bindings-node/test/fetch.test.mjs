@@ -1,16 +1,17 @@
 // stcFetch against a real upstream server process on 127.0.0.1 (this file,
 // run with STC_FETCH_TEST_ROLE=upstream), and end to end through a real
-// `stc proxy` process in front of that upstream (test/fetch-proxy.test.mjs).
+// `stc proxy` process in front of that upstream. The `stc` binary is $STC_BIN,
+// else this checkout's debug build (`cargo build -p stc-cli`, run here).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createInterface } from 'node:readline';
-import stc, { stcFetch, StcError, DEFAULT_ACCEPT, decode, encode } from '../index.mjs';
+import stc, { stcFetch, StcError, DEFAULT_ACCEPT, decode, encode, encodeGated } from '../index.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..', '..');
@@ -34,7 +35,7 @@ export const BROKEN_STC = '{\n  ok: true,\n  tags[2]: "a" "b"\n}';
 //   /stc-ce-gzip/NAME   gzipped, Content-Encoding: stc, gzip
 //   /broken, /broken-ce an invalid STC body (as application/stc+json; as JSON with Content-Encoding: stc)
 //   /v2                 valid STC announced as X-STC-Version: 2
-//   /small              {"ok":true}
+//   /small              [1,2,3] (STC saves nothing: a gate keeps JSON)
 //   /echo               JSON: method, accept, accept-encoding, request body length
 //   /no-content         204 with Content-Type: application/stc+json
 //   /text               text/plain
@@ -62,7 +63,7 @@ function upstream() {
       if (path === '/broken') return send(200, stcType, BROKEN_STC);
       if (path === '/broken-ce') return send(200, { 'content-type': 'application/json', 'content-encoding': 'stc' }, BROKEN_STC);
       if (path === '/v2') return send(200, { ...stcType, 'x-stc-version': '2' }, '[2]{a}: 1 / 2');
-      if (path === '/small') return send(200, { 'content-type': 'application/json' }, '{"ok":true}');
+      if (path === '/small') return send(200, { 'content-type': 'application/json' }, '[1,2,3]');
       if (path === '/no-content') return send(204, stcType);
       if (path === '/text') return send(200, { 'content-type': 'text/plain; charset=utf-8' }, 'hello, not JSON');
       const [, route, name] = path.split('/');
@@ -79,7 +80,8 @@ function upstream() {
     });
   });
   server.listen(0, '127.0.0.1', () => console.log(`listening http://127.0.0.1:${server.address().port}`));
-  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  // Idle keep-alive connections would hold server.close() open: end at once.
+  process.on('SIGTERM', () => process.exit(0));
 }
 
 /**
@@ -91,11 +93,12 @@ export function spawnUntilLine(command, args, options = {}, timeoutMs = 60_000) 
   const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });
+  // SIGTERM, then SIGKILL after 10 s; resolves once the process is gone.
   const stop = () => new Promise((done) => {
     if (proc.exitCode !== null || proc.signalCode !== null) return done();
-    proc.once('exit', () => done());
+    const kill = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    proc.once('exit', () => { clearTimeout(kill); done(); });
     proc.kill('SIGTERM');
-    setTimeout(() => proc.kill('SIGKILL'), 10_000).unref();
   });
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => { proc.kill('SIGKILL'); fail(new Error(`${command} printed nothing in ${timeoutMs} ms`)); }, timeoutMs);
@@ -113,6 +116,33 @@ export async function startUpstream() {
   });
   assert.match(line, /^listening http:\/\/127\.0\.0\.1:\d+$/);
   return { url: line.split(' ')[1], stop };
+}
+
+/**
+ * The `stc` binary: $STC_BIN (set by scripts/test-all.sh), else the debug build
+ * of this checkout, built now by `cargo build -p stc-cli` if needed. Throws
+ * (the tests fail, they do not skip) when there is none.
+ */
+export function stcBinary() {
+  if (process.env.STC_BIN) {
+    if (!existsSync(process.env.STC_BIN)) throw new Error(`STC_BIN=${process.env.STC_BIN} does not exist`);
+    return process.env.STC_BIN;
+  }
+  const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(REPO, 'target');
+  const r = spawnSync('cargo', ['build', '--quiet', '-p', 'stc-cli'], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
+  const bin = join(target, 'debug', 'stc');
+  if (r.status !== 0 || !existsSync(bin)) {
+    throw new Error(`no stc binary: set STC_BIN, or make \`cargo build -p stc-cli\` work (${r.error?.message ?? `exit ${r.status}`}); looked for ${bin}`);
+  }
+  return bin;
+}
+
+/** Starts `stc proxy --listen 127.0.0.1:0 --upstream URL`; resolves to { url, stop() }. */
+export async function startProxy(upstreamUrl) {
+  const { line, stop } = await spawnUntilLine(stcBinary(), ['proxy', '--listen', '127.0.0.1:0', '--upstream', upstreamUrl]);
+  const m = /http:\/\/127\.0\.0\.1:\d+/.exec(line);
+  if (!m) throw new Error(`stc proxy printed no address: ${line}`);
+  return { url: m[0], stop };
 }
 
 export const DOCS = readdirSync(corpusDir()).filter((f) => f.endsWith('.json')).sort();
@@ -137,9 +167,15 @@ export async function assertDecodedJson(res, name, url) {
 if (process.env.STC_FETCH_TEST_ROLE === 'upstream') {
   upstream();
 } else {
-  let up;
-  before(async () => { up = await startUpstream(); });
-  after(async () => { await up?.stop(); });
+  let up, proxy;
+  before(async () => {
+    up = await startUpstream();
+    proxy = await startProxy(up.url);
+  });
+  after(async () => {
+    await proxy?.stop();
+    await up?.stop();
+  });
 
   test('exports: stcFetch and DEFAULT_ACCEPT from both entries', async () => {
     const cjs = (await import('../index.js')).default;
@@ -243,5 +279,45 @@ if (process.env.STC_FETCH_TEST_ROLE === 'upstream') {
   test('bad options are TypeErrors', async () => {
     await assert.rejects(stcFetch(`${up.url}/echo`, { stc: 5 }), TypeError);
     await assert.rejects(stcFetch(`${up.url}/echo`, { stc: { accept: 5 } }), TypeError);
+  });
+
+  // ------------------------------------------------ end to end through stc proxy
+  for (const name of DOCS) {
+    test(`through stc proxy: ${name} comes back as the upstream's JSON`, async () => {
+      const raw = readFileSync(join(corpusDir(), name));
+      const url = `${proxy.url}/json/${name}`;
+      const res = await stcFetch(url);
+      assert.equal(res.status, 200);
+      const viaStc = res.headers.get('x-stc-version') === '1';
+      // The proxy's gate (estimate tokenizer, 5 % saving) chooses as stc-core's gate does.
+      assert.equal(viaStc ? 'stc' : 'json', encodeGated(raw).chosen);
+      const text = await res.clone().text();
+      // STC decodes to the document minified (lexemes and key order kept); the gate's JSON is the upstream's own bytes.
+      assert.equal(text, viaStc ? minified(name) : raw.toString('utf8'));
+      assert.deepEqual(await res.json(), value(name));
+      assert.equal(res.headers.get('content-type'), 'application/json');
+      if (viaStc) {
+        assert.equal(res.headers.get('content-length'), String(Buffer.byteLength(text)));
+        assert.match(res.headers.get('x-stc-ratio'), /^\d\.\d\d$/);
+      }
+    });
+  }
+
+  test('through stc proxy: the ADR-066 form (Accept-Encoding: stc) is decoded too', async () => {
+    const name = 'instruments.json';
+    const plain = await fetch(`${proxy.url}/json/${name}`, { headers: { 'accept-encoding': 'stc' } });
+    assert.match(plain.headers.get('content-encoding') ?? '', /\bstc\b/, 'the proxy answers Accept-Encoding: stc with Content-Encoding: stc');
+    await plain.arrayBuffer();
+    const res = await stcFetch(`${proxy.url}/json/${name}`, { headers: { 'accept-encoding': 'stc' }, stc: { accept: null } });
+    assert.equal(await res.clone().text(), minified(name));
+    assert.equal(res.headers.get('content-encoding'), null);
+    assert.deepEqual(await res.json(), value(name));
+  });
+
+  test('through stc proxy: a tiny document stays JSON, a broken STC body still fails with line and column', async () => {
+    const small = await stcFetch(`${proxy.url}/small`);
+    assert.equal(small.headers.get('x-stc-version'), null);
+    assert.deepEqual(await small.json(), [1, 2, 3]);
+    await assert.rejects(stcFetch(`${proxy.url}/broken`), (e) => e instanceof StcError && e.line === 3 && e.column === 16);
   });
 }

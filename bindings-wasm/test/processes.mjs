@@ -20,11 +20,12 @@ export function spawnUntilLine(command, args, timeoutMs = 60_000) {
   const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });
+  // SIGTERM, then SIGKILL after 10 s; resolves once the process is gone.
   const stop = () => new Promise((done) => {
     if (proc.exitCode !== null || proc.signalCode !== null) return done();
-    proc.once('exit', () => done());
+    const kill = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    proc.once('exit', () => { clearTimeout(kill); done(); });
     proc.kill('SIGTERM');
-    setTimeout(() => proc.kill('SIGKILL'), 10_000).unref();
   });
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => { proc.kill('SIGKILL'); fail(new Error(`${command} printed nothing in ${timeoutMs} ms: ${stderr}`)); }, timeoutMs);
