@@ -255,6 +255,19 @@ fn outcome(action: Action, signal: Option<Signal>) -> StcOutcome {
     StcOutcome { action, signal, bytes_in: None, bytes_out: None, tokens: None, elapsed: Duration::ZERO }
 }
 
+/// Bodies at least this large are parsed and encoded on tokio's blocking pool
+/// (when the layer runs on a tokio runtime), smaller ones in place.
+const OFFLOAD_BYTES: usize = 128 << 10;
+
+/// Parses, encodes and gates one body; returns the answer and the time it took.
+fn gate(body: &[u8], config: &StcConfig) -> (Result<stc_core::Gated, stc_core::Error>, Duration) {
+    let started = Instant::now();
+    let gated = stc_core::from_utf8(body)
+        .and_then(|text| Document::parse_json(text, &config.limits))
+        .map(|doc| doc.encode_gated(config.profile, &config.gate));
+    (gated, started.elapsed())
+}
+
 async fn respond<B>(
     response: Response<B>,
     pref: &Preference,
@@ -328,11 +341,16 @@ where
         }
     }
     let original = buffer.freeze();
-    let started = Instant::now();
-    let gated = stc_core::from_utf8(&original)
-        .and_then(|text| Document::parse_json(text, &config.limits))
-        .map(|doc| doc.encode_gated(config.profile, &config.gate));
-    let elapsed = started.elapsed();
+    let (gated, elapsed) = if original.len() >= OFFLOAD_BYTES && tokio::runtime::Handle::try_current().is_ok() {
+        // Large bodies take milliseconds of CPU: keep them off the async workers.
+        let (body, config) = (original.clone(), *config);
+        match tokio::task::spawn_blocking(move || gate(&body, &config)).await {
+            Ok(done) => done,
+            Err(_) => gate(&original, &config),
+        }
+    } else {
+        gate(&original, config)
+    };
     let mut result = StcOutcome {
         bytes_in: Some(original.len()),
         bytes_out: Some(original.len()),

@@ -111,6 +111,13 @@ async fn encodes_for_clients_that_ask_and_forwards_everyone_else() {
     assert!(plain.starts_with(b"[\n  {\n"), "the upstream's pretty bytes, unchanged");
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&plain).unwrap(), table());
 
+    // A large body (encoded off the async workers).
+    let r = raw().get(format!("http://{addr}/big?n=60")).header(ASK.0, ASK.1).send().await.unwrap();
+    assert_eq!(r.headers()["content-type"], "application/stc+json");
+    let big = decode(&r.bytes().await.unwrap());
+    assert_eq!(big.as_array().unwrap().len(), 40 * 60);
+    assert_eq!(big[40 * 59 + 7], table()[7]);
+
     // A JSON error status is a JSON body like any other.
     let r = raw().get(format!("http://{addr}/problem")).header(ASK.0, ASK.1).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
