@@ -12,7 +12,7 @@ HEAD; POST to ``/echo``):
 - ``/broken``: an invalid STC body, ``application/stc+json``
 - ``/broken-ce``: the same body as ``application/json`` with ``Content-Encoding: stc``
 - ``/v2``: a valid STC body announced as ``X-STC-Version: 2``
-- ``/small``: ``{"ok":true}`` (STC saves nothing on it)
+- ``/small``: ``[1,2,3]`` (STC saves nothing on it: a gate keeps JSON)
 - ``/echo``: JSON with the method, ``Accept``, ``Accept-Encoding`` and request body length
 - ``/no-content``: 204 with ``Content-Type: application/stc+json``
 - ``/text``: ``text/plain``
@@ -92,7 +92,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/v2":
             return self._send(200, {**stc_type, "X-STC-Version": "2"}, b"[2]{a}: 1 / 2")
         if path == "/small":
-            return self._send(200, {"Content-Type": "application/json"}, b'{"ok":true}')
+            return self._send(200, {"Content-Type": "application/json"}, b"[1,2,3]")
         if path == "/no-content":
             return self._send(204, stc_type, b"")
         if path == "/text":

@@ -1,19 +1,25 @@
 """stc.http: the httpx transports (sync, async) and the requests adapter against
 a real upstream server process on 127.0.0.1 (tests/http_upstream.py), and end
-to end through a real ``stc proxy`` process in front of that upstream."""
+to end through a real ``stc proxy`` process in front of that upstream. The
+``stc`` binary is ``$STC_BIN``, else this checkout's debug build (``cargo build
+-p stc-cli``, run by the fixture)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import doctest
 import json
+import os
+import re
 import selectors
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import pytest
@@ -32,7 +38,7 @@ DOCS = sorted(p.name for p in corpus_dir().glob("*.json"))
 SMALL_DOCS = [d for d in DOCS if (corpus_dir() / d).stat().st_size < 300_000]
 
 
-def _read_line(proc: subprocess.Popen[str], what: str, timeout: float = 60.0) -> str:
+def _read_line(proc: subprocess.Popen[str], what: str, stderr: IO[str], timeout: float = 60.0) -> str:
     """The first line the process prints, or a clear failure (no hang)."""
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()
@@ -45,8 +51,9 @@ def _read_line(proc: subprocess.Popen[str], what: str, timeout: float = 60.0) ->
         sel.close()
     line = proc.stdout.readline()
     if not line:
-        err = proc.stderr.read() if proc.stderr else ""
-        pytest.fail(f"{what} exited (code {proc.wait()}) before printing its address: {err}")
+        code = proc.wait()
+        stderr.seek(0)
+        pytest.fail(f"{what} exited (code {code}) before printing its address: {stderr.read()}")
     return line.strip()
 
 
@@ -59,20 +66,56 @@ def _stop(proc: subprocess.Popen[str]) -> None:
         proc.wait()
 
 
+@contextlib.contextmanager
+def _process(args: list[str], what: str) -> Iterator[str]:
+    """Runs ``args``; yields its first line of output; stops it afterwards.
+
+    stderr goes to a file (a pipe nobody reads would fill up and block the
+    proxy's per-request log lines)."""
+    with tempfile.TemporaryFile("w+") as stderr:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        try:
+            yield _read_line(proc, what, stderr)
+        finally:
+            _stop(proc)
+            if proc.stdout is not None:
+                proc.stdout.close()
+
+
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, str(HERE / "http_upstream.py")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = _read_line(proc, "tests/http_upstream.py")
+    with _process([sys.executable, str(HERE / "http_upstream.py")], "tests/http_upstream.py") as line:
         assert line.startswith("listening http://127.0.0.1:"), line
         yield line.split(" ", 1)[1]
-    finally:
-        _stop(proc)
+
+
+def stc_binary() -> str:
+    """``$STC_BIN`` (set by scripts/test-all.sh), else this checkout's debug
+    ``stc``, built now if needed; fails (never skips) when there is none."""
+    env = os.environ.get("STC_BIN")
+    if env:
+        if not Path(env).is_file():
+            pytest.fail(f"STC_BIN={env} does not exist")
+        return env
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target")
+    try:
+        built = subprocess.run(["cargo", "build", "--quiet", "-p", "stc-cli"], cwd=REPO, timeout=1800)
+        status = f"exit {built.returncode}"
+    except (OSError, subprocess.TimeoutExpired) as e:
+        status = str(e)
+    binary = target / "debug" / "stc"
+    if not binary.is_file():
+        pytest.fail(f"no stc binary: set STC_BIN or make `cargo build -p stc-cli` work ({status}); looked for {binary}")
+    return str(binary)
+
+
+@pytest.fixture(scope="module")
+def proxy(upstream: str) -> Iterator[str]:
+    args = [stc_binary(), "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream]
+    with _process(args, "stc proxy") as line:
+        m = re.search(r"http://127\.0\.0\.1:\d+", line)
+        assert m is not None, f"stc proxy printed no address: {line}"
+        yield m.group(0)
 
 
 def minified(name: str) -> str:
@@ -302,3 +345,47 @@ def test_module_docstring_examples() -> None:
     result = doctest.testmod(stc.http, verbose=False)
     assert result.attempted >= 4
     assert result.failed == 0
+
+
+# --- end to end: stc proxy in front of the upstream ---------------------------------
+
+
+@pytest.mark.parametrize("name", DOCS)
+def test_through_proxy(proxy: str, client: Client, name: str) -> None:
+    raw = (corpus_dir() / name).read_bytes()
+    a = client(f"{proxy}/json/{name}")
+    assert a.status == 200
+    via_stc = a.headers.get("x-stc-version") == "1"
+    # The proxy's gate (estimate tokenizer, 5 % saving) chooses as stc-core's gate does.
+    assert ("stc" if via_stc else "json") == stc.encode_gated(raw.decode("utf-8")).chosen
+    # STC decodes to the document minified (lexemes, key order kept); the gate's JSON is the upstream's bytes.
+    assert a.text == (minified(name) if via_stc else raw.decode("utf-8"))
+    assert a.value == expected_value(name)
+    assert a.headers["content-type"] == "application/json"
+    if via_stc:
+        assert a.headers["content-length"] == str(len(a.content))
+        assert re.fullmatch(r"\d\.\d\d", a.headers["x-stc-ratio"])
+
+
+def test_through_proxy_some_documents_are_stc(proxy: str) -> None:
+    # The corpus has documents on both sides of the gate; make sure both paths ran.
+    chosen = {stc.encode_gated((corpus_dir() / d).read_text(encoding="utf-8")).chosen for d in DOCS}
+    assert chosen == {"stc", "json"}
+
+
+def test_through_proxy_accept_encoding_stc(proxy: str, client: Client) -> None:
+    name = "instruments.json"
+    with httpx.Client() as plain:
+        r = plain.get(f"{proxy}/json/{name}", headers={"Accept-Encoding": "stc"})
+        assert "stc" in r.headers.get("content-encoding", ""), "the proxy answers Accept-Encoding: stc in kind"
+    a = client(f"{proxy}/json/{name}", headers={"Accept-Encoding": "stc"}, accept=None)
+    assert_decoded_json(a, name)
+
+
+def test_through_proxy_small_and_broken(proxy: str, client: Client) -> None:
+    small = client(f"{proxy}/small")
+    assert "x-stc-version" not in small.headers
+    assert small.value == [1, 2, 3]
+    with pytest.raises(stc.STCDecodeError) as info:
+        client(f"{proxy}/broken")
+    assert (info.value.lineno, info.value.colno) == (3, 16)
