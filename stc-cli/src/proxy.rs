@@ -46,6 +46,9 @@ pub struct ProxyArgs {
     /// Seconds in-flight requests get to finish after SIGTERM or Ctrl-C.
     #[arg(long, default_value_t = 30.0, value_name = "SECONDS", value_parser = parse_seconds)]
     shutdown_grace: f64,
+    /// Most client connections served at once; more wait until one closes.
+    #[arg(long, default_value_t = 1024, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
     /// Deepest nesting of upstream JSON that is encoded (deeper bodies pass through).
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
@@ -80,6 +83,7 @@ pub fn run(args: ProxyArgs) -> ExitCode {
     config.connect_timeout = Duration::from_secs_f64(args.connect_timeout);
     config.response_timeout = Duration::from_secs_f64(args.response_timeout);
     config.body_timeout = Duration::from_secs_f64(args.body_timeout);
+    config.max_connections = args.max_connections as usize;
     config.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
     config.stc = StcConfig {
         max_body: args.max_body,

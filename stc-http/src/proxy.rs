@@ -53,12 +53,16 @@ pub struct ProxyConfig {
     pub body_timeout: Duration,
     /// Longest wait for in-flight requests to finish after SIGTERM or Ctrl-C.
     pub shutdown_grace: Duration,
+    /// Most client connections served at once (each may buffer up to
+    /// `stc.max_body`); further ones wait in the listen backlog.
+    pub max_connections: usize,
     /// What the STC layer does.
     pub stc: StcConfig,
 }
 
 impl ProxyConfig {
-    /// Defaults (10 s connect, 60 s response headers, 60 s between body chunks, 30 s grace) for these addresses.
+    /// Defaults (10 s connect, 60 s response headers, 60 s between body chunks,
+    /// 30 s grace, 1024 connections) for these addresses.
     pub fn new(listen: SocketAddr, upstream: Uri) -> Self {
         ProxyConfig {
             listen,
@@ -68,6 +72,7 @@ impl ProxyConfig {
             response_timeout: Duration::from_secs(60),
             body_timeout: Duration::from_secs(60),
             shutdown_grace: Duration::from_secs(30),
+            max_connections: 1024,
             stc: StcConfig::default(),
         }
     }
@@ -219,9 +224,15 @@ pub async fn serve(
     http.timer(TokioTimer::new()).header_read_timeout(Duration::from_secs(30));
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
+    let slots = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
     loop {
         tokio::select! {
-            accepted = listener.accept() => {
+            // At the limit, connections wait in the listen backlog until one closes.
+            accepted = async {
+                let slot = slots.clone().acquire_owned().await.expect("the semaphore is never closed");
+                (slot, listener.accept().await)
+            } => {
+                let (slot, accepted) = accepted;
                 let (stream, peer) = match accepted {
                     Ok(a) => a,
                     Err(e) => {
@@ -241,6 +252,7 @@ pub async fn serve(
                     if let Err(e) = conn.await {
                         tracing::debug!("connection from {peer}: {e}");
                     }
+                    drop(slot);
                 });
             }
             _ = &mut shutdown => break,

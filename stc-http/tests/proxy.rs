@@ -302,6 +302,29 @@ async fn a_stalled_upstream_body_ends_the_response_and_the_proxy_keeps_serving()
 }
 
 #[tokio::test]
+async fn connections_beyond_the_limit_wait_until_one_closes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |c| c.max_connections = 1).await;
+    let request = b"GET /table HTTP/1.1\r\nhost: x\r\naccept: application/stc+json\r\n\r\n";
+    // A: one request answered, then the connection stays open (keep-alive).
+    let mut a = tokio::net::TcpStream::connect(addr).await.unwrap();
+    a.write_all(request).await.unwrap();
+    let mut buf = vec![0u8; 65536];
+    let n = a.read(&mut buf).await.unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200 OK"));
+    // B: its request is not served while A holds the only slot...
+    let mut b = tokio::net::TcpStream::connect(addr).await.unwrap();
+    b.write_all(request).await.unwrap();
+    let early = tokio::time::timeout(Duration::from_millis(300), b.read(&mut buf)).await;
+    assert!(early.is_err(), "served beyond the connection limit");
+    // ...and is once A closes.
+    drop(a);
+    let n = tokio::time::timeout(Duration::from_secs(30), b.read(&mut buf)).await.unwrap().unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200 OK"), "{}", String::from_utf8_lossy(&buf[..n]));
+}
+
+#[tokio::test]
 async fn refused_upstream_is_a_502_with_a_json_body() {
     // A port that was free a moment ago: nothing listens there.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
