@@ -389,3 +389,19 @@ def test_through_proxy_small_and_broken(proxy: str, client: Client) -> None:
     with pytest.raises(stc.STCDecodeError) as info:
         client(f"{proxy}/broken")
     assert (info.value.lineno, info.value.colno) == (3, 16)
+
+
+def test_readme_http_example_runs_through_the_proxy(proxy: str) -> None:
+    text = (REPO / "bindings-python" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## HTTP: read STC.*?```python\n(.*?)```", text, re.S)
+    assert block is not None, "README.md has no HTTP example"
+    code = block.group(1)
+    assert code.count("http://127.0.0.1:8080/api/users") == 2
+    name = "twitter_timeline.json"  # the proxy sends it as STC
+    namespace: dict[str, Any] = {}
+    exec(
+        compile(code.replace("http://127.0.0.1:8080/api/users", f"{proxy}/json/{name}"), "README.md", "exec"), namespace
+    )
+    assert namespace["users"] == expected_value(name)
+    namespace["client"].close()
+    namespace["session"].close()
