@@ -150,7 +150,7 @@ impl Charset {
 }
 
 fn decode_utf16(bytes: &[u8], base: usize, unit: fn([u8; 2]) -> u16, cs: Charset) -> Result<String, CharsetError> {
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(CharsetError {
             message: format!("{} input has an odd number of bytes ({})", cs.name(), base + bytes.len()),
         });

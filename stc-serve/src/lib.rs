@@ -174,6 +174,10 @@ impl std::error::Error for Error {}
 pub fn serve(config: Config) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Io)?;
     runtime.block_on(async {
+        // Installed before anything else, so a signal that arrives while the
+        // service starts (or right after the address is printed) still ends
+        // in a graceful stop with a final save.
+        let mut signals = Signals::install().map_err(Error::Io)?;
         let file = config.context_file.clone();
         let server = Server::start(config).await?;
         match &file {
@@ -186,30 +190,51 @@ pub fn serve(config: Config) -> Result<(), Error> {
             let _ = writeln!(out, "listening on {}", server.local_addr());
             let _ = out.flush();
         }
-        let signal = wait_for_signal().await;
+        let signal = signals.recv().await;
         eprintln!("stc serve: {signal}, saving and stopping");
         server.shutdown().await
     })
 }
 
+/// The signals that stop the service gracefully.
 #[cfg(unix)]
-async fn wait_for_signal() -> &'static str {
-    use tokio::signal::unix::{signal, SignalKind};
-    match (signal(SignalKind::terminate()), signal(SignalKind::hangup())) {
-        (Ok(mut term), Ok(mut hup)) => tokio::select! {
-            _ = term.recv() => "SIGTERM",
-            _ = hup.recv() => "SIGHUP",
-            _ = tokio::signal::ctrl_c() => "interrupted",
-        },
-        _ => {
-            let _ = tokio::signal::ctrl_c().await;
-            "interrupted"
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl Signals {
+    fn install() -> std::io::Result<Signals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Signals {
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+            int: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    async fn recv(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.hup.recv() => "SIGHUP",
+            _ = self.int.recv() => "interrupted",
         }
     }
 }
 
 #[cfg(not(unix))]
-async fn wait_for_signal() -> &'static str {
-    let _ = tokio::signal::ctrl_c().await;
-    "interrupted"
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn install() -> std::io::Result<Signals> {
+        Ok(Signals)
+    }
+
+    async fn recv(&mut self) -> &'static str {
+        let _ = tokio::signal::ctrl_c().await;
+        "interrupted"
+    }
 }
