@@ -314,7 +314,8 @@ where
 
     // Read ahead up to the limit.
     let mut body = body;
-    let mut buffer = BytesMut::new();
+    // The declared length (at most `max_body` here) sizes the buffer once.
+    let mut buffer = BytesMut::with_capacity(declared.unwrap_or(0) as usize);
     let mut trailers = None;
     loop {
         match body.frame().await {
@@ -341,6 +342,11 @@ where
         }
     }
     let original = buffer.freeze();
+    if original.is_empty() {
+        // Nothing to encode (a 200 with an empty body is common for DELETE), and nothing to warn about.
+        parts.extensions.insert(StcOutcome { bytes_out: Some(0), ..outcome(Action::Untouched, Some(signal)) });
+        return Response::from_parts(parts, StcBody::full(original, trailers));
+    }
     let (gated, elapsed) = if original.len() >= OFFLOAD_BYTES && tokio::runtime::Handle::try_current().is_ok() {
         // Large bodies take milliseconds of CPU: keep them off the async workers.
         let (body, config) = (original.clone(), *config);

@@ -36,6 +36,7 @@ fn router() -> Router {
         )
         .route("/numbers", get(|| async { json(NUMBERS.to_string()) }))
         .route("/garbage", get(|| async { json("{\"a\": [1, 2".to_string()) }))
+        .route("/nothing", get(|| async { json(String::new()) }))
         .route(
             "/latin1",
             get(|| async { ([(header::CONTENT_TYPE, "application/json; charset=iso-8859-1")], table_json()) }),
@@ -272,6 +273,10 @@ async fn invalid_json_passes_through_unchanged() {
     assert_eq!(status, StatusCode::OK);
     assert_untouched(&h, &body, b"{\"a\": [1, 2");
     assert_eq!(header(&h, "content-type"), Some("application/json"));
+    let (status, h, body) = get_with(addr, "/nothing", &[("accept", "application/stc+json")]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_untouched(&h, &body, b"");
+    assert_eq!(header(&h, "content-length"), Some("0"));
     assert_varies(&h);
 }
 
