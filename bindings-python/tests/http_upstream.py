@@ -9,6 +9,8 @@ HEAD; POST to ``/echo``):
 - ``/stc-ce/NAME``: the same with ``Content-Encoding: stc`` (ADR-066's form)
 - ``/stc-gzip/NAME``: the STC gzipped, ``Content-Encoding: gzip``
 - ``/stc-ce-gzip/NAME``: gzipped, ``Content-Encoding: stc, gzip``
+- ``/stc-ce-deflate/NAME``: zlib-deflated, ``Content-Encoding: stc, deflate``
+- ``/stc-ce-badgzip/NAME``: ``Content-Encoding: stc, gzip`` on a body that is not gzip
 - ``/broken``: an invalid STC body, ``application/stc+json``
 - ``/broken-ce``: the same body as ``application/json`` with ``Content-Encoding: stc``
 - ``/v2``: a valid STC body announced as ``X-STC-Version: 2``
@@ -24,6 +26,7 @@ import gzip
 import json
 import os
 import sys
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -110,6 +113,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, {**stc_type, "Content-Encoding": "stc"}, body)
         if route == "stc-gzip":
             return self._send(200, {**stc_type, "Content-Encoding": "gzip"}, gzip.compress(body))
+        if route == "stc-ce-deflate":
+            return self._send(200, {**stc_type, "Content-Encoding": "stc, deflate"}, zlib.compress(body))
+        if route == "stc-ce-badgzip":
+            return self._send(200, {**stc_type, "Content-Encoding": "stc, gzip"}, body)  # not gzip at all
         if route == "stc-ce-gzip":
             return self._send(200, {**stc_type, "Content-Encoding": "stc, gzip"}, gzip.compress(body))
         return self._send(404, {"Content-Type": "text/plain"}, b"no such route")

@@ -218,10 +218,18 @@ def test_stc_media_type_is_decoded(upstream: str, client: Client, name: str) -> 
     assert a.headers["x-stc-version"] == "1"
 
 
-@pytest.mark.parametrize("route", ["stc-ce", "stc-gzip", "stc-ce-gzip"])
+@pytest.mark.parametrize("route", ["stc-ce", "stc-gzip", "stc-ce-gzip", "stc-ce-deflate"])
 @pytest.mark.parametrize("name", SMALL_DOCS)
 def test_stc_content_encodings_are_decoded(upstream: str, client: Client, route: str, name: str) -> None:
     assert_decoded_json(client(f"{upstream}/{route}/{name}"), name)
+
+
+def test_corrupt_coding_on_top_of_stc_is_an_error(upstream: str, client: Client) -> None:
+    # httpx undoes gzip itself (httpx.DecodingError); the requests adapter does it (ValueError).
+    with pytest.raises((ValueError, httpx.DecodingError)) as info:
+        client(f"{upstream}/stc-ce-badgzip/github_events.json")
+    assert not isinstance(info.value, stc.STCDecodeError), "the gzip layer is reported, not an STC error"
+    assert "gzip" in str(info.value).lower() or "decompress" in str(info.value).lower(), str(info.value)
 
 
 @pytest.mark.parametrize("name", ["twitter_api_response.json", "github_events.json"])

@@ -41,8 +41,9 @@ and this module only needs the one whose classes are used.
 from __future__ import annotations
 
 import gzip
+import importlib
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._stc import MEDIA_TYPE, STC_VERSION, decode
@@ -141,19 +142,29 @@ def _undo_codings(body: bytes, codings: list[str], url: str) -> bytes:
     for coding in reversed(codings):
         if coding == "stc":
             continue
+        if coding in ("gzip", "x-gzip"):
+            step: Callable[[bytes], bytes] = gzip.decompress
+        elif coding == "deflate":
+            step = _inflate
+        elif coding == "br":
+            try:
+                step = importlib.import_module("brotli").decompress  # what httpx and urllib3 use for br
+            except ImportError:
+                raise ValueError(f"the response from {url} is br-compressed; install brotli to read it") from None
+        else:
+            raise ValueError(f"unsupported Content-Encoding {coding!r} in the response from {url}")
         try:
-            if coding in ("gzip", "x-gzip"):
-                body = gzip.decompress(body)
-            elif coding == "deflate":
-                try:
-                    body = zlib.decompress(body)
-                except zlib.error:
-                    body = zlib.decompress(body, -zlib.MAX_WBITS)  # raw deflate, as some servers send
-            else:
-                raise ValueError(f"unsupported Content-Encoding {coding!r} in the response from {url}")
-        except (OSError, EOFError, zlib.error) as e:
+            body = step(body)
+        except Exception as e:  # zlib.error, OSError, EOFError, brotli.error
             raise ValueError(f"the {coding} layer of the response from {url} is corrupt: {e}") from e
     return body
+
+
+def _inflate(body: bytes) -> bytes:
+    try:
+        return zlib.decompress(body)
+    except zlib.error:
+        return zlib.decompress(body, -zlib.MAX_WBITS)  # raw deflate, as some servers send
 
 
 def _fixed_headers(items: Iterable[tuple[str, str]], length: int) -> list[tuple[str, str]]:
