@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gzipSync, brotliCompressSync } from 'node:zlib';
 import { createInterface } from 'node:readline';
 import stc, { stcFetch, StcError, DEFAULT_ACCEPT, decode, encode, encodeGated } from '../index.mjs';
 
@@ -33,6 +33,8 @@ export const BROKEN_STC = '{\n  ok: true,\n  tags[2]: "a" "b"\n}';
 //   /stc-ce/NAME        the same with Content-Encoding: stc (ADR-066's form)
 //   /stc-gzip/NAME      gzipped, Content-Encoding: gzip
 //   /stc-ce-gzip/NAME   gzipped, Content-Encoding: stc, gzip
+//   /stc-ce-br/NAME     brotli, Content-Encoding: stc, br
+//   /stc-ce-badgzip/NAME, /stc-ce-zstd/NAME  Content-Encoding: stc, gzip (or zstd) on a body that is neither
 //   /broken, /broken-ce an invalid STC body (as application/stc+json; as JSON with Content-Encoding: stc)
 //   /v2                 valid STC announced as X-STC-Version: 2
 //   /small              [1,2,3] (STC saves nothing: a gate keeps JSON)
@@ -76,6 +78,9 @@ function upstream() {
       if (route === 'stc-ce') return send(200, { ...stcType, 'content-encoding': 'stc' }, body);
       if (route === 'stc-gzip') return send(200, { ...stcType, 'content-encoding': 'gzip' }, gzipSync(body));
       if (route === 'stc-ce-gzip') return send(200, { ...stcType, 'content-encoding': 'stc, gzip' }, gzipSync(body));
+      if (route === 'stc-ce-br') return send(200, { ...stcType, 'content-encoding': 'stc, br' }, brotliCompressSync(body));
+      if (route === 'stc-ce-badgzip') return send(200, { ...stcType, 'content-encoding': 'stc, gzip' }, body);
+      if (route === 'stc-ce-zstd') return send(200, { ...stcType, 'content-encoding': 'stc, zstd' }, body);
       return send(404, { 'content-type': 'text/plain' }, 'no such route');
     });
   });
@@ -217,7 +222,7 @@ if (process.env.STC_FETCH_TEST_ROLE === 'upstream') {
     });
   }
 
-  for (const route of ['stc-ce', 'stc-gzip', 'stc-ce-gzip']) {
+  for (const route of ['stc-ce', 'stc-gzip', 'stc-ce-gzip', 'stc-ce-br']) {
     test(`${route}: every small corpus document is decoded`, async () => {
       for (const name of SMALL_DOCS) {
         const url = `${up.url}/${route}/${name}`;
@@ -225,6 +230,11 @@ if (process.env.STC_FETCH_TEST_ROLE === 'upstream') {
       }
     });
   }
+
+  test('a corrupt or unknown coding on top of stc is a TypeError that says so', async () => {
+    await assert.rejects(stcFetch(`${up.url}/stc-ce-badgzip/github_events.json`), (e) => e instanceof TypeError && /gzip layer .* is corrupt/.test(e.message));
+    await assert.rejects(stcFetch(`${up.url}/stc-ce-zstd/github_events.json`), (e) => e instanceof TypeError && /unsupported Content-Encoding "zstd"/.test(e.message));
+  });
 
   test('JSON, other media types, HEAD and 204 come back as fetched', async () => {
     const name = 'github_events.json';
