@@ -176,6 +176,11 @@ fn sigterm_saves_everything_acknowledged() {
     assert!(service.wait().success());
     assert!(file_has(&file, "kept it"));
 
+    // A signal right after the address is printed is handled too.
+    let mut service = Service::start(&["--context-file", file_arg, "--save-interval", "3600"]);
+    service.signal("TERM");
+    assert!(service.wait().success());
+
     // SIGHUP (the terminal closed) stops gracefully too.
     let mut service = Service::start(&["--context-file", file_arg, "--save-interval", "3600"]);
     exchange(&mut service.client(), "hup", "after restart", "still here");
