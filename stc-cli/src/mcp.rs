@@ -2,18 +2,23 @@
 //! A thin front-end: the work is done by the `stc-mcp` crate.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use stc_core::{GateOptions, Limits};
+use stc_mcp::proxy::StashOptions;
+use stc_mcp::stash::{StoreSpec, DEFAULT_RETRIEVE_TOOL};
 use stc_mcp::{ProxyOptions, RewriteOptions, ServerOptions};
+use stc_stash::{paths, PlanOptions, StoreError, ToolName, TruncateOptions};
 
 use crate::{ProfileArg, TokenizerArg};
 
 /// Arguments of `stc mcp`.
 #[derive(clap::Args)]
 #[command(after_help = "Speaks MCP (JSON-RPC, one message per line) on stdin/stdout; logs go to stderr.\n\
-    Tools: stc_encode (JSON -> STC, gated), stc_decode (STC -> JSON), stc_estimate (bytes and tokens).\n\
+    Tools: stc_encode (JSON -> STC, gated; optional token budget with the stash), stc_retrieve (what a stash\n\
+    marker this server sent stands for), stc_decode (STC -> JSON), stc_estimate (bytes and tokens).\n\
     Client configuration: {\"command\": \"stc\", \"args\": [\"mcp\"]}")]
 pub struct McpArgs {
     /// Deepest nesting of arrays and objects accepted in tool arguments.
@@ -22,15 +27,70 @@ pub struct McpArgs {
     /// Longest request line accepted; longer ones get a JSON-RPC error (-32600).
     #[arg(long, default_value_t = ServerOptions::default().max_message_bytes, value_name = "BYTES")]
     max_message_bytes: usize,
+    #[command(flatten)]
+    store: McpStoreArgs,
+}
+
+/// Which store a stash store option names.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum McpStoreKind {
+    /// In memory, for this process only (this session's markers only).
+    Memory,
+    /// The SQLite file of the stash data directory (shared with `stc retrieve`).
+    Sqlite,
+    /// A Redis server.
+    Redis,
+}
+
+/// Where the stash is (the same options and defaults as `stc encode`, plus `memory`).
+#[derive(clap::Args)]
+pub struct McpStoreArgs {
+    /// Stash store for what a token budget leaves out.
+    #[arg(long, value_enum, default_value_t = McpStoreKind::Sqlite)]
+    store: McpStoreKind,
+    /// SQLite database file. Default: $STC_STASH_DB, else DATA_DIR/stash.db where DATA_DIR is
+    /// $STC_DATA_DIR or ~/.local/share/stc. Must be absolute and inside your home or DATA_DIR.
+    #[arg(long, visible_alias = "db", value_name = "PATH")]
+    stash_db: Option<PathBuf>,
+    /// Redis URL for --store redis. Default: $STC_REDIS_URL, else redis://127.0.0.1:6379/.
+    #[arg(long, value_name = "URL")]
+    redis_url: Option<String>,
+}
+
+impl McpStoreArgs {
+    /// The store, with the SQLite path checked against the path policy.
+    fn spec(&self) -> Result<StoreSpec, StoreError> {
+        Ok(match self.store {
+            McpStoreKind::Memory => StoreSpec::Memory,
+            McpStoreKind::Sqlite => {
+                let env_db = std::env::var_os(paths::STASH_DB_ENV);
+                let env_dir = std::env::var_os(paths::DATA_DIR_ENV);
+                StoreSpec::Sqlite(paths::stash_db_path(
+                    self.stash_db.as_deref(),
+                    env_db.as_deref(),
+                    env_dir.as_deref(),
+                )?)
+            }
+            McpStoreKind::Redis => StoreSpec::Redis(
+                self.redis_url
+                    .clone()
+                    .or_else(|| std::env::var("STC_REDIS_URL").ok())
+                    .unwrap_or_else(|| "redis://127.0.0.1:6379/".to_string()),
+            ),
+        })
+    }
 }
 
 /// Arguments of `stc mcp-proxy`.
 #[derive(clap::Args)]
 #[command(after_help = "Example client configuration:\n  \
     {\"command\": \"stc\", \"args\": [\"mcp-proxy\", \"--\", \"npx\", \"-y\", \"@modelcontextprotocol/server-everything\"]}\n\n\
-    Messages pass through byte for byte except: JSON text blocks of tools/call results become gated STC, and the\n\
-    initialize result's instructions get a paragraph that explains STC. Lines that are not JSON-RPC pass through\n\
-    unchanged. When the server exits, requests still waiting get a JSON-RPC error (-32000) and the proxy exits.")]
+    Messages pass through byte for byte except: JSON text blocks of tools/call results become gated STC (minified\n\
+    JSON where STC does not save enough; --keep-json-text keeps the server's text there), and the initialize\n\
+    result's instructions get a paragraph that explains STC. With --budget or --truncate-arrays-at, long arrays\n\
+    are cut first (stashed; markers name the retrieve tool) and the retrieve tool is added to tools/list; the proxy\n\
+    answers it itself, only for markers it has shown. Lines that are not JSON-RPC pass through unchanged. When\n\
+    the server exits, requests still waiting get a JSON-RPC error (-32000) and the proxy exits.")]
 pub struct McpProxyArgs {
     /// Re-encode only the results of this tool (repeatable; all tools when absent).
     #[arg(long = "include-tool", value_name = "NAME")]
@@ -53,9 +113,26 @@ pub struct McpProxyArgs {
     /// How the gate counts tokens.
     #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate)]
     tokenizer: TokenizerArg,
-    /// Where the gate keeps JSON, send it minified rather than as the server wrote it.
+    /// Where the gate keeps JSON, leave the text exactly as the server wrote it
+    /// (default: send the gate's minified JSON).
     #[arg(long)]
+    keep_json_text: bool,
+    /// Accepted for compatibility: minified JSON where the gate keeps JSON is the default now.
+    #[arg(long, hide = true, conflicts_with = "keep_json_text")]
     minify: bool,
+    /// Truncate JSON text blocks until their compact STC has at most TOKENS tokens (estimated);
+    /// what is cut is stashed and the retrieve tool is added to the server's tools.
+    #[arg(long, value_name = "TOKENS")]
+    budget: Option<usize>,
+    /// Keep at most N records of a record array (and N head + N/4 tail elements of other
+    /// arrays) in JSON text blocks; what is cut is stashed and the retrieve tool is added.
+    #[arg(long, value_name = "N")]
+    truncate_arrays_at: Option<usize>,
+    /// Name of the retrieve tool added with --budget/--truncate-arrays-at (1-64 letters, digits, `_`, `-`).
+    #[arg(long, default_value = DEFAULT_RETRIEVE_TOOL, value_name = "NAME")]
+    retrieve_tool: String,
+    #[command(flatten)]
+    store: McpStoreArgs,
     /// Deepest nesting of arrays and objects parsed in a text block.
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
@@ -72,8 +149,18 @@ pub struct McpProxyArgs {
 
 /// Runs `stc mcp` until the client closes stdin.
 pub fn run_server(args: McpArgs) -> ExitCode {
-    let options =
-        ServerOptions { limits: Limits { max_depth: args.max_depth }, max_message_bytes: args.max_message_bytes };
+    let stash = match args.store.spec() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("stc mcp: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let options = ServerOptions {
+        limits: Limits { max_depth: args.max_depth },
+        max_message_bytes: args.max_message_bytes,
+        stash: Some(stash),
+    };
     match stc_mcp::serve_stdio(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -105,8 +192,32 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         profile: args.profile.into(),
         gate: GateOptions { min_saving: args.min_saving, tokenizer: args.tokenizer.into() },
         limits: Limits { max_depth: args.max_depth },
-        minify_json: args.minify,
+        keep_json_text: args.keep_json_text,
     };
+    if args.budget.is_some() || args.truncate_arrays_at.is_some() {
+        let tool = match ToolName::new(&args.retrieve_tool) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("stc mcp-proxy: --retrieve-tool: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let store = match args.store.spec() {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("stc mcp-proxy: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let plan = args.truncate_arrays_at.map(PlanOptions::with_array_budget).unwrap_or_default();
+        let truncate = TruncateOptions {
+            plan,
+            token_budget: args.budget,
+            tokenizer: options.rewrite.gate.tokenizer,
+            limits: options.rewrite.limits,
+        };
+        options.stash = Some(StashOptions { store, truncate, tool });
+    }
     options.include_tools = args.include_tools;
     options.exclude_tools = args.exclude_tools;
     options.max_message_bytes = args.max_message_bytes;

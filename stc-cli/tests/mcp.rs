@@ -60,7 +60,9 @@ async fn connect(cmd: tokio::process::Command) -> Client {
 
 async fn stc_mcp() -> Client {
     let mut cmd = tokio::process::Command::new(stc());
-    cmd.arg("mcp");
+    // The default SQLite store is opened on first use only; a temp data dir
+    // keeps the user's real one out of the tests all the same.
+    cmd.arg("mcp").env("STC_DATA_DIR", std::env::temp_dir().join(format!("stc-mcp-test-{}", std::process::id())));
     connect(cmd).await
 }
 
@@ -100,7 +102,7 @@ fn canonical(text: &str) -> String {
 // ---------------------------------------------------------------- stc mcp
 
 #[tokio::test]
-async fn server_lists_three_tools_with_input_and_output_schemas_and_explains_stc() {
+async fn server_lists_four_tools_with_input_and_output_schemas_and_explains_stc() {
     let client = stc_mcp().await;
     let info = client.peer_info().expect("server info");
     let instructions = info.instructions.clone().unwrap_or_default();
@@ -109,7 +111,7 @@ async fn server_lists_three_tools_with_input_and_output_schemas_and_explains_stc
     let tools = within("tools/list", client.list_all_tools()).await.unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     names.sort();
-    assert_eq!(names, ["stc_decode", "stc_encode", "stc_estimate"]);
+    assert_eq!(names, ["stc_decode", "stc_encode", "stc_estimate", "stc_retrieve"]);
     for tool in &tools {
         let input = Value::Object((*tool.input_schema).clone());
         let output = Value::Object((**tool.output_schema.as_ref().expect("output schema")).clone());
@@ -117,12 +119,16 @@ async fn server_lists_three_tools_with_input_and_output_schemas_and_explains_stc
         assert_eq!(output["type"], "object", "{}", tool.name);
         assert!(tool.description.as_deref().is_some_and(|d| d.len() > 40), "{}", tool.name);
         let required = input["required"].as_array().unwrap();
-        let wanted = if tool.name == "stc_decode" { "stc" } else { "json" };
+        let wanted = match tool.name.as_ref() {
+            "stc_decode" => "stc",
+            "stc_retrieve" => "key",
+            _ => "json",
+        };
         assert_eq!(required, &vec![json!(wanted)], "{}", tool.name);
     }
     let encode = tools.iter().find(|t| t.name == "stc_encode").unwrap();
     let props = &encode.input_schema["properties"];
-    for p in ["profile", "gate", "min_saving", "tokenizer"] {
+    for p in ["profile", "gate", "min_saving", "tokenizer", "budget", "truncate_arrays_at"] {
         assert!(props.get(p).is_some(), "stc_encode lacks {p}");
     }
     client.cancel().await.unwrap();
@@ -327,7 +333,7 @@ fn server_answers_lines_that_are_not_requests_with_protocol_errors_and_keeps_ser
     assert!(e["error"]["message"].as_str().unwrap().contains("longer than 2000 bytes"), "{e}");
     raw.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
     let r = raw.response(json!(5));
-    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 4);
     raw.close_stdin();
     assert!(raw.wait().success());
 }
@@ -362,14 +368,19 @@ async fn proxy_gives_stc_that_decodes_to_the_original_and_leaves_everything_else
         assert_eq!(b.is_error, a.is_error);
     }
 
-    // Not JSON, JSON the gate keeps, images and tool errors come through unchanged.
-    for (tool, args) in
-        [("words", json!({})), ("numbers", json!({"count": 300})), ("image", json!({})), ("fail", json!({}))]
-    {
+    // Not JSON, images and tool errors come through unchanged.
+    for (tool, args) in [("words", json!({})), ("image", json!({})), ("fail", json!({}))] {
         let a = call(&direct, tool, args.clone()).await;
         let b = call(&proxied, tool, args).await;
         assert_eq!(a, b, "{tool}");
     }
+    // JSON the gate keeps as JSON arrives as the gate's output: minified, the same values and lexemes.
+    let a = call(&direct, "numbers", json!({"count": 300})).await;
+    let b = call(&proxied, "numbers", json!({"count": 300})).await;
+    assert!(only_text(&a).starts_with("[0, 7, 14,"), "{a:?}");
+    assert_eq!(only_text(&b), canonical(&only_text(&a)));
+    assert!(only_text(&b).starts_with("[0,7,14,"));
+    assert_eq!(a.structured_content, b.structured_content);
     let failed = call(&proxied, "fail", json!({})).await;
     assert_eq!(failed.is_error, Some(true));
 
@@ -435,14 +446,13 @@ async fn proxy_include_and_exclude_choose_the_tools_it_re_encodes() {
     assert!(is_stc(&call(&including, "mixed", json!({"rows": 30})).await));
     including.cancel().await.unwrap();
 
-    // --minify: where the gate keeps JSON (numbers), the JSON comes minified, not as the server spaced it.
-    let minifying = fixture_proxied(&["--minify"]).await;
-    let spaced = only_text(&call(&minifying, "words", json!({})).await);
-    assert!(spaced.starts_with("The quick brown fox"));
-    let numbers = only_text(&call(&minifying, "numbers", json!({"count": 300})).await);
-    assert!(numbers.starts_with("[0,7,14,"), "{numbers:.40}");
-    assert_eq!(numbers, canonical(&numbers));
-    minifying.cancel().await.unwrap();
+    // --keep-json-text: where the gate keeps JSON (numbers), the server's text passes byte for byte;
+    // where STC wins, STC is sent all the same.
+    let keeping = fixture_proxied(&["--keep-json-text"]).await;
+    let numbers = only_text(&call(&keeping, "numbers", json!({"count": 300})).await);
+    assert!(numbers.starts_with("[0, 7, 14, "), "{numbers:.40}");
+    assert!(is_stc(&call(&keeping, "table", json!({"rows": 30})).await));
+    keeping.cancel().await.unwrap();
 
     // Size bounds: a table above --max-bytes stays JSON.
     let bounded = fixture_proxied(&["--max-bytes", "1000"]).await;
@@ -593,4 +603,302 @@ fn proxy_reports_a_server_that_cannot_start() {
     assert_eq!(raw.recv(), None);
     let stderr = raw.stderr();
     assert!(stderr.contains("cannot start /nonexistent/mcp-server"), "{stderr}");
+}
+
+// ---------------------------------------------------------------- the stash
+
+/// A fresh stash data directory for one test (`STC_DATA_DIR`), removed on drop.
+struct DataDir(PathBuf);
+
+impl DataDir {
+    fn new(name: &str) -> DataDir {
+        let dir = std::env::temp_dir().join(format!("stc-mcp-stash-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        DataDir(dir)
+    }
+
+    /// A key that is in this directory's SQLite stash but that no MCP session
+    /// showed: `stc encode --budget` in a separate process stashes it.
+    fn foreign_key(&self) -> String {
+        let file = self.0.join("other.json");
+        std::fs::write(&file, table_json(300)).unwrap();
+        let out = Command::new(stc())
+            .args(["encode", "--budget", "200"])
+            .arg(&file)
+            .env("STC_DATA_DIR", &self.0)
+            .output()
+            .expect("stc encode");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let keys = stc_stash::references_in(&String::from_utf8(out.stdout).unwrap());
+        assert_eq!(keys.len(), 1);
+        keys[0].to_string()
+    }
+}
+
+impl Drop for DataDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn estimate(text: &str) -> usize {
+    stc_core::Tokenizer::Estimate.count(text)
+}
+
+fn meta_retrieved(result: &CallToolResult) -> Option<String> {
+    let meta = serde_json::to_value(result).unwrap();
+    meta["_meta"]["stc/retrieved"].as_str().map(str::to_string)
+}
+
+/// The fixture's 500-row table as the server writes it (pretty, 1.50, 1e3, every 7th row an error).
+async fn original_table(rows: usize) -> String {
+    let direct = fixture_direct().await;
+    let text = only_text(&call(&direct, "table", json!({"rows": rows})).await);
+    direct.cancel().await.unwrap();
+    text
+}
+
+#[tokio::test]
+async fn server_encode_with_budget_then_retrieve_gives_the_original_and_refuses_foreign_keys() {
+    let dir = DataDir::new("server");
+    let mut cmd = tokio::process::Command::new(stc());
+    cmd.arg("mcp").env("STC_DATA_DIR", &dir.0);
+    let client = connect(cmd).await;
+    let original = original_table(500).await;
+
+    // A budget: a budget-sized STC rendering with one marker that names stc_retrieve.
+    let r = call(&client, "stc_encode", json!({"json": original, "budget": 400})).await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let text = only_text(&r);
+    let s = r.structured_content.clone().unwrap();
+    assert_eq!(s["truncated"], true);
+    assert_eq!(s["chosen"], "stc");
+    let keys = stc_stash::references_in(&text);
+    assert_eq!(keys.len(), 1, "{text}");
+    let key = keys[0].to_string();
+    assert_eq!(s["stash_keys"], json!([key]));
+    assert!(estimate(&text) <= 400, "{} tokens: {text}", estimate(&text));
+    assert!(estimate(&text) * 10 < estimate(&canonical(&original)));
+    assert!(text.contains(&format!("call tool stc_retrieve with key={key}")), "{text}");
+    assert!(text.contains("omitted:") && text.contains("of:500"), "{text}");
+    // The SQLite file of the data directory holds it.
+    assert!(dir.0.join("stash.db").exists());
+
+    // Retrieve: the exact original (minified, lexemes and order kept), not re-encoded.
+    let back = call(&client, "stc_retrieve", json!({"key": key})).await;
+    assert_eq!(back.is_error, Some(false), "{back:?}");
+    assert_eq!(only_text(&back), canonical(&original));
+    assert_eq!(back.structured_content.as_ref().unwrap()["json"], canonical(&original).as_str());
+    assert_eq!(meta_retrieved(&back).as_deref(), Some(key.as_str()));
+
+    // Encoding the retrieved original again with a budget does not cut it again.
+    let again = call(&client, "stc_encode", json!({"json": only_text(&back), "budget": 400})).await;
+    assert_eq!(again.structured_content.as_ref().unwrap()["truncated"], false);
+    assert!(stc_stash::references_in(&only_text(&again)).is_empty());
+    assert_eq!(canonical(&only_text(&again)), canonical(&original));
+
+    // A key that is in the same store but that this session never showed: refused.
+    let foreign = dir.foreign_key();
+    let r = call(&client, "stc_retrieve", json!({"key": foreign})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(only_text(&r).contains("was not shown in this session"), "{r:?}");
+    // Malformed keys: refused before the store is read.
+    for bad in ["", "ABCDEF0123456789abcdef01", "../../etc/passwd", &format!("{key} ")] {
+        let r = call(&client, "stc_retrieve", json!({"key": bad})).await;
+        assert_eq!(r.is_error, Some(true), "{bad:?}");
+        assert!(only_text(&r).contains("invalid key"), "{r:?}");
+    }
+    // Nothing to cut: no truncation, no marker.
+    let small = call(&client, "stc_encode", json!({"json": table_json(5), "budget": 10})).await;
+    assert_eq!(small.structured_content.unwrap()["truncated"], false);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn server_budget_with_the_memory_store_and_truncate_arrays_at() {
+    let mut cmd = tokio::process::Command::new(stc());
+    cmd.args(["mcp", "--store", "memory"]);
+    let client = connect(cmd).await;
+    let json = table_json(100);
+    let r = call(&client, "stc_encode", json!({"json": json, "truncate_arrays_at": 8})).await;
+    let text = only_text(&r);
+    assert!(text.contains("items[8]{id,name,v}:"), "{text}");
+    let key = stc_stash::references_in(&text)[0].to_string();
+    let back = call(&client, "stc_retrieve", json!({"key": key})).await;
+    assert_eq!(only_text(&back), json);
+    client.cancel().await.unwrap();
+}
+
+async fn proxied_with_stash(dir: &DataDir, options: &[&str], child: &[&std::ffi::OsStr]) -> Client {
+    let mut cmd = tokio::process::Command::new(stc());
+    cmd.arg("mcp-proxy").args(options).arg("--").args(child).env("STC_DATA_DIR", &dir.0);
+    connect(cmd).await
+}
+
+#[tokio::test]
+async fn proxy_budget_truncates_with_a_marker_and_its_retrieve_tool_gives_the_exact_original() {
+    let dir = DataDir::new("proxy");
+    let (py, fx) = (python(), fixture());
+    let client = proxied_with_stash(&dir, &["--budget", "500"], &[py.as_os_str(), fx.as_os_str()]).await;
+    let original = original_table(500).await;
+
+    // The retrieve tool is added to the server's tools.
+    let tools = within("tools/list", client.list_all_tools()).await.unwrap();
+    let retrieve = tools.iter().find(|t| t.name == "stc_retrieve").expect("stc_retrieve listed");
+    assert_eq!(retrieve.input_schema["required"], json!(["key"]));
+    assert!(tools.iter().any(|t| t.name == "table"));
+
+    // 500 rows through the proxy: a budget-sized STC rendering with a marker naming the tool call.
+    let r = call(&client, "table", json!({"rows": 500})).await;
+    let text = only_text(&r);
+    assert!(text.starts_with("{stc_stash:{omitted:"), "{text:.200}");
+    assert!(estimate(&text) <= 500, "{} tokens", estimate(&text));
+    assert!(estimate(&text) * 10 < estimate(&canonical(&original)));
+    let keys = stc_stash::references_in(&text);
+    assert_eq!(keys.len(), 1);
+    let key = keys[0].to_string();
+    assert!(text.contains(&format!("If needed, call tool stc_retrieve with key={key}")), "{text:.400}");
+    // The kept rows decode to exactly the original's rows (first and last kept, lexemes intact).
+    let shown: Value = serde_json::from_str(&canonical(&text)).unwrap();
+    let all: Value = serde_json::from_str(&canonical(&original)).unwrap();
+    let items = shown["items"].as_array().unwrap();
+    assert_eq!(items.first(), all.as_array().unwrap().first());
+    assert_eq!(items.last(), all.as_array().unwrap().last());
+    assert!(canonical(&text).contains(r#""price":0.50,"weight":1e3"#));
+
+    // The added tool, answered by the proxy itself: the exact original, not re-encoded, not truncated.
+    let back = call(&client, "stc_retrieve", json!({"key": key})).await;
+    assert_eq!(back.is_error, Some(false), "{back:?}");
+    assert_eq!(only_text(&back), canonical(&original));
+    assert_eq!(meta_retrieved(&back).as_deref(), Some(key.as_str()));
+    // Retrieving twice works (no one-shot entries); the store is the data dir's SQLite file.
+    assert_eq!(only_text(&call(&client, "stc_retrieve", json!({"key": key})).await), canonical(&original));
+    assert!(dir.0.join("stash.db").exists());
+
+    // A key in the same store that this proxy never showed, a malformed key, bad arguments: tool errors.
+    let foreign = dir.foreign_key();
+    let r = call(&client, "stc_retrieve", json!({"key": foreign})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(only_text(&r).contains("was not shown in this session"), "{r:?}");
+    let r = call(&client, "stc_retrieve", json!({"key": "'; DROP TABLE stash; --"})).await;
+    assert!(r.is_error == Some(true) && only_text(&r).contains("invalid key"), "{r:?}");
+    let r = call(&client, "stc_retrieve", json!({"id": key})).await;
+    assert!(r.is_error == Some(true) && only_text(&r).contains("arguments must be"), "{r:?}");
+
+    // Small results are not cut, and what is not JSON is untouched.
+    let small = only_text(&call(&client, "table", json!({"rows": 3})).await);
+    assert!(stc_stash::references_in(&small).is_empty());
+    assert_eq!(
+        only_text(&call(&client, "words", json!({})).await),
+        "The quick brown fox jumps over the lazy dog; {this is not JSON} [nor this]."
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn proxy_adds_no_retrieve_tool_and_cuts_nothing_without_truncation() {
+    let dir = DataDir::new("off");
+    let (py, fx) = (python(), fixture());
+    let client = proxied_with_stash(&dir, &[], &[py.as_os_str(), fx.as_os_str()]).await;
+    let tools = within("tools/list", client.list_all_tools()).await.unwrap();
+    assert!(!tools.iter().any(|t| t.name == "stc_retrieve"));
+    let text = only_text(&call(&client, "table", json!({"rows": 500})).await);
+    assert!(text.starts_with("[500]{"), "{text:.100}");
+    assert!(stc_stash::references_in(&text).is_empty());
+    // stc_retrieve is the server's business here: the fixture has no such tool.
+    let params = CallToolRequestParams::new("stc_retrieve")
+        .with_arguments(json!({"key": "0123456789abcdef01234567"}).as_object().unwrap().clone());
+    let r = within("stc_retrieve", client.call_tool(params)).await;
+    assert!(r.is_err() || r.unwrap().is_error == Some(true));
+    assert!(!dir.0.join("stash.db").exists(), "no store is opened without truncation");
+    client.cancel().await.unwrap();
+}
+
+/// The proxy wraps `stc mcp`, whose own `stc_retrieve` collides with the
+/// proxy's: the server's tool wins, calls go to it, truncation is off, and
+/// the server's retrieved original (marked in `_meta`) is not re-encoded.
+#[test]
+fn proxy_retrieve_tool_name_collision_leaves_the_servers_tool_and_its_retrieved_results_alone() {
+    let dir = DataDir::new("collide");
+    let args = proxy_args(&["--budget", "300"], &[stc().as_ref(), "mcp".as_ref()]);
+    let mut raw = Raw::spawn(&args, &[("STC_DATA_DIR", &dir.0)]);
+    raw.initialize();
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let list = raw.response(json!(1));
+    let names: Vec<&str> =
+        list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names.iter().filter(|n| **n == "stc_retrieve").count(), 1, "{names:?}");
+    assert_eq!(names.len(), 4);
+
+    // stc_encode with a budget: the inner server cuts; the proxy does not cut its STC again.
+    let table = table_json(300);
+    let encode = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stc_encode","arguments":{"json": table, "budget": 200}}});
+    raw.send(&encode.to_string());
+    let r = raw.response(json!(2));
+    let text = r["result"]["content"][0]["text"].as_str().unwrap().to_string();
+    let key = stc_stash::references_in(&text)[0].to_string();
+    // stc_retrieve goes to the server (the proxy never showed this key, yet the call succeeds),
+    // and its JSON result is the original, not turned into STC by the proxy.
+    let call =
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"stc_retrieve","arguments":{"key": key}}});
+    raw.send(&call.to_string());
+    let r = raw.response(json!(3));
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], table.as_str());
+    assert_eq!(r["result"]["_meta"]["stc/retrieved"], key.as_str());
+    raw.close_stdin();
+    assert!(raw.wait().success());
+    let stderr = raw.stderr();
+    assert!(stderr.contains("the server has a tool named stc_retrieve"), "{stderr}");
+}
+
+/// Raw lines through the proxy around `cat`: a retrieve call inside a batch
+/// is answered by the proxy and removed from what the server receives.
+#[test]
+fn proxy_answers_retrieve_calls_itself_also_inside_a_batch() {
+    let dir = DataDir::new("batch");
+    let args = proxy_args(
+        &["--truncate-arrays-at", "4", "--retrieve-tool", "get_more", "--store", "memory"],
+        &["cat".as_ref()],
+    );
+    let mut raw = Raw::spawn(&args, &[("STC_DATA_DIR", &dir.0)]);
+    // tools/list (echoed by cat, then its "response" written by the test): the tool is appended.
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    raw.recv().unwrap();
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}"#);
+    let list: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
+    assert_eq!(list["result"]["tools"][1]["name"], "get_more");
+    // A tool result with 100 rows is cut to 4, the marker names get_more.
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}"#);
+    raw.recv().unwrap();
+    let table = table_json(100);
+    raw.send(&tool_response("2", &table));
+    let back: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
+    let text = back["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("items[4]{id,name,v}:"), "{text}");
+    let key = stc_stash::references_in(text)[0].to_string();
+    assert!(text.contains(&format!("call tool get_more with key={key}")));
+    // A batch of a retrieve call and a ping: the proxy answers the first, cat echoes only the ping.
+    let batch = format!(
+        r#"[{{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{{"name":"get_more","arguments":{{"key":"{key}"}}}}}},{{"jsonrpc":"2.0","id":"p","method":"ping"}}]"#
+    );
+    raw.send(&batch);
+    let first: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
+    assert_eq!(first["id"], "r");
+    assert_eq!(first["result"]["content"][0]["text"], table.as_str());
+    let echoed = raw.recv().unwrap();
+    assert_eq!(echoed, r#"[{"jsonrpc":"2.0","id":"p","method":"ping"}]"#);
+    raw.close_stdin();
+    assert!(raw.wait().success());
+}
+
+#[test]
+fn proxy_refuses_an_invalid_retrieve_tool_name_and_a_stash_db_outside_the_policy() {
+    let mut raw = Raw::spawn(&proxy_args(&["--budget", "100", "--retrieve-tool", "rm -rf"], &["cat".as_ref()]), &[]);
+    assert!(!raw.wait().success());
+    assert!(raw.stderr().contains("invalid tool name"));
+    let mut raw = Raw::spawn(&proxy_args(&["--budget", "100", "--stash-db", "relative.db"], &["cat".as_ref()]), &[]);
+    assert!(!raw.wait().success());
+    assert!(raw.stderr().contains("absolute"));
 }

@@ -15,6 +15,7 @@ pub mod frame;
 pub mod proxy;
 pub mod rewrite;
 pub mod server;
+pub mod stash;
 pub mod transport;
 
 pub use proxy::{ProxyError, ProxyExit, ProxyOptions};

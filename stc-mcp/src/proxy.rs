@@ -6,8 +6,8 @@
 //! - in the `result` of a response to a `tools/call` request (responses are
 //!   matched to requests by id), each `text` content block whose text is a
 //!   JSON object or array, within the size bounds, becomes gated STC; the
-//!   gate keeps the original text where STC would not save enough tokens
-//!   (or sends it minified, with [`RewriteOptions::minify_json`]).
+//!   gate sends minified JSON where STC would not save enough tokens (or
+//!   keeps the server's text, with [`RewriteOptions::keep_json_text`]).
 //!   `structuredContent`, images, resources, error results (`isError`) and
 //!   JSON-RPC errors are never touched. Tools can be included or excluded by
 //!   name;
@@ -34,24 +34,51 @@
 //!   `shutdown_grace` to exit and is then killed; its remaining output is
 //!   still forwarded.
 //!
-//! The stash (issue 11) slots in here: `--budget` becomes a field of
-//! [`RewriteOptions`]; a retrieve tool is added by tracking `tools/list`
-//! requests (one more `Track` variant) to append the tool to their result, and
-//! by answering its `tools/call` in `client_to_child` instead of forwarding it
-//! (its results are never re-encoded).
+//!
+//! **The stash** ([`ProxyOptions::stash`], `--budget`/`--truncate-arrays-at`):
+//! - the retrieve tool ([`StashOptions::tool`]) is appended to the last page of
+//!   every `tools/list` result; its `tools/call` requests are answered by the
+//!   proxy itself, never forwarded, and only for keys of markers this proxy has
+//!   shown the client (anything else is a tool error); the answer is the stashed
+//!   original with `_meta: {"stc/retrieved": KEY}`, never re-encoded or truncated;
+//! - JSON text blocks are truncated (what is cut is stashed, the markers say
+//!   `call tool NAME with key=KEY`) and then gated, but only once the client
+//!   has been shown the retrieve tool in a `tools/list` result: a marker must
+//!   name a tool the client knows;
+//! - if the server itself lists a tool with the retrieve tool's name, the
+//!   proxy does not add its own, forwards calls of that name to the server,
+//!   turns truncation off for the rest of the session (a marker would name
+//!   the server's tool) and says so on stderr;
+//! - in a batch, a retrieve call is answered on its own line and the rest of
+//!   the batch is forwarded.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use stc_stash::{Recovery, StashStore, ToolName, TruncateOptions};
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, Notify};
 
 use crate::frame::{LineReader, Piece};
-use crate::rewrite::{self, Envelope, RewriteOptions, RewriteStats};
+use crate::rewrite::{self, AddTool, Envelope, RewriteOptions, RewriteStats, Truncation};
+use crate::stash::{LazyStore, Shown, StoreSpec, RETRIEVED_META};
+
+/// Truncation with the stash in the proxy.
+#[derive(Debug, Clone)]
+pub struct StashOptions {
+    /// Where what is cut goes (the proxy opens it at start).
+    pub store: StoreSpec,
+    /// Budgets; the recovery instruction is set to a call of `tool`.
+    pub truncate: TruncateOptions,
+    /// The name of the retrieve tool the proxy adds.
+    pub tool: ToolName,
+}
 
 /// Settings of `stc mcp-proxy`.
 #[derive(Debug, Clone)]
@@ -70,6 +97,8 @@ pub struct ProxyOptions {
     pub max_message_bytes: usize,
     /// How long the child may take to exit after the client closed stdin.
     pub shutdown_grace: Duration,
+    /// Truncation with the stash, and the retrieve tool (off when `None`).
+    pub stash: Option<StashOptions>,
 }
 
 impl ProxyOptions {
@@ -83,6 +112,7 @@ impl ProxyOptions {
             exclude_tools: Vec::new(),
             max_message_bytes: 64 * 1024 * 1024,
             shutdown_grace: Duration::from_secs(5),
+            stash: None,
         }
     }
 
@@ -124,8 +154,77 @@ enum Track {
     Initialize,
     /// A `tools/call` whose results are re-encoded.
     Encode,
+    /// A `tools/list` (the retrieve tool is appended to its result).
+    ToolsList,
     /// Any other request (including `tools/call` of an excluded tool).
     Other,
+}
+
+/// The stash state of one proxy session.
+#[derive(Debug)]
+struct Session {
+    store: Arc<dyn StashStore>,
+    spec: StoreSpec,
+    truncate: TruncateOptions,
+    tool: ToolName,
+    /// The tool's definition, as appended to `tools/list` results.
+    definition: String,
+    shown: Shown,
+    /// The client has been shown the retrieve tool.
+    armed: AtomicBool,
+    /// The server has a tool of the same name: no truncation, no interception.
+    collided: AtomicBool,
+}
+
+impl Session {
+    fn open(options: &StashOptions) -> Result<Session, ProxyError> {
+        let store = options.store.open().map_err(|e| ProxyError(format!("cannot open the stash store: {e}")))?;
+        let mut truncate = options.truncate.clone();
+        truncate.plan.recovery = Recovery::Tool(options.tool.clone());
+        truncate.plan.recoverable = true;
+        Ok(Session {
+            store,
+            spec: options.store.clone(),
+            truncate,
+            definition: retrieve_tool_definition(options.tool.as_str()),
+            tool: options.tool.clone(),
+            shown: Shown::default(),
+            armed: AtomicBool::new(false),
+            collided: AtomicBool::new(false),
+        })
+    }
+
+    fn truncation(&self) -> Option<Truncation<'_>> {
+        (self.armed.load(Ordering::SeqCst) && !self.collided.load(Ordering::SeqCst))
+            .then(|| Truncation { store: self.store.as_ref(), options: &self.truncate })
+    }
+
+    fn intercepts(&self, name: &str) -> bool {
+        name == self.tool.as_str() && !self.collided.load(Ordering::SeqCst)
+    }
+}
+
+/// The definition of the retrieve tool the proxy adds to `tools/list`.
+pub fn retrieve_tool_definition(name: &str) -> String {
+    serde_json::json!({
+        "name": name,
+        "title": "Retrieve stashed data",
+        "description": "Get back the original data that a stash marker (an object whose first member is stc_stash) \
+            in a tool result stands for: pass the marker's key. Answers only for markers shown in this session. \
+            Returns the original JSON exactly, not re-encoded and not truncated.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"key": {
+                "type": "string",
+                "description": "The key of a stash marker: 24 lowercase hex characters.",
+                "pattern": "^[0-9a-f]{24}$"
+            }},
+            "required": ["key"],
+            "additionalProperties": false
+        },
+        "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+    })
+    .to_string()
 }
 
 /// Requests from the client still waiting for the child's response, by id key.
@@ -166,18 +265,30 @@ where
         return Err(ProxyError("the child's stdio pipes are missing".into()));
     };
 
+    let session = match &options.stash {
+        Some(s) => Some(Arc::new(Session::open(s)?)),
+        None => None,
+    };
     let options = Arc::new(options);
     let pending: Pending = Arc::default();
     let client_gone = Arc::new(Notify::new());
     let (to_client, outbox) = mpsc::channel::<Vec<u8>>(64);
 
     let writer = tokio::spawn(write_client(outbox, client_out, client_gone.clone()));
-    let upstream =
-        tokio::spawn(client_to_child(options.clone(), pending.clone(), client_in, child_in, client_gone.clone()));
+    let upstream = tokio::spawn(client_to_child(
+        options.clone(),
+        session.clone(),
+        pending.clone(),
+        client_in,
+        child_in,
+        to_client.clone(),
+        client_gone.clone(),
+    ));
 
     let mut stats = RewriteStats::default();
+    let ctx = Ctx { options: &options, session: session.as_deref(), pending: &pending };
     let (child_status, client_closed, line_open) =
-        child_to_client(&options, &pending, &mut child, child_out, &to_client, &client_gone, &mut stats).await;
+        child_to_client(&ctx, &mut child, child_out, &to_client, &client_gone, &mut stats).await;
 
     // The child is gone: whoever still waits for an answer gets an error.
     let orphans: Vec<_> = pending.lock().map(|mut p| p.drain().map(|(_, v)| v.0).collect()).unwrap_or_default();
@@ -201,9 +312,11 @@ where
             break;
         }
     }
+    // The upstream task holds a sender too; stop it before waiting for the writer.
+    upstream.abort();
+    let _ = upstream.await;
     drop(to_client);
     let _ = writer.await;
-    upstream.abort();
     Ok(ProxyExit { child_status, client_closed, orphaned_requests: orphans.len(), stats })
 }
 
@@ -211,14 +324,14 @@ where
 /// child's stdout ends; returns the child's status, whether the client
 /// closed first, and whether the last line sent to the client is unfinished.
 async fn child_to_client(
-    options: &ProxyOptions,
-    pending: &Pending,
+    ctx: &Ctx<'_>,
     child: &mut Child,
     child_out: tokio::process::ChildStdout,
     to_client: &mpsc::Sender<Vec<u8>>,
     client_gone: &Notify,
     stats: &mut RewriteStats,
 ) -> (Option<ExitStatus>, bool, bool) {
+    let options = ctx.options;
     let mut line_open = false;
     let mut reader = LineReader::new(child_out, options.max_message_bytes);
     let mut client_closed = false;
@@ -237,7 +350,7 @@ async fn child_to_client(
             piece = reader.next() => {
                 let bytes = match piece {
                     Ok(None) | Err(_) => break,
-                    Ok(Some(Piece::Line(line))) => treat_child_line(options, pending, line, stats),
+                    Ok(Some(Piece::Line(line))) => treat_child_line(ctx, line, stats),
                     Ok(Some(Piece::Part { bytes, .. })) => bytes,
                 };
                 line_open = !bytes.ends_with(b"\n");
@@ -279,8 +392,15 @@ async fn child_to_client(
     (status, client_closed, line_open)
 }
 
+/// What treating a line of the child's output needs.
+struct Ctx<'a> {
+    options: &'a ProxyOptions,
+    session: Option<&'a Session>,
+    pending: &'a Pending,
+}
+
 /// The bytes to send the client for one whole line of the child's output.
-fn treat_child_line(options: &ProxyOptions, pending: &Pending, mut line: Vec<u8>, stats: &mut RewriteStats) -> Vec<u8> {
+fn treat_child_line(ctx: &Ctx<'_>, mut line: Vec<u8>, stats: &mut RewriteStats) -> Vec<u8> {
     if !line.ends_with(b"\n") {
         line.push(b'\n');
     }
@@ -288,8 +408,8 @@ fn treat_child_line(options: &ProxyOptions, pending: &Pending, mut line: Vec<u8>
     let body = text.trim_end_matches(['\n', '\r']);
     let first = body.trim_start().as_bytes().first().copied();
     let new = match first {
-        Some(b'{') => treat_response(options, pending, body, stats),
-        Some(b'[') => rewrite::map_batch(body, |m| treat_response(options, pending, m, stats)),
+        Some(b'{') => treat_response(ctx, body, stats),
+        Some(b'[') => rewrite::map_batch(body, |m| treat_response(ctx, m, stats)),
         _ => None,
     };
     match new {
@@ -303,12 +423,8 @@ fn treat_child_line(options: &ProxyOptions, pending: &Pending, mut line: Vec<u8>
 
 /// Settles one message from the child: a response to a tracked request is
 /// removed from `pending` and rewritten as its request asks.
-fn treat_response(
-    options: &ProxyOptions,
-    pending: &Pending,
-    message: &str,
-    stats: &mut RewriteStats,
-) -> Option<String> {
+fn treat_response(ctx: &Ctx<'_>, message: &str, stats: &mut RewriteStats) -> Option<String> {
+    let (options, pending) = (ctx.options, ctx.pending);
     let envelope: Envelope = serde_json::from_str(message).ok()?;
     if !envelope.is_response() {
         return None;
@@ -319,18 +435,45 @@ fn treat_response(
     match track {
         Track::Initialize => rewrite::map_result(message, |r| rewrite::add_instructions(r, crate::STC_PRIMER)),
         Track::Encode => rewrite::map_result(message, |r| {
-            let (new, s) = rewrite::rewrite_tool_result(r, &options.rewrite)?;
+            let truncation = ctx.session.and_then(Session::truncation);
+            let (new, s, keys) = rewrite::rewrite_tool_result_with(r, &options.rewrite, truncation)?;
             stats.blocks += s.blocks;
             stats.bytes_before += s.bytes_before;
             stats.bytes_after += s.bytes_after;
+            stats.truncated += s.truncated;
+            if let Some(session) = ctx.session {
+                session.shown.add(keys);
+            }
             Some(new)
         }),
+        Track::ToolsList => {
+            let session = ctx.session?;
+            if session.collided.load(Ordering::SeqCst) {
+                return None;
+            }
+            rewrite::map_result(message, |r| match rewrite::add_tool(r, session.tool.as_str(), &session.definition) {
+                AddTool::Added(new) => {
+                    session.armed.store(true, Ordering::SeqCst);
+                    Some(new)
+                }
+                AddTool::Collision => {
+                    session.collided.store(true, Ordering::SeqCst);
+                    eprintln!(
+                        "stc mcp-proxy: the server has a tool named {0}; the proxy does not add its own, calls of {0} \
+                         go to the server, and truncation is off (choose another name with --retrieve-tool)",
+                        session.tool.as_str()
+                    );
+                    None
+                }
+                AddTool::NotHere => None,
+            })
+        }
         Track::Other => None,
     }
 }
 
 /// Records the requests in one message from the client.
-fn track_request(options: &ProxyOptions, pending: &Pending, message: &str) {
+fn track_request(options: &ProxyOptions, session: Option<&Session>, pending: &Pending, message: &str) {
     let Ok(envelope) = serde_json::from_str::<Envelope>(message) else { return };
     let Some(method) = envelope.method.as_deref() else { return };
     if method == "notifications/cancelled" {
@@ -352,6 +495,7 @@ fn track_request(options: &ProxyOptions, pending: &Pending, message: &str) {
     let Some(id) = envelope.id else { return };
     let track = match method {
         "initialize" => Track::Initialize,
+        "tools/list" if session.is_some() => Track::ToolsList,
         "tools/call" => match rewrite::tool_name(envelope.params) {
             Some(name) if options.encodes_tool(&name) => Track::Encode,
             _ => Track::Other,
@@ -367,9 +511,11 @@ fn track_request(options: &ProxyOptions, pending: &Pending, message: &str) {
 /// client closes stdin or the child's stdin breaks; then closes the child's stdin.
 async fn client_to_child<R: AsyncRead + Unpin>(
     options: Arc<ProxyOptions>,
+    session: Option<Arc<Session>>,
     pending: Pending,
     client_in: R,
     mut child_in: ChildStdin,
+    to_client: mpsc::Sender<Vec<u8>>,
     client_gone: Arc<Notify>,
 ) {
     let mut reader = LineReader::new(client_in, options.max_message_bytes);
@@ -377,19 +523,45 @@ async fn client_to_child<R: AsyncRead + Unpin>(
         let bytes = match reader.next().await {
             Ok(None) | Err(_) => break,
             Ok(Some(Piece::Line(line))) => {
-                if let Ok(text) = std::str::from_utf8(&line) {
-                    let body = text.trim_end_matches(['\n', '\r']);
-                    match body.trim_start().as_bytes().first() {
-                        Some(b'{') => track_request(&options, &pending, body),
-                        Some(b'[') => {
-                            for (_, m) in rewrite::batch_elements(body).unwrap_or_default() {
-                                track_request(&options, &pending, m);
+                let Ok(text) = std::str::from_utf8(&line) else {
+                    forward(&mut child_in, &line).await;
+                    continue;
+                };
+                let body = text.trim_end_matches(['\n', '\r']);
+                let session = session.as_deref();
+                match body.trim_start().as_bytes().first() {
+                    Some(b'{') => {
+                        if let Some(answer) = session.and_then(|s| answer_retrieve(s, body)) {
+                            let _ = to_client.send(answer.await).await;
+                            continue;
+                        }
+                        track_request(&options, session, &pending, body);
+                        line
+                    }
+                    Some(b'[') => {
+                        let elements = rewrite::batch_elements(body).unwrap_or_default();
+                        let mut rest = Vec::new();
+                        for (_, m) in &elements {
+                            match session.and_then(|s| answer_retrieve(s, m)) {
+                                Some(answer) => {
+                                    let _ = to_client.send(answer.await).await;
+                                }
+                                None => {
+                                    track_request(&options, session, &pending, m);
+                                    rest.push(*m);
+                                }
                             }
                         }
-                        _ => {}
+                        if rest.len() == elements.len() {
+                            line
+                        } else if rest.is_empty() {
+                            continue;
+                        } else {
+                            format!("[{}]\n", rest.join(",")).into_bytes()
+                        }
                     }
+                    _ => line,
                 }
-                line
             }
             Ok(Some(Piece::Part { bytes, .. })) => bytes,
         };
@@ -400,6 +572,65 @@ async fn client_to_child<R: AsyncRead + Unpin>(
     }
     drop(child_in);
     client_gone.notify_one();
+}
+
+/// Writes bytes to the child (a failure shows up as the child's end).
+async fn forward(child_in: &mut ChildStdin, bytes: &[u8]) {
+    let _ = child_in.write_all(bytes).await;
+    let _ = child_in.flush().await;
+}
+
+/// If `message` is a `tools/call` request of the retrieve tool, the answer
+/// line the proxy sends instead of forwarding it.
+fn answer_retrieve(
+    session: &Session,
+    message: &str,
+) -> Option<impl std::future::Future<Output = Vec<u8>> + Send + 'static> {
+    let envelope: Envelope = serde_json::from_str(message).ok()?;
+    if envelope.method.as_deref() != Some("tools/call") || !envelope.is_request() {
+        return None;
+    }
+    if !session.intercepts(&rewrite::tool_name(envelope.params)?) {
+        return None;
+    }
+    let id = envelope.id?.get().to_string();
+    let key = retrieve_key(envelope.params);
+    let store = LazyStore::opened(session.spec.clone(), session.store.clone());
+    let shown = session.shown.clone();
+    let tool = session.tool.as_str().to_string();
+    Some(async move {
+        let outcome = match key {
+            Ok(key) => tokio::task::spawn_blocking(move || crate::stash::retrieve(&store, &shown, &key, &tool))
+                .await
+                .unwrap_or_else(|e| Err(format!("retrieve failed: {e}"))),
+            Err(m) => Err(m),
+        };
+        let result = match outcome {
+            Ok((key, payload)) => serde_json::json!({
+                "content": [{"type": "text", "text": payload}],
+                "isError": false,
+                "_meta": {RETRIEVED_META: key.as_str()}
+            }),
+            Err(message) => serde_json::json!({"content": [{"type": "text", "text": message}], "isError": true}),
+        };
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n").into_bytes()
+    })
+}
+
+/// The `key` argument of a retrieve call, or the text of a tool error.
+fn retrieve_key(params: Option<&serde_json::value::RawValue>) -> Result<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Call {
+        #[serde(default)]
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    }
+    let usage = "the arguments must be {\"key\": \"<the 24 hex characters of a stash marker's key>\"}";
+    let call: Call = params.and_then(|p| serde_json::from_str(p.get()).ok()).ok_or_else(|| usage.to_string())?;
+    let args = call.arguments.unwrap_or_default();
+    match (args.get("key"), args.len()) {
+        (Some(serde_json::Value::String(k)), 1) => Ok(k.clone()),
+        _ => Err(usage.to_string()),
+    }
 }
 
 /// Writes what the proxy sends to the client, in order; flushes when idle.

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use stc_core::{Chosen, Document, GateOptions, Limits, Profile};
+use stc_stash::{references_in, Key, StashStore, TruncateError, TruncateOptions};
 
 /// When and how a JSON text block is re-encoded.
 #[derive(Debug, Clone)]
@@ -25,9 +26,11 @@ pub struct RewriteOptions {
     pub gate: GateOptions,
     /// Limits of the JSON parser.
     pub limits: Limits,
-    /// Where the gate keeps JSON, send it minified instead of as the server
-    /// wrote it (off by default: the text then stays exactly as it was).
-    pub minify_json: bool,
+    /// Where the gate keeps JSON, leave the text exactly as the server wrote
+    /// it. Off by default: the text becomes the gate's output, minified JSON,
+    /// which keeps every value, key order, duplicate key and number lexeme
+    /// (spec §9) but not the server's whitespace or string escapes.
+    pub keep_json_text: bool,
 }
 
 impl Default for RewriteOptions {
@@ -38,7 +41,7 @@ impl Default for RewriteOptions {
             profile: Profile::Compact,
             gate: GateOptions::default(),
             limits: Limits::default(),
-            minify_json: false,
+            keep_json_text: false,
         }
     }
 }
@@ -52,12 +55,35 @@ pub struct RewriteStats {
     pub bytes_before: usize,
     /// Bytes of the STC that replaced them.
     pub bytes_after: usize,
+    /// Text blocks whose arrays or strings were cut (stash markers added).
+    pub truncated: usize,
 }
 
-/// The STC for `text` if it is a JSON object or array within the size bounds
-/// and the gate picks STC (or, with [`RewriteOptions::minify_json`], minified
-/// JSON when the gate keeps JSON and that is shorter); `None` when the text
-/// should stay as it is.
+/// Truncation with the stash before the gate: what is cut is stashed in
+/// `store`, and the output carries markers.
+#[derive(Debug, Clone, Copy)]
+pub struct Truncation<'a> {
+    /// Where what is cut goes.
+    pub store: &'a dyn StashStore,
+    /// Budgets and the recovery instruction of the markers.
+    pub options: &'a TruncateOptions,
+}
+
+/// One re-encoded text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    /// The text to send.
+    pub text: String,
+    /// True if something was cut.
+    pub truncated: bool,
+    /// The stash keys of the markers in `text`.
+    pub keys: Vec<Key>,
+}
+
+/// The gated STC for `text` if it is a JSON object or array within the size
+/// bounds: STC where the gate picks it, else minified JSON (unless
+/// [`RewriteOptions::keep_json_text`]); `None` when the text should stay as
+/// it is.
 ///
 /// ```
 /// use stc_mcp::rewrite::{encode_text, RewriteOptions};
@@ -69,6 +95,14 @@ pub struct RewriteStats {
 /// assert_eq!(encode_text("not JSON at all, but long enough to be looked at by the proxy ......", &RewriteOptions::default()), None);
 /// ```
 pub fn encode_text(text: &str, options: &RewriteOptions) -> Option<String> {
+    encode_text_with(text, options, None).map(|e| e.text)
+}
+
+/// [`encode_text`], with truncation first when `truncation` is given: if the
+/// stash cuts something, the truncated JSON is gated and always sent (STC or
+/// minified JSON, both with the markers). A store failure is reported on
+/// stderr and the text is sent without truncation.
+pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option<Truncation>) -> Option<Encoded> {
     if text.len() < options.min_bytes || text.len() > options.max_bytes {
         return None;
     }
@@ -77,13 +111,27 @@ pub fn encode_text(text: &str, options: &RewriteOptions) -> Option<String> {
         Some(b'{') | Some(b'[') => {}
         _ => return None,
     }
-    let doc = Document::parse_json(text, &options.limits).ok()?;
-    let gated = doc.encode_gated(options.profile, &options.gate);
-    match gated.chosen {
-        Chosen::Stc => Some(gated.text),
-        Chosen::Json if options.minify_json && gated.text.len() < text.len() => Some(gated.text),
-        Chosen::Json => None,
+    let mut cut = None;
+    if let Some(t) = truncation {
+        match stc_stash::truncate(text, Some(t.store), t.options) {
+            Ok(out) if out.kept.is_none() => cut = Some(out.json),
+            Ok(_) => {}
+            Err(TruncateError::Input(_)) => return None,
+            Err(e) => eprintln!("stc mcp-proxy: not truncated: {e}"),
+        }
     }
+    let source = cut.as_deref().unwrap_or(text);
+    let doc = Document::parse_json(source, &options.limits).ok()?;
+    let gated = doc.encode_gated(options.profile, &options.gate);
+    if cut.is_some() {
+        let keys = references_in(&gated.text);
+        return Some(Encoded { text: gated.text, truncated: true, keys });
+    }
+    let send = match gated.chosen {
+        Chosen::Stc => true,
+        Chosen::Json => !options.keep_json_text && gated.text != text,
+    };
+    send.then(|| Encoded { text: gated.text, truncated: false, keys: Vec::new() })
 }
 
 /// Byte offset of `inner` within `outer`; `inner` must borrow from `outer`.
@@ -163,6 +211,8 @@ struct ToolResultView<'a> {
     content: Option<Vec<BlockView<'a>>>,
     #[serde(rename = "isError", default)]
     is_error: Option<bool>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Deserialize)]
@@ -175,7 +225,8 @@ struct BlockView<'a> {
 
 /// Re-encodes the JSON text blocks of a `tools/call` result (the text of the
 /// `result` member). Returns the new result text, or `None` when nothing
-/// changed. Error results (`isError: true`), non-text blocks and
+/// changed. Error results (`isError: true`), retrieved stash content
+/// (`_meta` has [`crate::stash::RETRIEVED_META`]), non-text blocks and
 /// `structuredContent` are never touched.
 ///
 /// ```
@@ -189,10 +240,24 @@ struct BlockView<'a> {
 /// assert_eq!(stats.blocks, 1);
 /// ```
 pub fn rewrite_tool_result(result: &str, options: &RewriteOptions) -> Option<(String, RewriteStats)> {
+    rewrite_tool_result_with(result, options, None).map(|(r, s, _)| (r, s))
+}
+
+/// [`rewrite_tool_result`] with truncation; also returns the stash keys of
+/// the markers in the new result.
+pub fn rewrite_tool_result_with(
+    result: &str,
+    options: &RewriteOptions,
+    truncation: Option<Truncation>,
+) -> Option<(String, RewriteStats, Vec<Key>)> {
     let view: ToolResultView = serde_json::from_str(result).ok()?;
     if view.is_error == Some(true) {
         return None;
     }
+    if view.meta.as_ref().is_some_and(|m| m.contains_key(crate::stash::RETRIEVED_META)) {
+        return None;
+    }
+    let mut keys = Vec::new();
     let mut splices = Vec::new();
     let mut stats = RewriteStats::default();
     for block in view.content.unwrap_or_default() {
@@ -202,19 +267,21 @@ pub fn rewrite_tool_result(result: &str, options: &RewriteOptions) -> Option<(St
         }
         // A JSON string without escapes is its own text; others are unescaped first.
         let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) else { continue };
-        if let Some(stc) = encode_text(&text, options) {
-            let Ok(quoted) = serde_json::to_string(&stc) else { continue };
+        if let Some(encoded) = encode_text_with(&text, options, truncation) {
+            let Ok(quoted) = serde_json::to_string(&encoded.text) else { continue };
             let start = offset_in(result, raw.get());
             stats.blocks += 1;
             stats.bytes_before += text.len();
-            stats.bytes_after += stc.len();
+            stats.bytes_after += encoded.text.len();
+            stats.truncated += usize::from(encoded.truncated);
+            keys.extend(encoded.keys);
             splices.push((start, start + raw.get().len(), quoted));
         }
     }
     if splices.is_empty() {
         return None;
     }
-    Some((splice(result, &splices), stats))
+    Some((splice(result, &splices), stats, keys))
 }
 
 /// Adds `primer` to the `instructions` of an `initialize` result (the text of
@@ -260,6 +327,62 @@ pub fn add_instructions(result: &str, primer: &str) -> Option<String> {
             }
         }
     }
+}
+
+/// What [`add_tool`] found in a `tools/list` result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddTool {
+    /// The tool was appended: the new result text.
+    Added(String),
+    /// The server already has a tool of that name; the result is left alone.
+    Collision,
+    /// Not the last page (`nextCursor` is set) or not a tools list; left alone.
+    NotHere,
+}
+
+/// Appends `tool` (a JSON object text) to the `tools` of a `tools/list`
+/// result, on the last page only, unless a tool named `name` is already there.
+///
+/// ```
+/// use stc_mcp::rewrite::{add_tool, AddTool};
+/// let t = r#"{"name":"r"}"#;
+/// assert_eq!(add_tool(r#"{"tools":[{"name":"a"}]}"#, "r", t), AddTool::Added(r#"{"tools":[{"name":"a"},{"name":"r"}]}"#.into()));
+/// assert_eq!(add_tool(r#"{"tools":[ ]}"#, "r", t), AddTool::Added(r#"{"tools":[{"name":"r"}]}"#.into()));
+/// assert_eq!(add_tool(r#"{"tools":[{"name":"r"}]}"#, "r", t), AddTool::Collision);
+/// assert_eq!(add_tool(r#"{"tools":[],"nextCursor":"2"}"#, "r", t), AddTool::NotHere);
+/// ```
+pub fn add_tool(result: &str, name: &str, tool: &str) -> AddTool {
+    #[derive(Deserialize)]
+    struct List<'a> {
+        #[serde(borrow)]
+        tools: &'a RawValue,
+        #[serde(rename = "nextCursor", default)]
+        next_cursor: Option<serde_json::Value>,
+    }
+    #[derive(Deserialize)]
+    struct Named<'a> {
+        #[serde(borrow, default)]
+        name: Option<Cow<'a, str>>,
+    }
+    let Ok(list) = serde_json::from_str::<List>(result) else { return AddTool::NotHere };
+    let Ok(tools) = serde_json::from_str::<Vec<&RawValue>>(list.tools.get()) else { return AddTool::NotHere };
+    let collides = tools
+        .iter()
+        .any(|t| serde_json::from_str::<Named>(t.get()).ok().and_then(|n| n.name).is_some_and(|n| n == name));
+    if collides {
+        return AddTool::Collision;
+    }
+    if list.next_cursor.is_some_and(|c| !c.is_null()) {
+        return AddTool::NotHere;
+    }
+    let start = offset_in(result, list.tools.get());
+    let end = start + list.tools.get().len();
+    let new = if tools.is_empty() {
+        format!("[{tool}]")
+    } else {
+        format!("{},{tool}]", &list.tools.get()[..list.tools.get().len() - 1])
+    };
+    AddTool::Added(splice(result, &[(start, end, new)]))
 }
 
 /// Deserializes a member that is present, even as `null`, to `Some`.
@@ -368,12 +491,14 @@ mod tests {
     }
 
     #[test]
-    fn minify_json_applies_only_where_the_gate_keeps_json() {
+    fn keep_json_text_applies_only_where_the_gate_keeps_json() {
         let nums: Vec<String> = (0..200).map(|i| (i * 7).to_string()).collect();
         let pretty = format!("[\n  {}\n]", nums.join(",\n  "));
-        let opts = RewriteOptions { minify_json: true, ..RewriteOptions::default() };
+        let opts = RewriteOptions::default();
         assert_eq!(encode_text(&pretty, &opts).unwrap(), format!("[{}]", nums.join(",")));
-        assert_eq!(encode_text(&pretty, &RewriteOptions::default()), None);
+        let keep = RewriteOptions { keep_json_text: true, ..RewriteOptions::default() };
+        assert_eq!(encode_text(&pretty, &keep), None);
+        assert!(encode_text(&table(20), &keep).unwrap().starts_with("[20]{"));
         // Already minified: nothing to gain, left alone.
         assert_eq!(encode_text(&format!("[{}]", nums.join(",")), &opts), None);
         // Where STC wins, STC is sent either way.

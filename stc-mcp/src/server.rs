@@ -20,9 +20,13 @@
 //! an MCP message (`-32600`), an unknown tool (`-32602`) or method (`-32601`)
 //! — is a JSON-RPC protocol error (see [`crate::transport`]).
 //!
-//! The stash (`stc_retrieve`, an encode budget with truncation) is not built
-//! yet; it slots in as one more `#[tool]` method on [`StcServer`] and one more
-//! optional field of [`EncodeParams`].
+//! The stash: `stc_encode` takes an optional token `budget` and
+//! `truncate_arrays_at`; what it leaves out is stashed (`stc_stash::truncate`,
+//! in the store of [`ServerOptions::stash`]) and the output carries markers
+//! whose instruction is `call tool stc_retrieve with key=KEY`. `stc_retrieve`
+//! answers only for keys of markers this server has emitted in this session
+//! (see [`crate::stash`]); its results are the stashed originals, never
+//! re-encoded or truncated.
 
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
@@ -31,7 +35,10 @@ use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use stc_core::{Document, GateOptions, Limits, Profile, Tokenizer};
+use stc_stash::{references_in, Kept, PlanOptions, Recovery, ToolName, TruncateError, TruncateOptions};
+use std::sync::Arc;
 
+use crate::stash::{LazyStore, Shown, StoreSpec, DEFAULT_RETRIEVE_TOOL, RETRIEVED_META};
 use crate::transport::LineTransport;
 
 /// Settings of `stc mcp`.
@@ -41,11 +48,14 @@ pub struct ServerOptions {
     pub limits: Limits,
     /// Longest request line accepted; longer ones get a `-32600` error.
     pub max_message_bytes: usize,
+    /// Where `stc_encode` stashes what a budget leaves out (opened on first
+    /// use). `None`: no store, so nothing is truncated (a budget is refused).
+    pub stash: Option<StoreSpec>,
 }
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        ServerOptions { limits: Limits::default(), max_message_bytes: 16 * 1024 * 1024 }
+        ServerOptions { limits: Limits::default(), max_message_bytes: 16 * 1024 * 1024, stash: None }
     }
 }
 
@@ -113,6 +123,15 @@ pub struct EncodeParams {
     /// How tokens are counted for the gate and the reported counts; default `estimate`.
     #[serde(default)]
     pub tokenizer: TokenizerParam,
+    /// Token budget: cut arrays and long strings until the compact STC has at
+    /// most this many tokens. What is cut is stashed; markers in the output
+    /// say how much is missing and give the key for `stc_retrieve`.
+    #[serde(default)]
+    pub budget: Option<usize>,
+    /// Keep at most N records of a record array (and N head + N/4 tail
+    /// elements of other arrays); what is cut is stashed. At least 2.
+    #[serde(default)]
+    pub truncate_arrays_at: Option<usize>,
 }
 
 fn default_true() -> bool {
@@ -136,6 +155,29 @@ pub struct EncodeResult {
     pub input_bytes: usize,
     /// Bytes of `text`.
     pub output_bytes: usize,
+    /// True if arrays or strings were cut (with `budget` or `truncate_arrays_at`).
+    pub truncated: bool,
+    /// The stash keys of the markers in `text`; `stc_retrieve` gives each original back.
+    pub stash_keys: Vec<String>,
+}
+
+/// Arguments of `stc_retrieve`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetrieveParams {
+    /// The `key` of a stash marker (24 lowercase hex characters) that this server sent.
+    pub key: String,
+}
+
+/// Result of `stc_retrieve`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RetrieveResult {
+    /// The key.
+    pub key: String,
+    /// The original that the marker stands for (minified JSON), exactly as stashed.
+    pub json: String,
+    /// Bytes of `json`.
+    pub bytes: usize,
 }
 
 /// Arguments of `stc_decode`.
@@ -198,6 +240,8 @@ pub struct EstimateResult {
 #[derive(Debug, Clone)]
 pub struct StcServer {
     limits: Limits,
+    store: Option<Arc<LazyStore>>,
+    shown: Shown,
 }
 
 /// A tool error (`isError: true`) for invalid user input, with kind, line and column.
@@ -241,19 +285,32 @@ fn form_size(text: &str) -> FormSize {
 impl StcServer {
     /// A server with the given options.
     pub fn new(options: ServerOptions) -> StcServer {
-        StcServer { limits: options.limits }
+        StcServer {
+            limits: options.limits,
+            store: options.stash.map(|s| Arc::new(LazyStore::new(s))),
+            shown: Shown::default(),
+        }
+    }
+
+    /// The keys of the markers this server has emitted in this session.
+    pub fn shown(&self) -> &Shown {
+        &self.shown
     }
 
     /// Encodes JSON as STC.
     #[tool(
         description = "Encode a JSON text as STC, a token-efficient lossless notation of JSON. Gated by default: \
             returns minified JSON instead when STC would not save at least min_saving (5%) of the tokens. \
+            With budget (tokens) or truncate_arrays_at, long arrays and strings are cut and stashed: stash \
+            markers in the output say what is missing and how to get it back with stc_retrieve. \
             The text block is the encoded text; structured content adds the token counts.",
         output_schema = schema_for_output::<EncodeResult>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     pub async fn stc_encode(&self, Parameters(p): Parameters<EncodeParams>) -> Result<CallToolResult, ErrorData> {
         let limits = self.limits;
+        let store = self.store.clone();
+        let shown = self.shown.clone();
         off_thread(move || {
             if let Some(m) = p.min_saving {
                 if !(0.0..=1.0).contains(&m) {
@@ -262,11 +319,16 @@ impl StcServer {
                     ))]));
                 }
             }
-            let doc = match Document::parse_json(&p.json, &limits) {
+            let tokenizer: Tokenizer = p.tokenizer.into();
+            let truncated = match truncate(&p, store.as_deref(), tokenizer, limits) {
+                Ok(t) => t,
+                Err(e) => return Ok(e),
+            };
+            let source = truncated.as_deref().unwrap_or(&p.json);
+            let doc = match Document::parse_json(source, &limits) {
                 Ok(doc) => doc,
                 Err(e) => return Ok(input_error("JSON", &e)),
             };
-            let tokenizer: Tokenizer = p.tokenizer.into();
             let profile: Profile = p.profile.into();
             let (text, chosen, json_tokens, stc_tokens) = if p.gate {
                 let gate =
@@ -286,9 +348,49 @@ impl StcServer {
                 tokenizer: tokenizer.name().to_string(),
                 input_bytes: p.json.len(),
                 output_bytes: text.len(),
+                truncated: truncated.is_some(),
+                stash_keys: Vec::new(),
                 text: text.clone(),
             };
+            let mut result = result;
+            if result.truncated {
+                let keys = references_in(&text);
+                result.stash_keys = keys.iter().map(|k| k.to_string()).collect();
+                shown.add(keys);
+            }
             success(text, &result)
+        })
+        .await
+    }
+
+    /// Gives back what a stash marker of this server stands for.
+    #[tool(
+        description = "Get back the original data that a stash marker in an stc_encode result stands for: pass \
+            the marker's key. Answers only for markers this server sent in this session. The text block is the \
+            original JSON exactly as it was (not re-encoded, not truncated).",
+        output_schema = schema_for_output::<RetrieveResult>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    pub async fn stc_retrieve(&self, Parameters(p): Parameters<RetrieveParams>) -> Result<CallToolResult, ErrorData> {
+        let store = self.store.clone();
+        let shown = self.shown.clone();
+        off_thread(move || {
+            let Some(store) = store else {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(
+                    "this server has no stash store, so it sent no stash markers".to_string(),
+                )]));
+            };
+            match crate::stash::retrieve(&store, &shown, &p.key, DEFAULT_RETRIEVE_TOOL) {
+                Ok((key, json)) => {
+                    let result = RetrieveResult { key: key.to_string(), bytes: json.len(), json: json.clone() };
+                    let mut r = success(json, &result)?;
+                    let mut meta = serde_json::Map::new();
+                    meta.insert(RETRIEVED_META.to_string(), serde_json::Value::String(key.to_string()));
+                    r.meta = Some(rmcp::model::MetaObject(meta));
+                    Ok(r)
+                }
+                Err(message) => Ok(CallToolResult::error(vec![ContentBlock::text(message)])),
+            }
         })
         .await
     }
@@ -351,8 +453,9 @@ impl StcServer {
 
 /// What `stc mcp` tells the client about itself.
 pub const INSTRUCTIONS: &str = "This server converts between JSON and STC. Use stc_encode to turn a JSON text \
-into STC (gated: you get minified JSON back when STC would not save tokens), stc_decode to turn STC back into \
-exact JSON, and stc_estimate to compare token counts of pretty JSON, minified JSON and STC.";
+into STC (gated: you get minified JSON back when STC would not save tokens; with a token budget, long arrays are \
+cut and a stash marker says what is missing), stc_retrieve to get back what a marker stands for, stc_decode to \
+turn STC back into exact JSON, and stc_estimate to compare token counts of pretty JSON, minified JSON and STC.";
 
 #[tool_handler(router = Self::tool_router())]
 impl ServerHandler for StcServer {
@@ -360,6 +463,40 @@ impl ServerHandler for StcServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("stc", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!("{INSTRUCTIONS}\n\n{}", crate::STC_PRIMER))
+    }
+}
+
+/// The truncated JSON for `stc_encode` with a budget, `None` when no
+/// truncation was asked for or nothing was cut, or a tool error.
+fn truncate(
+    p: &EncodeParams,
+    store: Option<&LazyStore>,
+    tokenizer: Tokenizer,
+    limits: Limits,
+) -> Result<Option<String>, CallToolResult> {
+    let tool_error = |m: String| CallToolResult::error(vec![ContentBlock::text(m)]);
+    if p.budget.is_none() && p.truncate_arrays_at.is_none() {
+        return Ok(None);
+    }
+    let Some(store) = store else {
+        return Err(tool_error(
+            "budget and truncate_arrays_at need a stash store, and this server has none: nothing is truncated \
+             silently"
+                .into(),
+        ));
+    };
+    let store = store.get().map_err(|e| tool_error(crate::stash::store_failure(&e)))?;
+    let mut plan = p.truncate_arrays_at.map(PlanOptions::with_array_budget).unwrap_or_default();
+    plan.recovery = Recovery::Tool(ToolName::new(DEFAULT_RETRIEVE_TOOL).map_err(tool_error)?);
+    let options = TruncateOptions { plan, token_budget: p.budget, tokenizer, limits };
+    match stc_stash::truncate(&p.json, Some(store.as_ref()), &options) {
+        Ok(out) => match out.kept {
+            None => Ok(Some(out.json)),
+            Some(Kept::NothingToCut | Kept::NoSaving | Kept::Retrieved | Kept::HasMarkers | Kept::NoStore) => Ok(None),
+        },
+        Err(TruncateError::Input(e)) => Err(input_error("JSON", &e)),
+        Err(TruncateError::Store(e)) => Err(tool_error(crate::stash::store_failure(&e))),
+        Err(e) => Err(tool_error(format!("{e}"))),
     }
 }
 
