@@ -2,13 +2,17 @@
 //! wrapper.
 //!
 //! - [`server`]: an MCP server over stdio with the tools `stc_encode`,
-//!   `stc_decode` and `stc_estimate`, built on the official Rust SDK (`rmcp`).
+//!   `stc_decode`, `stc_estimate` and `stc_retrieve`, built on the official
+//!   Rust SDK (`rmcp`).
 //! - [`proxy`]: wraps any stdio MCP server, passes JSON-RPC through unchanged
-//!   and re-encodes JSON text blocks of `tools/call` results as gated STC.
+//!   and re-encodes JSON text blocks of `tools/call` results as gated STC,
+//!   optionally truncated with the stash (plus its own retrieve tool).
+//! - [`stash`]: the store choice, the keys a session has shown, and the
+//!   authorized retrieve shared by both.
 //!
 //! Both expose blocking entry points ([`server::serve_stdio`], [`proxy::run`])
 //! that build their own tokio runtime, so a caller needs no async code. All
-//! format work is done by `stc-core`.
+//! format work is done by `stc-core`, all truncation by `stc-stash`.
 #![forbid(unsafe_code)]
 
 pub mod frame;

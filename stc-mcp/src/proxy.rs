@@ -253,6 +253,11 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // The store first: a bad store is reported without starting the server.
+    let session = match &options.stash {
+        Some(s) => Some(Arc::new(Session::open(s)?)),
+        None => None,
+    };
     let mut child = Command::new(&options.command)
         .args(&options.args)
         .stdin(Stdio::piped())
@@ -265,10 +270,6 @@ where
         return Err(ProxyError("the child's stdio pipes are missing".into()));
     };
 
-    let session = match &options.stash {
-        Some(s) => Some(Arc::new(Session::open(s)?)),
-        None => None,
-    };
     let options = Arc::new(options);
     let pending: Pending = Arc::default();
     let client_gone = Arc::new(Notify::new());

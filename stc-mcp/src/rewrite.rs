@@ -542,6 +542,38 @@ mod tests {
     }
 
     #[test]
+    fn truncation_cuts_stashes_and_reports_the_keys_then_gates() {
+        let store = stc_stash::MemoryStore::new();
+        let options = TruncateOptions { token_budget: Some(300), ..TruncateOptions::default() };
+        let t = Truncation { store: &store, options: &options };
+        let big = table(500);
+        let result = format!(r#"{{"content":[{}]}}"#, text_block(&big));
+        let (new, stats, keys) = rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)).unwrap();
+        assert_eq!((stats.blocks, stats.truncated, keys.len()), (1, 1, 1));
+        let v: serde_json::Value = serde_json::from_str(&new).unwrap();
+        let text = v["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with("{stc_stash:{"), "{text}");
+        assert!(stc_core::Tokenizer::Estimate.count(text) <= 300);
+        assert_eq!(references_in(text), keys);
+        // The payload is the whole original, under the marker's key.
+        let stc_stash::Lookup::Found(payload) = store.retrieve(&keys[0]).unwrap() else { panic!("not stashed") };
+        assert_eq!(String::from_utf8(payload).unwrap(), stc_core::decode(&big).unwrap());
+        // Small texts: no cut, plain gating.
+        let small = encode_text_with(&table(5), &RewriteOptions::default(), Some(t)).unwrap();
+        assert!(!small.truncated && small.keys.is_empty());
+    }
+
+    #[test]
+    fn retrieved_results_are_never_rewritten() {
+        let store = stc_stash::MemoryStore::new();
+        let options = TruncateOptions { token_budget: Some(100), ..TruncateOptions::default() };
+        let t = Truncation { store: &store, options: &options };
+        let result = format!(r#"{{"content":[{}],"_meta":{{"stc/retrieved":"k"}}}}"#, text_block(&table(500)));
+        assert_eq!(rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)), None);
+        assert!(store.is_empty().unwrap());
+    }
+
+    #[test]
     fn ids_match_across_spellings() {
         let a: Box<RawValue> = serde_json::from_str(r#""\u0061""#).unwrap();
         let b: Box<RawValue> = serde_json::from_str(r#""a""#).unwrap();
