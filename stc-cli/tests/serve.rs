@@ -112,52 +112,65 @@ fn kill_9_loses_at_most_the_last_interval_and_restart_has_the_context() {
     let dir = temp_dir("kill9");
     let file = dir.join("ctx.json");
     let file_arg = file.to_str().unwrap();
-    let mut service = Service::start(&["--context-file", file_arg, "--save-interval", "0.1"]);
+    let mut service = Service::start(&["--context-file", file_arg, "--save-interval", "0.05"]);
+    // A large context makes every save take a while, so kills land inside saves too.
     let mut c = service.client();
-    for i in 0..20 {
-        exchange(&mut c, &format!("conv-{}", i % 3), &format!("question {i}"), &format!("answer {i}"));
+    for i in 0..4 {
+        exchange(&mut c, "large", &format!("{i}{}", "lorem ipsum ".repeat(9000)), "noted");
     }
-    let before = c.ok(json!({"action": "context_get"}));
-    // Wait (bounded) until the saver has written the last change: the file then holds everything.
-    let mut saved = false;
-    for _ in 0..600 {
-        if file_has(&file, "answer 19") {
-            saved = true;
-            break;
+    for cycle in 0..3 {
+        let mut c = service.client();
+        for i in 0..10 {
+            exchange(
+                &mut c,
+                &format!("conv-{}", i % 3),
+                &format!("question {cycle}.{i}"),
+                &format!("answer {cycle}.{i}"),
+            );
         }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(saved, "the periodic save never wrote the last exchange");
-    // Keep writing while killing: whatever instant the kill lands on, the file must stay valid.
-    let addr = service.addr.clone();
-    let writer = std::thread::spawn(move || {
-        let mut c = Client::connect(&addr);
-        for i in 0..200 {
-            let line = format!("{{\"action\":\"prompt\",\"conversation_id\":\"busy\",\"text\":\"t{i}\"}}\n");
-            if c.write.write_all(line.as_bytes()).is_err() {
+        let before = c.ok(json!({"action": "context_get"}));
+        // Wait (bounded) until a periodic save holds the last change: from then on nothing may be lost.
+        let last = format!("answer {cycle}.9");
+        let mut saved = false;
+        for _ in 0..600 {
+            if file_has(&file, &last) {
+                saved = true;
                 break;
             }
-            let mut reply = String::new();
-            if c.read.read_line(&mut reply).unwrap_or(0) == 0 {
-                break;
-            }
+            std::thread::sleep(Duration::from_millis(50));
         }
-    });
-    std::thread::sleep(Duration::from_millis(150));
-    service.child.kill().unwrap(); // SIGKILL
-    service.wait();
-    writer.join().unwrap();
+        assert!(saved, "the periodic save never wrote {last}");
+        // Keep changing the context while killing, so saves are in flight.
+        let addr = service.addr.clone();
+        let writer = std::thread::spawn(move || {
+            let mut c = Client::connect(&addr);
+            for i in 0..100_000 {
+                let line =
+                    format!("{{\"action\":\"prompt\",\"conversation_id\":\"busy-{cycle}\",\"text\":\"t{i}\"}}\n");
+                if c.write.write_all(line.as_bytes()).is_err() {
+                    break;
+                }
+                let mut reply = String::new();
+                if c.read.read_line(&mut reply).unwrap_or(0) == 0 {
+                    break;
+                }
+            }
+        });
+        std::thread::sleep(Duration::from_millis(100 + 70 * cycle));
+        service.child.kill().unwrap(); // SIGKILL
+        service.wait();
+        writer.join().unwrap();
 
-    let restarted = Service::start(&["--context-file", file_arg]);
-    let mut c = restarted.client();
-    let after = c.ok(json!({"action": "context_get"}));
-    for conv in before["conversations"].as_array().unwrap() {
-        let id = conv["conversation_id"].as_str().unwrap();
-        let now = c.ok(json!({"action": "context_get", "conversation_id": id}));
-        assert_eq!(now, *conv, "conversation {id} changed across kill -9");
+        // The file is whole (the service starts on it) and holds every conversation as saved.
+        service = Service::start(&["--context-file", file_arg, "--save-interval", "0.05"]);
+        let mut c = service.client();
+        for conv in before["conversations"].as_array().unwrap() {
+            let id = conv["conversation_id"].as_str().unwrap();
+            let now = c.ok(json!({"action": "context_get", "conversation_id": id}));
+            assert_eq!(now, *conv, "conversation {id} changed across kill -9 (cycle {cycle})");
+        }
     }
-    assert!(after["count"].as_u64().unwrap() >= 3);
-    drop(restarted);
+    drop(service);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
