@@ -112,9 +112,25 @@ impl Action {
 ///     .layer(stc_http::StcLayer::new());
 /// # }
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct StcLayer {
-    config: Arc<StcConfig>,
+    shared: Arc<Shared>,
+}
+
+/// What every service of one layer shares.
+#[derive(Debug)]
+struct Shared {
+    config: StcConfig,
+    /// Large bodies encoded at once on the blocking pool: one per CPU, which
+    /// bounds the memory of concurrent encodings (each holds the body, its
+    /// parsed form and both texts).
+    encoders: tokio::sync::Semaphore,
+}
+
+impl Default for StcLayer {
+    fn default() -> Self {
+        StcLayer::with_config(StcConfig::default())
+    }
 }
 
 impl StcLayer {
@@ -125,12 +141,13 @@ impl StcLayer {
 
     /// A layer with these settings.
     pub fn with_config(config: StcConfig) -> Self {
-        StcLayer { config: Arc::new(config) }
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        StcLayer { shared: Arc::new(Shared { config, encoders: tokio::sync::Semaphore::new(cpus) }) }
     }
 
     /// The settings.
     pub fn config(&self) -> &StcConfig {
-        &self.config
+        &self.shared.config
     }
 }
 
@@ -138,7 +155,7 @@ impl<S> Layer<S> for StcLayer {
     type Service = StcService<S>;
 
     fn layer(&self, inner: S) -> StcService<S> {
-        StcService { inner, config: self.config.clone() }
+        StcService { inner, shared: self.shared.clone() }
     }
 }
 
@@ -146,7 +163,7 @@ impl<S> Layer<S> for StcLayer {
 #[derive(Debug, Clone)]
 pub struct StcService<S> {
     inner: S,
-    config: Arc<StcConfig>,
+    shared: Arc<Shared>,
 }
 
 impl<S> StcService<S> {
@@ -192,11 +209,11 @@ where
         let target = pref.wants_stc().then(|| format!("{} {}", req.method(), req.uri().path()));
         // Inner services (the proxy's forwarder) may read the parsed preference.
         req.extensions_mut().insert(pref.clone());
-        let config = self.config.clone();
+        let shared = self.shared.clone();
         let future = self.inner.call(req);
         Box::pin(async move {
             let response = future.await?;
-            Ok(respond(response, &pref, head, &config, target.as_deref().unwrap_or("-")).await)
+            Ok(respond(response, &pref, head, &shared, target.as_deref().unwrap_or("-")).await)
         })
     }
 }
@@ -272,13 +289,14 @@ async fn respond<B>(
     response: Response<B>,
     pref: &Preference,
     head: bool,
-    config: &StcConfig,
+    shared: &Shared,
     target: &str,
 ) -> Response<StcBody<B>>
 where
     B: Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<BoxError>,
 {
+    let config = &shared.config;
     let (mut parts, body) = response.into_parts();
     let media = media_type(&parts.headers);
     let json = media.as_ref().is_some_and(|(essence, _)| is_json(essence));
@@ -349,6 +367,7 @@ where
     }
     let (gated, elapsed) = if original.len() >= OFFLOAD_BYTES && tokio::runtime::Handle::try_current().is_ok() {
         // Large bodies take milliseconds of CPU: keep them off the async workers.
+        let _slot = shared.encoders.acquire().await;
         let (body, config) = (original.clone(), *config);
         match tokio::task::spawn_blocking(move || gate(&body, &config)).await {
             Ok(done) => done,
