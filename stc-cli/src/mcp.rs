@@ -120,8 +120,8 @@ pub struct McpProxyArgs {
     /// Accepted for compatibility: minified JSON where the gate keeps JSON is the default now.
     #[arg(long, hide = true, conflicts_with = "keep_json_text")]
     minify: bool,
-    /// Truncate JSON text blocks until their compact STC has at most TOKENS tokens (estimated);
-    /// what is cut is stashed and the retrieve tool is added to the server's tools.
+    /// Truncate JSON text blocks until their compact STC has at most TOKENS tokens (counted
+    /// like --tokenizer); what is cut is stashed and the retrieve tool is added to the server's tools.
     #[arg(long, value_name = "TOKENS")]
     budget: Option<usize>,
     /// Keep at most N records of a record array (and N head + N/4 tail elements of other

@@ -902,3 +902,71 @@ fn proxy_refuses_an_invalid_retrieve_tool_name_and_a_stash_db_outside_the_policy
     assert!(!raw.wait().success());
     assert!(raw.stderr().contains("absolute"));
 }
+
+/// A `redis-server` of this test on a free loopback port (no persistence), killed on drop.
+struct Redis {
+    child: Child,
+    url: String,
+    _dir: DataDir,
+}
+
+impl Redis {
+    fn start() -> Redis {
+        let dir = DataDir::new("redis");
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&dir.0)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is missing: run `bash scripts/prereqs/20-redis.sh`");
+        let redis = Redis { child, url: format!("redis://127.0.0.1:{port}/"), _dir: dir };
+        let deadline = Instant::now() + LIMIT;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        redis
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn proxy_stashes_in_redis_and_another_process_reads_the_payload_there() {
+    let redis = Redis::start();
+    let dir = DataDir::new("redis-proxy");
+    let args =
+        proxy_args(&["--truncate-arrays-at", "4", "--store", "redis", "--redis-url", &redis.url], &["cat".as_ref()]);
+    let mut raw = Raw::spawn(&args, &[("STC_DATA_DIR", &dir.0)]);
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    raw.recv().unwrap();
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#);
+    let list: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
+    assert_eq!(list["result"]["tools"][0]["name"], "stc_retrieve");
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}"#);
+    raw.recv().unwrap();
+    let table = table_json(60);
+    raw.send(&tool_response("2", &table));
+    let back: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
+    let key = stc_stash::references_in(back["result"]["content"][0]["text"].as_str().unwrap())[0].to_string();
+    // The proxy's tool answers from Redis...
+    raw.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"stc_retrieve","arguments":{{"key":"{key}"}}}}}}"#
+    ));
+    assert_eq!(raw.response(json!(3))["result"]["content"][0]["text"], table.as_str());
+    // ...and the entry really is in Redis: `stc retrieve` in another process reads it there, not in SQLite.
+    let out =
+        Command::new(stc()).args(["retrieve", &key, "--store", "redis", "--redis-url", &redis.url]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), table);
+    assert!(!dir.0.join("stash.db").exists());
+    raw.close_stdin();
+    assert!(raw.wait().success());
+}

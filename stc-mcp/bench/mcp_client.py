@@ -6,7 +6,12 @@
       per-case latencies (microseconds) to OUT.json.
   mcp_client.py fetch OUTDIR NAME... -- COMMAND [ARGS...]
       Calls the fixture's `corpus` tool for each NAME and writes the text of
-      the first content block to OUTDIR/NAME.
+      the first content block to OUTDIR/NAME. With MCP_BENCH_RETRIEVE=TOOL,
+      every stash marker's key in that text is passed to TOOL and the result
+      written to OUTDIR/NAME.KEY.retrieved (a tool error ends the run).
+
+The client lists the tools after initializing, as real clients do (the
+proxy's retrieve tool, and with it truncation, needs that).
 
 Raw lines over pipes keep the client's own cost small and equal on both sides.
 Every read has a deadline, so a hang ends the run with an error.
@@ -14,6 +19,7 @@ Every read has a deadline, so a hang ends the run with an error.
 
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -87,6 +93,7 @@ def main():
     mode, rest, command = argv[0], argv[1:split], argv[split + 1 :]
     server = Server(command)
     server.initialize()
+    server.request("tools/list", {})
     if mode == "latency":
         calls, out = int(rest[0]), rest[1]
         result = {}
@@ -107,8 +114,17 @@ def main():
             r = server.request("tools/call", {"name": "corpus", "arguments": {"name": name}})
             if r.get("isError"):
                 raise SystemExit("mcp_client: corpus %s: %s" % (name, r))
+            text = r["content"][0]["text"]
             with open(os.path.join(outdir, name), "w", encoding="utf-8", newline="") as f:
-                f.write(r["content"][0]["text"])
+                f.write(text)
+            tool = os.environ.get("MCP_BENCH_RETRIEVE")
+            for key in sorted(set(re.findall(r"with key=([0-9a-f]{24})", text))) if tool else []:
+                got = server.request("tools/call", {"name": tool, "arguments": {"key": key}})
+                if got.get("isError"):
+                    raise SystemExit("mcp_client: %s %s: %s" % (tool, key, got))
+                path = os.path.join(outdir, "%s.%s.retrieved" % (name, key))
+                with open(path, "w", encoding="utf-8", newline="") as f:
+                    f.write(got["content"][0]["text"])
     else:
         raise SystemExit(__doc__)
     server.close()
