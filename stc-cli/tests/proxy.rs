@@ -233,8 +233,8 @@ fn upstream_failures_are_502_json() {
     assert_eq!(body["error"], "upstream_unavailable");
 
     let (_up, port) = upstream();
-    let (_px, addr) = proxy(&format!("http://127.0.0.1:{port}"), &["--response-timeout", "1"]);
-    let (status, _, body) = curl(&["-H", "Accept: application/stc+json", &format!("http://{addr}/slow?ms=4000")]);
+    let (_px, addr) = proxy(&format!("http://127.0.0.1:{port}"), &["--response-timeout", "3"]);
+    let (status, _, body) = curl(&["-H", "Accept: application/stc+json", &format!("http://{addr}/slow?ms=8000")]);
     assert_eq!(status, 502);
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&body).unwrap()["error"], "upstream_timeout");
     let (status, h, _) = curl(&["-H", "Accept: application/stc+json", &format!("http://{addr}/slow?ms=100")]);

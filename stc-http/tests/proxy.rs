@@ -266,12 +266,12 @@ fn assert_502(body: &serde_json::Value, kind: &str) {
 #[tokio::test]
 async fn slow_upstreams_time_out_with_502_and_slow_enough_ones_work() {
     let up = Upstream::start();
-    let (addr, _stop) = proxy(&up.url(), |c| c.response_timeout = Duration::from_millis(1500)).await;
+    let (addr, _stop) = proxy(&up.url(), |c| c.response_timeout = Duration::from_millis(3000)).await;
     let r = raw().get(format!("http://{addr}/slow?ms=200")).header(ASK.0, ASK.1).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(decode(&r.bytes().await.unwrap()), table());
 
-    let r = raw().get(format!("http://{addr}/slow?ms=5000")).header(ASK.0, ASK.1).send().await.unwrap();
+    let r = raw().get(format!("http://{addr}/slow?ms=8000")).header(ASK.0, ASK.1).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::BAD_GATEWAY);
     assert_eq!(r.headers()["content-type"], "application/json");
     let body: serde_json::Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
