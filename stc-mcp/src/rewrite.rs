@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use stc_core::{Chosen, Document, GateOptions, Limits, Profile};
-use stc_stash::{references_in, Key, StashStore, TruncateError, TruncateOptions};
+use stc_stash::{references_in, Kept, Key, StashStore, TruncateError, TruncateOptions};
 
 /// When and how a JSON text block is re-encoded.
 #[derive(Debug, Clone)]
@@ -101,7 +101,8 @@ pub fn encode_text(text: &str, options: &RewriteOptions) -> Option<String> {
 /// [`encode_text`], with truncation first when `truncation` is given: if the
 /// stash cuts something, the truncated JSON is gated and always sent (STC or
 /// minified JSON, both with the markers). A store failure is reported on
-/// stderr and the text is sent without truncation.
+/// stderr and the text is sent without truncation. Content the store marked
+/// retrieved is left exactly as it is.
 pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option<Truncation>) -> Option<Encoded> {
     if text.len() < options.min_bytes || text.len() > options.max_bytes {
         return None;
@@ -115,6 +116,9 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
     if let Some(t) = truncation {
         match stc_stash::truncate(text, Some(t.store), t.options) {
             Ok(out) if out.kept.is_none() => cut = Some(out.json),
+            // Content the store handed out in full (`stc retrieve`, a retrieve
+            // tool) passes as it is: neither cut nor re-encoded.
+            Ok(out) if out.kept == Some(Kept::Retrieved) => return None,
             Ok(_) => {}
             Err(TruncateError::Input(_)) => return None,
             Err(e) => eprintln!("stc mcp-proxy: not truncated: {e}"),
@@ -571,6 +575,16 @@ mod tests {
         let result = format!(r#"{{"content":[{}],"_meta":{{"stc/retrieved":"k"}}}}"#, text_block(&table(500)));
         assert_eq!(rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)), None);
         assert!(store.is_empty().unwrap());
+        // Content the store marked retrieved (e.g. `stc retrieve` output from a shell tool): left as it is.
+        let original = table(500);
+        let key = store.stash(stc_core::decode(&original).unwrap().as_bytes()).unwrap().key;
+        assert!(store.mark_retrieved(&key).unwrap());
+        let plain = format!(r#"{{"content":[{}]}}"#, text_block(&original));
+        assert_eq!(rewrite_tool_result_with(&plain, &RewriteOptions::default(), Some(t)), None);
+        // Without the mark it would be cut.
+        let other = table(400);
+        let plain = format!(r#"{{"content":[{}]}}"#, text_block(&other));
+        assert_eq!(rewrite_tool_result_with(&plain, &RewriteOptions::default(), Some(t)).unwrap().1.truncated, 1);
     }
 
     #[test]
