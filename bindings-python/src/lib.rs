@@ -4,7 +4,8 @@
 //! `stc-core`'s streaming events and builder, and `stc_core::Error` to the
 //! Python exception `stc.STCDecodeError`. The pure-Python package
 //! (`python/stc/`) re-exports these functions and defines the exception and
-//! result classes.
+//! result classes. `stash` exposes the `stc-stash` crate (truncation with
+//! recoverable markers, the SQLite and memory stores).
 
 use pyo3::prelude::*;
 
@@ -12,6 +13,7 @@ mod dumps;
 mod errors;
 mod input;
 mod loads;
+mod stash;
 mod text;
 
 /// Inputs at least this long are processed with the GIL released; below it
@@ -30,5 +32,6 @@ fn _stc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(text::decode, m)?)?;
     m.add_function(wrap_pyfunction!(text::encode_gated, m)?)?;
     m.add_function(wrap_pyfunction!(text::count_tokens, m)?)?;
+    stash::register(m)?;
     Ok(())
 }

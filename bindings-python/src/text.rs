@@ -29,7 +29,7 @@ pub(crate) fn limits(max_depth: Option<usize>) -> Limits {
     max_depth.map_or_else(Limits::default, |max_depth| Limits { max_depth })
 }
 
-fn parse_tokenizer(name: &str) -> PyResult<Tokenizer> {
+pub(crate) fn parse_tokenizer(name: &str) -> PyResult<Tokenizer> {
     Tokenizer::from_name(name).ok_or_else(|| {
         PyValueError::new_err(format!("tokenizer must be 'estimate', 'o200k_base' or 'cl100k_base', not {name:?}"))
     })

@@ -44,8 +44,23 @@ STUBS = _stub_functions()
 
 
 def test_every_native_function_has_a_stub() -> None:
-    native = {name for name, value in vars(_stc).items() if callable(value) and not name.startswith("_")}
+    native = {
+        name
+        for name, value in vars(_stc).items()
+        if callable(value) and not isinstance(value, type) and not name.startswith("_")
+    }
     assert native == set(STUBS)
+
+
+def test_every_native_class_has_a_stub_with_its_methods() -> None:
+    tree = ast.parse(STUB.read_text(encoding="utf-8"))
+    stub_classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    native = {name: value for name, value in vars(_stc).items() if isinstance(value, type)}
+    assert set(native) == set(stub_classes)
+    for name, cls in native.items():
+        stub_members = {n.name for n in stub_classes[name].body if isinstance(n, ast.FunctionDef)}
+        runtime = {m for m in vars(cls) if not m.startswith("_")} | {"__init__"}
+        assert runtime <= stub_members | {"__init__"}, (name, runtime - stub_members)
 
 
 @pytest.mark.parametrize("name", sorted(STUBS))

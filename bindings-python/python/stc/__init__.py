@@ -15,6 +15,15 @@ Text to text, losslessly (number lexemes, key order and duplicate keys kept)::
     >>> stc.decode('{a: 1.0, a[2]: 1,2}')
     '{"a":1.0,"a":[1,2]}'
 
+Budget-sized output for large responses: what is cut is stashed, and markers
+in the output say how to get it back (``stc retrieve KEY`` in a shell, or
+:func:`retrieve`)::
+
+    with stc.SqliteStash() as stash:     # the CLI's stash file
+        out = stc.truncate(big_json, stash=stash, budget=1000)
+        send(out.text)
+        original = stc.retrieve(out.keys[0], stash=stash)
+
 Every JSON text is also STC text, so ``loads`` and ``decode`` read plain JSON
 too. All format logic lives in the Rust crate ``stc-core``; this package only
 converts types and errors.
@@ -27,7 +36,12 @@ from typing import Any, Callable, Protocol
 from ._stc import (
     MAX_DEPTH_LIMIT,
     MEDIA_TYPE,
+    MEMORY_STASH_DEFAULT_CAPACITY,
+    STASH_DEFAULT_CAPACITY,
+    STASH_DEFAULT_TTL,
     STC_VERSION,
+    MemoryStash,
+    SqliteStash,
     __version__,
     count_tokens,
     decode,
@@ -35,8 +49,20 @@ from ._stc import (
     encode,
     encode_gated,
     loads,
+    retrieve,
+    truncate,
 )
-from ._types import GateResult, Profile, STCDecodeError, Tokenizer
+from ._types import (
+    GateResult,
+    Kept,
+    Omission,
+    Profile,
+    StashError,
+    StashErrorKind,
+    STCDecodeError,
+    Tokenizer,
+    Truncation,
+)
 
 #: Alias of :func:`decode`, the name used by ADR-066's reference snippet.
 decode_stc = decode
@@ -96,11 +122,21 @@ def dump(
 __all__ = [
     "MAX_DEPTH_LIMIT",
     "MEDIA_TYPE",
+    "MEMORY_STASH_DEFAULT_CAPACITY",
+    "STASH_DEFAULT_CAPACITY",
+    "STASH_DEFAULT_TTL",
     "STC_VERSION",
     "GateResult",
+    "Kept",
+    "MemoryStash",
+    "Omission",
     "Profile",
     "STCDecodeError",
+    "SqliteStash",
+    "StashError",
+    "StashErrorKind",
     "Tokenizer",
+    "Truncation",
     "__version__",
     "count_tokens",
     "decode",
@@ -111,8 +147,13 @@ __all__ = [
     "encode_gated",
     "load",
     "loads",
+    "retrieve",
+    "truncate",
 ]
 
 # Show the public names in reprs and tracebacks (pickling resolves them too).
 STCDecodeError.__module__ = __name__
 GateResult.__module__ = __name__
+StashError.__module__ = __name__
+Omission.__module__ = __name__
+Truncation.__module__ = __name__

@@ -1,8 +1,10 @@
 """Type stubs of the native module ``stc._stc`` (re-exported by ``stc``)."""
 
+import os
+from types import TracebackType
 from typing import Any, Callable, Final
 
-from ._types import GateResult, Profile, Tokenizer
+from ._types import GateResult, Profile, Tokenizer, Truncation
 
 __version__: Final[str]
 #: The STC version read and written (the ``X-STC-Version`` header).
@@ -11,6 +13,12 @@ STC_VERSION: Final[int]
 MEDIA_TYPE: Final[str]
 #: The largest ``max_depth`` honoured; larger values are clamped to it.
 MAX_DEPTH_LIMIT: Final[int]
+#: How long a stash entry lives after its last write, in seconds (7 days).
+STASH_DEFAULT_TTL: Final[float]
+#: How many live entries a :class:`SqliteStash` keeps (FIFO beyond it).
+STASH_DEFAULT_CAPACITY: Final[int]
+#: How many live entries a :class:`MemoryStash` keeps (FIFO beyond it).
+MEMORY_STASH_DEFAULT_CAPACITY: Final[int]
 
 _Text = str | bytes | bytearray
 
@@ -72,3 +80,80 @@ def encode_gated(
 
 def count_tokens(text: _Text, tokenizer: Tokenizer = "o200k_base") -> int:
     """Number of tokens of ``text`` (exact OpenAI BPE, or the fast estimate)."""
+
+class SqliteStash:
+    """The SQLite stash file shared by every ``stc`` process of the user.
+
+    ``path=None`` is the CLI's file: ``$STC_STASH_DB``, else
+    ``DATA_DIR/stash.db`` where ``DATA_DIR`` is ``$STC_DATA_DIR`` or
+    ``~/.local/share/stc`` under the real home directory. A path must be
+    absolute, without ``..``, inside the real home or ``DATA_DIR``, and not a
+    symlink (the CLI's policy). Entries live ``ttl`` seconds after their last
+    write (default 7 days); beyond ``capacity`` live entries the oldest writes
+    are evicted. Raises :class:`StashError` (``config`` for a refused path,
+    ``unavailable`` when the file cannot be opened).
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, ttl: float | None = None, capacity: int | None = None
+    ) -> None: ...
+    @property
+    def path(self) -> str:
+        """The database file, after the path policy (canonical directory)."""
+    def retrieve(self, key: str) -> str:
+        """The original stashed under ``key``; see :func:`retrieve`."""
+    def close(self) -> None:
+        """Closes the database; later calls raise ``StashError`` (kind ``closed``)."""
+    def __len__(self) -> int: ...
+    def __enter__(self) -> SqliteStash: ...
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool: ...
+
+class MemoryStash:
+    """A stash in this process's memory (tests, one process; default capacity
+    1000 entries, TTL 7 days). Other processes cannot read it."""
+
+    def __init__(self, *, ttl: float | None = None, capacity: int | None = None) -> None: ...
+    def retrieve(self, key: str) -> str:
+        """The original stashed under ``key``; see :func:`retrieve`."""
+    def close(self) -> None:
+        """Drops the entries; later calls raise ``StashError`` (kind ``closed``)."""
+    def __len__(self) -> int: ...
+    def __enter__(self) -> MemoryStash: ...
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool: ...
+
+def truncate(
+    json_text: _Text,
+    *,
+    stash: SqliteStash | MemoryStash | None,
+    budget: int | None = None,
+    truncate_arrays_at: int | None = None,
+    lossy: bool = False,
+    retrieve_tool: str | None = None,
+    tokenizer: Tokenizer = "estimate",
+    max_depth: int | None = None,
+) -> Truncation:
+    """Budget-sized compact STC of a JSON response: long arrays and strings
+    are cut, what is cut is stashed in ``stash``, and a marker in the output
+    says how much is missing and how to get it back.
+
+    ``truncate_arrays_at`` keeps at most N records per record array (default
+    32); ``budget`` halves the budgets until the output has at most that many
+    tokens. With ``stash=None`` nothing is cut (``kept == "no_store"``) unless
+    ``lossy=True``, whose markers say ``recoverable: false``.
+    ``retrieve_tool`` makes markers name a tool call instead of
+    ``stc retrieve KEY``. Raises :class:`STCDecodeError` for invalid JSON and
+    :class:`StashError` when the store fails (nothing written stays).
+    """
+
+def retrieve(key: str, *, stash: SqliteStash | MemoryStash) -> str:
+    """The exact original stashed under ``key`` (24 lowercase hex characters).
+
+    Raises :class:`StashError`: ``invalid_key`` (checked before the store is
+    read), ``not_found`` or ``expired`` (``retryable`` False: re-run the tool
+    call), ``unavailable`` (``retryable`` True). A retrieved original is never
+    truncated again by this store.
+    """

@@ -89,3 +89,85 @@ class GateResult(NamedTuple):
     json_tokens: int
     #: Tokens of the STC encoding.
     stc_tokens: int
+
+
+#: Why :func:`stc.truncate` sent the original: nothing was long enough to
+#: cut, no store was given (nothing is truncated silently), the input is a
+#: retrieved original (never cut again), it already holds markers, or cutting
+#: would not have saved tokens.
+Kept = Literal["nothing_to_cut", "no_store", "retrieved", "has_markers", "no_saving"]
+
+#: The stable kinds of :class:`StashError`.
+StashErrorKind = Literal[
+    "invalid_key",
+    "not_found",
+    "expired",
+    "closed",
+    "unavailable",
+    "corrupt",
+    "too_large",
+    "exhausted",
+    "config",
+    "store",
+]
+
+
+class StashError(Exception):
+    """A stash operation failed: a malformed, unknown or expired key, a
+    closed store, a store that cannot be reached, or a path the policy refuses.
+
+    Attributes:
+        kind: the stable error kind, e.g. ``"invalid_key"``, ``"not_found"``,
+            ``"expired"``, ``"unavailable"``, ``"config"``.
+        retryable: True only if the same call may succeed later (the store was
+            busy or unreachable). An unknown or expired key never comes back:
+            re-run the tool call that produced the marker instead.
+        key: the key concerned, when it was well-formed.
+    """
+
+    kind: StashErrorKind
+    retryable: bool
+    key: str | None
+
+    def __init__(self, msg: str, kind: StashErrorKind, retryable: bool = False, key: str | None = None) -> None:
+        super().__init__(msg)
+        self.kind = kind
+        self.retryable = retryable
+        self.key = key
+
+    def __reduce__(self) -> tuple[type, tuple[str, str, bool, str | None]]:
+        return (self.__class__, (str(self), self.kind, self.retryable, self.key))
+
+
+class Omission(NamedTuple):
+    """One part that :func:`stc.truncate` left out."""
+
+    #: What was counted: ``"records"``, ``"items"`` or ``"chars"``.
+    unit: Literal["records", "items", "chars"]
+    #: The stash key of the omitted part (None when the cut is lossy).
+    key: str | None
+    #: How many units were left out.
+    omitted: int
+    #: How many units the original had.
+    of: int
+
+
+class Truncation(NamedTuple):
+    """What :func:`stc.truncate` returns: the text to send and what it leaves out."""
+
+    #: Compact STC to send (the original, losslessly, when ``truncated`` is False).
+    text: str
+    #: The same content as minified JSON.
+    json: str
+    #: True if parts were left out (markers in the text say how to get them back).
+    truncated: bool
+    #: Why nothing was cut (None when ``truncated``).
+    kept: Kept | None
+    #: Tokens of ``text`` (by the tokenizer given to :func:`stc.truncate`).
+    tokens: int
+    #: Tokens of the original as compact STC.
+    original_tokens: int
+    #: The stash keys the markers in ``text`` reference (empty when lossy).
+    keys: tuple[str, ...]
+    #: The omissions, in document order.
+    omissions: tuple[Omission, ...]

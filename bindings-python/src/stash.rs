@@ -1,0 +1,390 @@
+//! The stash: `stc.truncate`, `stc.retrieve` and the store classes
+//! `stc.SqliteStash` and `stc.MemoryStash`.
+//!
+//! Everything here converts types and errors and calls `stc-stash`: what is
+//! cut, where markers stand, the keys, the stores and the path policy are all
+//! the crate's. Store I/O and truncation run with the GIL released.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use pyo3::exceptions::{PyRuntimeWarning, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyTuple, PyType};
+use stc_stash::{
+    paths, Kept, Key, Lookup, MemoryStore, PlanOptions, Recovery, SqliteStore, StashStore, StoreConfig, StoreError,
+    ToolName, TruncateError, TruncateOptions, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY, DEFAULT_TTL,
+};
+
+use crate::errors::decode_error;
+use crate::input::TextInput;
+use crate::text::{limits, parse_tokenizer};
+
+static STASH_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static TRUNCATION: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static OMISSION: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+const NO_RETRY: &str = "retrying will not help; re-run the tool call that produced the marker to get fresh data";
+
+/// Builds `stc.StashError(message, kind, retryable, key)`.
+fn stash_error(py: Python<'_>, message: String, kind: &str, retryable: bool, key: Option<&str>) -> PyErr {
+    let cls = match STASH_ERROR.import(py, "stc._types", "StashError") {
+        Ok(cls) => cls,
+        Err(e) => return e,
+    };
+    match cls.call1((message, kind, retryable, key)) {
+        Ok(value) => PyErr::from_value(value),
+        Err(e) => e,
+    }
+}
+
+/// The stable kind of a store failure.
+fn store_kind(e: &StoreError) -> &'static str {
+    match e {
+        StoreError::Unavailable(_) => "unavailable",
+        StoreError::Corrupt(_) => "corrupt",
+        StoreError::TooLarge(_) => "too_large",
+        StoreError::GenerationExhausted => "exhausted",
+        StoreError::Config(_) => "config",
+        _ => "store",
+    }
+}
+
+/// A store failure as `StashError`, saying whether retrying can help.
+fn store_error(py: Python<'_>, e: &StoreError, key: Option<&str>) -> PyErr {
+    let hint =
+        if e.is_transient() { "retrying may help once the store is reachable" } else { "retrying will not help" };
+    stash_error(py, format!("{e}; {hint}"), store_kind(e), e.is_transient(), key)
+}
+
+/// Shows at most 64 characters of untrusted text, escaped.
+fn shown(text: &str) -> String {
+    let cut: String = text.chars().take(64).collect();
+    if cut.len() < text.len() {
+        format!("{cut:?}…")
+    } else {
+        format!("{cut:?}")
+    }
+}
+
+fn config(ttl: Option<f64>, capacity: Option<usize>, default_capacity: usize) -> PyResult<StoreConfig> {
+    let mut config = StoreConfig::with_capacity(default_capacity);
+    if let Some(c) = capacity {
+        if c == 0 {
+            return Err(PyValueError::new_err("capacity must be at least 1"));
+        }
+        config.capacity = c;
+    }
+    if let Some(t) = ttl {
+        config.ttl = Duration::try_from_secs_f64(t)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| PyValueError::new_err(format!("ttl must be a positive number of seconds, not {t}")))?;
+    }
+    Ok(config)
+}
+
+/// An open store, or nothing after `close()`.
+struct Handle {
+    store: Mutex<Option<Arc<dyn StashStore>>>,
+    name: &'static str,
+}
+
+impl Handle {
+    fn new(store: Arc<dyn StashStore>, name: &'static str) -> Handle {
+        Handle { store: Mutex::new(Some(store)), name }
+    }
+
+    fn get(&self, py: Python<'_>) -> PyResult<Arc<dyn StashStore>> {
+        let guard = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+        guard.clone().ok_or_else(|| {
+            stash_error(py, format!("this {} is closed; retrying will not help", self.name), "closed", false, None)
+        })
+    }
+
+    fn close(&self) {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
+
+    fn describe(&self) -> String {
+        match &*self.store.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(s) => s.describe(),
+            None => "closed".to_string(),
+        }
+    }
+}
+
+/// The SQLite stash file shared by every `stc` process of the user (and by
+/// the `stc retrieve` command).
+#[pyclass(frozen, module = "stc", name = "SqliteStash")]
+pub(crate) struct SqliteStash {
+    handle: Handle,
+    path: PathBuf,
+}
+
+#[pymethods]
+impl SqliteStash {
+    #[new]
+    #[pyo3(signature = (path = None, *, ttl = None, capacity = None))]
+    fn new(py: Python<'_>, path: Option<PathBuf>, ttl: Option<f64>, capacity: Option<usize>) -> PyResult<Self> {
+        let config = config(ttl, capacity, DEFAULT_CAPACITY)?;
+        let env_db = std::env::var_os(paths::STASH_DB_ENV);
+        let env_dir = std::env::var_os(paths::DATA_DIR_ENV);
+        let opened = py.detach(|| {
+            let path = paths::stash_db_path(path.as_deref(), env_db.as_deref(), env_dir.as_deref())?;
+            let store = SqliteStore::open_with(&path, config)?;
+            Ok::<_, StoreError>((path, store))
+        });
+        let (path, store) = opened.map_err(|e| store_error(py, &e, None))?;
+        Ok(SqliteStash { handle: Handle::new(Arc::new(store), "SqliteStash"), path })
+    }
+
+    /// The database file (after the path policy: absolute, canonical directory).
+    #[getter]
+    fn path(&self) -> String {
+        self.path.to_string_lossy().into_owned()
+    }
+
+    /// The stashed original under `key` (see `stc.retrieve`).
+    fn retrieve(&self, py: Python<'_>, key: &str) -> PyResult<String> {
+        retrieve_from(py, key, || self.handle.get(py))
+    }
+
+    /// Closes the database; later calls raise `StashError` (kind `closed`).
+    fn close(&self) {
+        self.handle.close();
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        let store = self.handle.get(py)?;
+        py.detach(|| store.len()).map_err(|e| store_error(py, &e, None))
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, PyTuple>) -> bool {
+        self.handle.close();
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        format!("SqliteStash({:?}) <{}>", self.path.display().to_string(), self.handle.describe())
+    }
+}
+
+/// A stash in this process's memory (tests, one process): other processes
+/// cannot read it.
+#[pyclass(frozen, module = "stc", name = "MemoryStash")]
+pub(crate) struct MemoryStash {
+    handle: Handle,
+}
+
+#[pymethods]
+impl MemoryStash {
+    #[new]
+    #[pyo3(signature = (*, ttl = None, capacity = None))]
+    fn new(py: Python<'_>, ttl: Option<f64>, capacity: Option<usize>) -> PyResult<Self> {
+        let store = MemoryStore::with_config(config(ttl, capacity, DEFAULT_MEMORY_CAPACITY)?)
+            .map_err(|e| store_error(py, &e, None))?;
+        Ok(MemoryStash { handle: Handle::new(Arc::new(store), "MemoryStash") })
+    }
+
+    /// The stashed original under `key` (see `stc.retrieve`).
+    fn retrieve(&self, py: Python<'_>, key: &str) -> PyResult<String> {
+        retrieve_from(py, key, || self.handle.get(py))
+    }
+
+    /// Drops the entries; later calls raise `StashError` (kind `closed`).
+    fn close(&self) {
+        self.handle.close();
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        let store = self.handle.get(py)?;
+        store.len().map_err(|e| store_error(py, &e, None))
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, PyTuple>) -> bool {
+        self.handle.close();
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        format!("MemoryStash() <{}>", self.handle.describe())
+    }
+}
+
+/// The store behind a `stash=` argument.
+fn store_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn StashStore>> {
+    if let Ok(s) = obj.cast::<SqliteStash>() {
+        return s.get().handle.get(py);
+    }
+    if let Ok(s) = obj.cast::<MemoryStash>() {
+        return s.get().handle.get(py);
+    }
+    Err(PyTypeError::new_err(format!(
+        "stash must be stc.SqliteStash, stc.MemoryStash or None, not {}",
+        obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
+    )))
+}
+
+/// Checks the key (before the store is even looked at), then reads it.
+fn retrieve_from(py: Python<'_>, key: &str, store: impl FnOnce() -> PyResult<Arc<dyn StashStore>>) -> PyResult<String> {
+    let key = Key::parse(key).map_err(|e| {
+        stash_error(py, format!("invalid key {}: {e}; retrying will not help", shown(key)), "invalid_key", false, None)
+    })?;
+    let store = store()?;
+    let k = key.as_str();
+    let (lookup, marked) = py
+        .detach(|| {
+            let lookup = store.retrieve(&key)?;
+            // Like `stc retrieve`: from now on the stash never cuts this content again.
+            let marked = match lookup {
+                Lookup::Found(_) => store.mark_retrieved(&key).err(),
+                _ => None,
+            };
+            Ok::<_, StoreError>((lookup, marked))
+        })
+        .map_err(|e| store_error(py, &e, Some(k)))?;
+    match lookup {
+        Lookup::Found(payload) => {
+            if let Some(e) = marked {
+                let msg = format!("could not note the retrieval of {k} ({e}); an STC component may shorten it again");
+                PyErr::warn(py, &py.get_type::<PyRuntimeWarning>(), &std::ffi::CString::new(msg)?, 1)?;
+            }
+            String::from_utf8(payload).map_err(|_| {
+                stash_error(
+                    py,
+                    format!("entry {k} is not UTF-8 text; retrying will not help"),
+                    "corrupt",
+                    false,
+                    Some(k),
+                )
+            })
+        }
+        Lookup::Expired => Err(stash_error(
+            py,
+            format!("entry {k} in {} has expired; {NO_RETRY}", store.describe()),
+            "expired",
+            false,
+            Some(k),
+        )),
+        // `Lookup` is non-exhaustive in spirit: anything else is a miss.
+        _ => Err(stash_error(
+            py,
+            format!(
+                "no entry {k} in {} (never stashed there, evicted, rolled back, or expired and purged); {NO_RETRY}",
+                store.describe()
+            ),
+            "not_found",
+            false,
+            Some(k),
+        )),
+    }
+}
+
+/// `stc.retrieve(key, *, stash)`: the exact original stashed under `key`.
+#[pyfunction]
+#[pyo3(signature = (key, *, stash), text_signature = "(key, *, stash)")]
+pub(crate) fn retrieve(py: Python<'_>, key: &str, stash: &Bound<'_, PyAny>) -> PyResult<String> {
+    retrieve_from(py, key, || store_of(py, stash))
+}
+
+fn kept_name(kept: Kept) -> &'static str {
+    match kept {
+        Kept::NothingToCut => "nothing_to_cut",
+        Kept::NoStore => "no_store",
+        Kept::Retrieved => "retrieved",
+        Kept::HasMarkers => "has_markers",
+        Kept::NoSaving => "no_saving",
+    }
+}
+
+/// `stc.truncate(json_text, *, stash, ...)`: a budget-sized STC rendering
+/// whose markers say how to get the omitted parts back.
+#[pyfunction]
+#[pyo3(
+    signature = (json_text, *, stash, budget = None, truncate_arrays_at = None, lossy = false, retrieve_tool = None, tokenizer = String::from("estimate"), max_depth = None),
+    text_signature = "(json_text, *, stash, budget=None, truncate_arrays_at=None, lossy=False, retrieve_tool=None, tokenizer='estimate', max_depth=None)"
+)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn truncate<'py>(
+    py: Python<'py>,
+    json_text: &Bound<'py, PyAny>,
+    stash: Option<&Bound<'py, PyAny>>,
+    budget: Option<usize>,
+    truncate_arrays_at: Option<usize>,
+    lossy: bool,
+    retrieve_tool: Option<String>,
+    tokenizer: String,
+    max_depth: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut plan = truncate_arrays_at.map(PlanOptions::with_array_budget).unwrap_or_default();
+    plan.recoverable = !lossy;
+    if let Some(name) = &retrieve_tool {
+        plan.recovery = Recovery::Tool(ToolName::new(name).map_err(PyValueError::new_err)?);
+    }
+    let store = match stash {
+        Some(s) if lossy => {
+            return Err(PyValueError::new_err(format!(
+                "lossy=True stashes nothing; pass stash=None, not {}",
+                s.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
+            )))
+        }
+        Some(s) => Some(store_of(py, s)?),
+        None => None,
+    };
+    let options = TruncateOptions {
+        plan,
+        token_budget: budget,
+        tokenizer: parse_tokenizer(&tokenizer)?,
+        limits: limits(max_depth),
+    };
+    let input = TextInput::new(json_text, "json_text")?;
+    let text = input.text(json_text)?;
+    let out = py.detach(|| stc_stash::truncate(text, store.as_deref(), &options)).map_err(|e| match e {
+        TruncateError::Input(e) => decode_error(py, &e, json_text, input.bytes()),
+        TruncateError::Store(e) => store_error(py, &e, None),
+        other => stash_error(py, format!("{other}; retrying will not help"), "store", false, None),
+    })?;
+    let keys: Vec<String> = out.writes.iter().map(|w| w.key.as_str().to_string()).collect();
+    let omission = OMISSION.import(py, "stc._types", "Omission")?;
+    let omitted = out
+        .omissions
+        .iter()
+        .map(|o| omission.call1((o.unit.name(), (!lossy).then(|| o.key.as_str().to_string()), o.omitted, o.of)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let cls = TRUNCATION.import(py, "stc._types", "Truncation")?;
+    cls.call1((
+        out.stc,
+        out.json,
+        out.kept.is_none(),
+        out.kept.map(kept_name),
+        out.tokens,
+        out.original_tokens,
+        PyTuple::new(py, keys)?,
+        PyTuple::new(py, omitted)?,
+    ))
+}
+
+/// Adds the stash's functions, classes and defaults to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<SqliteStash>()?;
+    m.add_class::<MemoryStash>()?;
+    m.add_function(wrap_pyfunction!(truncate, m)?)?;
+    m.add_function(wrap_pyfunction!(retrieve, m)?)?;
+    m.add("STASH_DEFAULT_TTL", DEFAULT_TTL.as_secs_f64())?;
+    m.add("STASH_DEFAULT_CAPACITY", DEFAULT_CAPACITY)?;
+    m.add("MEMORY_STASH_DEFAULT_CAPACITY", DEFAULT_MEMORY_CAPACITY)?;
+    Ok(())
+}
