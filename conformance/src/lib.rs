@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use stc_core::{EncodeOptions, Error, Limits, Profile};
 
+pub mod runner;
+
 /// The five categories of cases, in the order the README lists them.
 pub const CATEGORIES: [&str; 5] = ["encode", "decode", "roundtrip", "invalid", "json-invalid"];
 
