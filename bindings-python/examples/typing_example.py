@@ -67,6 +67,22 @@ def main() -> None:
     else:
         raise AssertionError("expected STCDecodeError")
 
+    memory = stc.MemoryStash(capacity=10)
+    big = json.dumps({"rows": [{"id": i, "ok": i % 7 != 0} for i in range(200)]})
+    cut: stc.Truncation = stc.truncate(big, stash=memory, budget=100, retrieve_tool="stc_retrieve")
+    why: stc.Kept | None = cut.kept
+    parts: tuple[stc.Omission, ...] = cut.omissions
+    assert cut.truncated and why is None and parts and len(memory) == 1
+    original: str = stc.retrieve(cut.keys[0], stash=memory)
+    assert original == memory.retrieve(cut.keys[0])
+    try:
+        stc.retrieve("not a key", stash=memory)
+    except stc.StashError as e:
+        kind: stc.StashErrorKind = e.kind
+        assert kind == "invalid_key" and not e.retryable and e.key is None
+    with stc.MemoryStash(ttl=60.0) as other:
+        assert stc.truncate(big, stash=None).kept == "no_store" and len(other) == 0
+
     version: str = stc.__version__
     assert version and stc.MEDIA_TYPE == "application/stc+json" and stc.STC_VERSION == 1
     assert stc.MAX_DEPTH_LIMIT >= 128
