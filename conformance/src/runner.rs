@@ -566,6 +566,12 @@ impl Runner {
     }
 }
 
+/// `words` as one command line for `--decoder`/`--encoder`, each word quoted
+/// as a POSIX shell would need (for paths with spaces or quotes).
+pub fn command_line(words: &[&str]) -> String {
+    shell_words::join(words)
+}
+
 /// Kills the process group `pid` leads (the program and what it started).
 fn kill_group(pid: u32) {
     let _ = Command::new("kill")
