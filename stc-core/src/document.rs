@@ -1,4 +1,12 @@
-//! A JSON document as a flat tape, the encoder's input.
+//! [`Document`]: a JSON value held in memory as a flat tape, and the two ways
+//! to fill one: [`Document::parse_json`] (the parser into an unchecked,
+//! private tape writer) and the checked [`DocumentBuilder`].
+//!
+//! Writing a document is the writers' job: [`Document::replay`] feeds it to
+//! any [`Sink`], which is how `to_json` and `to_json_pretty` reach the JSON
+//! writers of `write_json.rs`; the STC encoder (`write_stc.rs`, which owns
+//! `Document::encode` and `Document::encode_gated`) walks the tape directly
+//! because it needs lookahead.
 //!
 //! The encoder must look at an array's elements before it can choose between
 //! a columnar, a compact and a plain array, so it needs the document in
@@ -10,9 +18,10 @@
 use std::borrow::Cow;
 
 use crate::error::{Error, ErrorKind};
-use crate::options::{EncodeOptions, Limits};
+use crate::options::Limits;
 use crate::parser::{parse_json, scan_number, Abort, Sink, MAX_DEPTH_LIMIT};
 use crate::strings::{push_canonical_str, push_canonical_utf16, JsonStr};
+use crate::write_json::{JsonWriter, PrettyJsonWriter};
 
 /// One entry of the tape.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,7 +30,7 @@ pub(crate) enum Node<'a> {
     Bool(bool),
     /// The exact number lexeme.
     Number(Cow<'a, str>),
-    /// Canonically escaped string body.
+    /// Canonically escaped string body (the writers copy it as it is).
     String(Cow<'a, str>),
     /// Canonically escaped key body; the member's value follows it.
     Key(Cow<'a, str>),
@@ -51,16 +60,79 @@ pub struct Document<'a> {
 
 impl<'a> Document<'a> {
     /// Reads strict JSON into a document (borrowing from `json`).
+    ///
+    /// The parser guarantees the structure, so this goes through an unchecked
+    /// tape writer, not through [`DocumentBuilder`]'s checks.
     pub fn parse_json(json: &'a str, limits: &Limits) -> Result<Document<'a>, Error> {
-        let mut builder = DocumentBuilder::with_capacity(json.len() / 8 + 4, limits.max_depth);
-        parse_json(json, limits, &mut builder)?;
-        builder.finish()
+        let mut tape = Tape::with_capacity(json.len() / 8 + 4);
+        parse_json(json, limits, &mut tape)?;
+        Ok(Document { nodes: tape.nodes })
     }
 
-    /// Writes the document as STC in the given profile. Infallible: a
-    /// document always holds exactly one well-formed value.
-    pub fn encode(&self, profile: crate::Profile) -> String {
-        crate::encode::encode_document(self, &EncodeOptions::profile(profile))
+    /// Reports the document's values to `sink` in order, exactly as the
+    /// parser reports a text holding the same value: strings and keys come in
+    /// canonical escaping, numbers as their exact lexemes, and containers with
+    /// their length (`Some(n)`). Stops at the first [`Abort`].
+    ///
+    /// This is how a document is written as JSON: [`to_json`](Document::to_json)
+    /// replays it into the same [`JsonWriter`] that decoding uses.
+    ///
+    /// ```
+    /// use stc_core::{Abort, Document, Limits, Sink};
+    ///
+    /// /// Collects the keys, whatever the nesting.
+    /// struct Keys(Vec<String>);
+    /// impl<'a> Sink<'a> for Keys {
+    ///     fn key(&mut self, key: stc_core::JsonStr<'a>) -> Result<(), Abort> {
+    ///         self.0.push(key.to_str().unwrap_or_default().into_owned());
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let doc = Document::parse_json(r#"{"a": [{"b\n": 1}], "c": null}"#, &Limits::default())?;
+    /// let mut keys = Keys(Vec::new());
+    /// doc.replay(&mut keys).unwrap();
+    /// assert_eq!(keys.0, ["a", "b\n", "c"]);
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn replay<'s>(&'s self, sink: &mut impl Sink<'s>) -> Result<(), Abort> {
+        // The containers still open: where each ends, and whether it is an array.
+        let mut open: Vec<(usize, bool)> = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            while let Some(&(end, is_array)) = open.last() {
+                if end != i {
+                    break;
+                }
+                open.pop();
+                if is_array {
+                    sink.end_array()?;
+                } else {
+                    sink.end_object()?;
+                }
+            }
+            match node {
+                Node::Null => sink.null()?,
+                Node::Bool(b) => sink.boolean(*b)?,
+                Node::Number(n) => sink.number(n)?,
+                Node::String(s) => sink.string(stored(s))?,
+                Node::Key(k) => sink.key(stored(k))?,
+                &Node::Array { len, end } => {
+                    sink.begin_array(Some(len))?;
+                    open.push((end, true));
+                }
+                &Node::Object { len, end } => {
+                    sink.begin_object(Some(len))?;
+                    open.push((end, false));
+                }
+            }
+        }
+        while let Some((_, is_array)) = open.pop() {
+            if is_array {
+                sink.end_array()?;
+            } else {
+                sink.end_object()?;
+            }
+        }
+        Ok(())
     }
 
     /// Writes the document as minified JSON (canonical strings, exact lexemes).
@@ -71,49 +143,10 @@ impl<'a> Document<'a> {
     /// assert_eq!(doc.to_json(), r#"[1.0,{"a":"é"}]"#);
     /// ```
     pub fn to_json(&self) -> String {
-        let mut out = String::with_capacity(self.nodes.len() * 8);
-        // Same separator rule as the streaming writer: a comma goes before
-        // anything but a closing bracket that follows a complete value.
-        let mut closers: Vec<(usize, u8)> = Vec::new();
-        let mut need_comma = false;
-        for (i, node) in self.nodes.iter().enumerate() {
-            while let Some(&(end, c)) = closers.last() {
-                if end != i {
-                    break;
-                }
-                out.push(c as char);
-                closers.pop();
-                need_comma = true;
-            }
-            if need_comma {
-                out.push(',');
-            }
-            need_comma = true;
-            match node {
-                Node::Null => out.push_str("null"),
-                Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-                Node::Number(n) => out.push_str(n),
-                Node::String(s) | Node::Key(s) => {
-                    out.push('"');
-                    out.push_str(s);
-                    out.push('"');
-                    if matches!(node, Node::Key(_)) {
-                        out.push(':');
-                        need_comma = false;
-                    }
-                }
-                Node::Array { end, .. } | Node::Object { end, .. } => {
-                    let (open, close) = if matches!(node, Node::Array { .. }) { ('[', b']') } else { ('{', b'}') };
-                    out.push(open);
-                    closers.push((*end, close));
-                    need_comma = false;
-                }
-            }
-        }
-        while let Some((_, c)) = closers.pop() {
-            out.push(c as char);
-        }
-        out
+        let mut writer = JsonWriter::with_capacity(self.nodes.len() * 8);
+        // JsonWriter never aborts.
+        let _ = self.replay(&mut writer);
+        writer.into_string()
     }
 
     /// Writes the document as indented JSON (two spaces, `": "` after keys,
@@ -126,128 +159,51 @@ impl<'a> Document<'a> {
     /// assert_eq!(doc.to_json_pretty(), "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}");
     /// ```
     pub fn to_json_pretty(&self) -> String {
-        let mut out = String::with_capacity(self.nodes.len() * 16);
-        self.pretty(0, 0, &mut out);
-        out
-    }
-
-    fn pretty(&self, i: usize, indent: usize, out: &mut String) -> usize {
-        fn newline(out: &mut String, indent: usize) {
-            out.push('\n');
-            out.extend(std::iter::repeat_n(' ', indent * 2));
-        }
-        match self.nodes.get(i) {
-            Some(&Node::Array { end, .. }) | Some(&Node::Object { end, .. }) => {
-                let is_array = matches!(self.nodes.get(i), Some(Node::Array { .. }));
-                out.push(if is_array { '[' } else { '{' });
-                let mut j = i + 1;
-                while j < end {
-                    if j > i + 1 {
-                        out.push(',');
-                    }
-                    newline(out, indent + 1);
-                    if let Some(Node::Key(k)) = self.nodes.get(j) {
-                        out.push('"');
-                        out.push_str(k);
-                        out.push_str("\": ");
-                        j += 1;
-                    }
-                    j = self.pretty(j, indent + 1, out);
-                }
-                if end > i + 1 {
-                    newline(out, indent);
-                }
-                out.push(if is_array { ']' } else { '}' });
-                end
-            }
-            Some(Node::Null) => {
-                out.push_str("null");
-                i + 1
-            }
-            Some(Node::Bool(b)) => {
-                out.push_str(if *b { "true" } else { "false" });
-                i + 1
-            }
-            Some(Node::Number(n)) => {
-                out.push_str(n);
-                i + 1
-            }
-            Some(Node::String(s)) | Some(Node::Key(s)) => {
-                out.push('"');
-                out.push_str(s);
-                out.push('"');
-                i + 1
-            }
-            None => i + 1,
-        }
+        let mut writer = PrettyJsonWriter::with_capacity(self.nodes.len() * 16);
+        // PrettyJsonWriter never aborts.
+        let _ = self.replay(&mut writer);
+        writer.into_string()
     }
 
     /// Number of tape nodes (keys count as nodes); a rough size measure.
+    ///
+    /// ```
+    /// use stc_core::{Document, Limits};
+    /// let doc = Document::parse_json(r#"{"a":[1,2]}"#, &Limits::default()).unwrap();
+    /// assert_eq!(doc.node_count(), 5); // object, key, array, 1, 2
+    /// ```
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
 }
 
-/// Builds a [`Document`] value by value, for callers that hold data in their
-/// own types (the Python and JavaScript bindings' `dumps`/`stringify`).
-///
-/// Calls must form exactly one JSON value: inside an object, every value is
-/// preceded by one key. Misuse returns [`ErrorKind::InvalidDocument`].
-///
-/// ```
-/// use stc_core::{DocumentBuilder, Profile};
-/// let mut b = DocumentBuilder::new();
-/// b.push_begin_object()?;
-/// b.push_key("id")?;
-/// b.push_number("1.50")?;
-/// b.push_key("name")?;
-/// b.push_str("x\"y")?;
-/// b.push_end_object()?;
-/// assert_eq!(b.finish()?.encode(Profile::Compact), r#"{id:1.50,name:"x\"y"}"#);
-/// # Ok::<(), stc_core::Error>(())
-/// ```
+/// A stored string or key body as the parser would report it.
+#[inline]
+fn stored(body: &str) -> JsonStr<'_> {
+    JsonStr::canonical_unchecked(body, body.as_bytes().contains(&b'\\'))
+}
+
+/// The unchecked tape writer behind [`Document::parse_json`]: the parser
+/// guarantees the structure, so it only appends nodes and patches container
+/// sizes. Private, so that no caller can feed it a sequence that is not one
+/// value; [`DocumentBuilder`] is the checked way in.
 #[derive(Debug)]
-pub struct DocumentBuilder<'a> {
+struct Tape<'a> {
     nodes: Vec<Node<'a>>,
     /// Indices of the open containers.
     stack: Vec<usize>,
-    /// True right after a key, until its value.
-    after_key: bool,
-    max_depth: usize,
 }
 
-impl Default for DocumentBuilder<'_> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<'a> DocumentBuilder<'a> {
-    /// An empty builder with the default depth limit.
-    pub fn new() -> Self {
-        Self::with_capacity(16, Limits::default().max_depth)
+impl<'a> Tape<'a> {
+    fn with_capacity(nodes: usize) -> Self {
+        Tape { nodes: Vec::with_capacity(nodes), stack: Vec::new() }
     }
 
-    /// An empty builder with room for `nodes` nodes and the given depth limit
-    /// (clamped to [`MAX_DEPTH_LIMIT`]).
-    pub fn with_capacity(nodes: usize, max_depth: usize) -> Self {
-        DocumentBuilder {
-            nodes: Vec::with_capacity(nodes),
-            stack: Vec::new(),
-            after_key: false,
-            max_depth: max_depth.min(MAX_DEPTH_LIMIT),
-        }
+    /// The innermost open container is an object (`Some(true)`), an array
+    /// (`Some(false)`), or there is none.
+    fn top_is_object(&self) -> Option<bool> {
+        self.stack.last().map(|&i| matches!(self.nodes.get(i), Some(Node::Object { .. })))
     }
-
-    /// The finished document, or an error if the value is incomplete.
-    pub fn finish(self) -> Result<Document<'a>, Error> {
-        if self.nodes.is_empty() || !self.stack.is_empty() {
-            return Err(invalid("the document is incomplete: a value or a closing bracket is missing"));
-        }
-        Ok(Document { nodes: self.nodes })
-    }
-
-    // ---- unchecked core, used by the parser (which guarantees structure) ----
 
     #[inline]
     fn count_element(&mut self) {
@@ -290,148 +246,9 @@ impl<'a> DocumentBuilder<'a> {
         }
         self.nodes.push(Node::Key(key));
     }
-
-    // ---- checked public API -------------------------------------------------
-
-    fn top_is_object(&self) -> Option<bool> {
-        self.stack.last().map(|&i| matches!(self.nodes.get(i), Some(Node::Object { .. })))
-    }
-
-    fn check_value(&mut self) -> Result<(), Error> {
-        match self.top_is_object() {
-            None if !self.nodes.is_empty() => Err(invalid("a document holds exactly one top-level value")),
-            Some(true) if !self.after_key => Err(invalid("an object member needs a key before its value")),
-            _ => {
-                self.after_key = false;
-                Ok(())
-            }
-        }
-    }
-
-    fn check_open(&mut self) -> Result<(), Error> {
-        self.check_value()?;
-        if self.stack.len() >= self.max_depth {
-            return Err(Error::detached(
-                ErrorKind::DepthLimit,
-                format!("nesting deeper than the limit of {}", self.max_depth),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Adds `null`.
-    pub fn push_null(&mut self) -> Result<(), Error> {
-        self.check_value()?;
-        self.leaf(Node::Null);
-        Ok(())
-    }
-
-    /// Adds `true` or `false`.
-    pub fn push_bool(&mut self, value: bool) -> Result<(), Error> {
-        self.check_value()?;
-        self.leaf(Node::Bool(value));
-        Ok(())
-    }
-
-    /// Adds a number given as its lexeme, which must follow JSON's number
-    /// grammar (`-0`, `1.50`, `1e400` and 40-digit integers are all fine).
-    pub fn push_number(&mut self, lexeme: &str) -> Result<(), Error> {
-        if !is_json_number(lexeme) {
-            return Err(Error::detached(ErrorKind::InvalidNumber, format!("'{lexeme}' is not a JSON number")));
-        }
-        self.check_value()?;
-        self.leaf(Node::Number(Cow::Owned(lexeme.to_string())));
-        Ok(())
-    }
-
-    /// Adds a string value.
-    pub fn push_str(&mut self, value: &str) -> Result<(), Error> {
-        self.check_value()?;
-        let mut body = String::with_capacity(value.len());
-        push_canonical_str(&mut body, value);
-        self.leaf(Node::String(Cow::Owned(body)));
-        Ok(())
-    }
-
-    /// Adds a string value given as UTF-16 code units; lone surrogates are
-    /// kept (as `\uXXXX` escapes in the output).
-    pub fn push_utf16(&mut self, value: &[u16]) -> Result<(), Error> {
-        self.check_value()?;
-        let mut body = String::with_capacity(value.len());
-        push_canonical_utf16(&mut body, value);
-        self.leaf(Node::String(Cow::Owned(body)));
-        Ok(())
-    }
-
-    /// Opens an array.
-    pub fn push_begin_array(&mut self) -> Result<(), Error> {
-        self.check_open()?;
-        self.open(Node::Array { len: 0, end: 0 });
-        Ok(())
-    }
-
-    /// Closes the innermost array.
-    pub fn push_end_array(&mut self) -> Result<(), Error> {
-        if self.top_is_object() != Some(false) {
-            return Err(invalid("end_array without an open array"));
-        }
-        self.close();
-        Ok(())
-    }
-
-    /// Opens an object.
-    pub fn push_begin_object(&mut self) -> Result<(), Error> {
-        self.check_open()?;
-        self.open(Node::Object { len: 0, end: 0 });
-        Ok(())
-    }
-
-    /// Adds a key to the innermost object.
-    pub fn push_key(&mut self, key: &str) -> Result<(), Error> {
-        self.check_key()?;
-        let mut body = String::with_capacity(key.len());
-        push_canonical_str(&mut body, key);
-        self.add_key(Cow::Owned(body));
-        Ok(())
-    }
-
-    /// Adds a key given as UTF-16 code units (lone surrogates kept).
-    pub fn push_key_utf16(&mut self, key: &[u16]) -> Result<(), Error> {
-        self.check_key()?;
-        let mut body = String::with_capacity(key.len());
-        push_canonical_utf16(&mut body, key);
-        self.add_key(Cow::Owned(body));
-        Ok(())
-    }
-
-    fn check_key(&mut self) -> Result<(), Error> {
-        if self.top_is_object() != Some(true) || self.after_key {
-            return Err(invalid("a key is only allowed directly inside an object, before a value"));
-        }
-        self.after_key = true;
-        Ok(())
-    }
-
-    /// Closes the innermost object.
-    pub fn push_end_object(&mut self) -> Result<(), Error> {
-        if self.top_is_object() != Some(true) || self.after_key {
-            return Err(invalid("end_object without an open object, or right after a key"));
-        }
-        self.close();
-        Ok(())
-    }
 }
 
-fn invalid(message: &str) -> Error {
-    Error::detached(ErrorKind::InvalidDocument, message.to_string())
-}
-
-/// Whether `s` is exactly one JSON number.
-pub(crate) fn is_json_number(s: &str) -> bool {
-    matches!(scan_number(s.as_bytes(), 0), Ok(end) if end == s.len())
-}
-
-impl<'a> Sink<'a> for DocumentBuilder<'a> {
+impl<'a> Sink<'a> for Tape<'a> {
     fn null(&mut self) -> Result<(), Abort> {
         self.leaf(Node::Null);
         Ok(())
@@ -468,6 +285,317 @@ impl<'a> Sink<'a> for DocumentBuilder<'a> {
         self.close();
         Ok(())
     }
+}
+
+/// Builds a [`Document`] value by value, for callers that hold data in their
+/// own types (the Python and JavaScript bindings' `dumps`/`stringify`).
+///
+/// Every call is checked, so a built document always holds exactly one
+/// well-formed value: keys only directly inside objects, one key before each
+/// member's value, brackets balanced, one top-level value, numbers in JSON's
+/// grammar, nesting within the depth limit. A refused `push_*` call returns
+/// the error ([`ErrorKind::InvalidDocument`], [`ErrorKind::InvalidNumber`]
+/// or [`ErrorKind::DepthLimit`]) and has no effect; [`finish`] refuses an
+/// incomplete value.
+///
+/// The builder is also a [`Sink`], with the same checks, so a parser or a
+/// [`Document::replay`] can drive it. A `Sink` can only answer [`Abort`], so
+/// the builder keeps the first refusal and [`finish`] returns it.
+///
+/// [`finish`]: DocumentBuilder::finish
+///
+/// ```
+/// use stc_core::{DocumentBuilder, ErrorKind, Profile};
+/// let mut b = DocumentBuilder::new();
+/// b.push_begin_object()?;
+/// b.push_key("id")?;
+/// b.push_number("1.50")?;
+/// b.push_key("name")?;
+/// b.push_str("x\"y")?;
+/// assert_eq!(b.push_null().unwrap_err().kind(), ErrorKind::InvalidDocument); // no key
+/// b.push_end_object()?;
+/// assert_eq!(b.finish()?.encode(Profile::Compact), r#"{id:1.50,name:"x\"y"}"#);
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct DocumentBuilder<'a> {
+    tape: Tape<'a>,
+    /// True right after a key, until its value.
+    after_key: bool,
+    max_depth: usize,
+    /// The first call refused through the `Sink` interface.
+    refused: Option<Error>,
+}
+
+impl Default for DocumentBuilder<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a> DocumentBuilder<'a> {
+    /// An empty builder with the default depth limit.
+    ///
+    /// ```
+    /// let mut b = stc_core::DocumentBuilder::new();
+    /// b.push_null()?;
+    /// assert_eq!(b.finish()?.to_json(), "null");
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn new() -> Self {
+        Self::with_capacity(16, Limits::default().max_depth)
+    }
+
+    /// An empty builder with room for `nodes` nodes and the given depth limit
+    /// (clamped to [`MAX_DEPTH_LIMIT`]).
+    ///
+    /// ```
+    /// use stc_core::{DocumentBuilder, ErrorKind};
+    /// let mut b = DocumentBuilder::with_capacity(8, 1);
+    /// b.push_begin_array()?;
+    /// assert_eq!(b.push_begin_array().unwrap_err().kind(), ErrorKind::DepthLimit);
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn with_capacity(nodes: usize, max_depth: usize) -> Self {
+        DocumentBuilder {
+            tape: Tape::with_capacity(nodes),
+            after_key: false,
+            max_depth: max_depth.min(MAX_DEPTH_LIMIT),
+            refused: None,
+        }
+    }
+
+    /// The finished document, or an error if the value is incomplete or a
+    /// call through the [`Sink`] interface was refused.
+    ///
+    /// ```
+    /// use stc_core::{DocumentBuilder, ErrorKind};
+    /// let mut b = DocumentBuilder::new();
+    /// b.push_begin_array()?;
+    /// assert_eq!(b.finish().unwrap_err().kind(), ErrorKind::InvalidDocument);
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn finish(self) -> Result<Document<'a>, Error> {
+        if let Some(err) = self.refused {
+            return Err(err);
+        }
+        if self.tape.nodes.is_empty() || !self.tape.stack.is_empty() {
+            return Err(invalid("the document is incomplete: a value or a closing bracket is missing"));
+        }
+        Ok(Document { nodes: self.tape.nodes })
+    }
+
+    // ---- the checks ---------------------------------------------------------
+
+    fn check_value(&mut self) -> Result<(), Error> {
+        match self.tape.top_is_object() {
+            None if !self.tape.nodes.is_empty() => Err(invalid("a document holds exactly one top-level value")),
+            Some(true) if !self.after_key => Err(invalid("an object member needs a key before its value")),
+            _ => {
+                self.after_key = false;
+                Ok(())
+            }
+        }
+    }
+
+    fn check_open(&mut self) -> Result<(), Error> {
+        if self.tape.stack.len() >= self.max_depth {
+            return Err(Error::detached(
+                ErrorKind::DepthLimit,
+                format!("nesting deeper than the limit of {}", self.max_depth),
+            ));
+        }
+        self.check_value()
+    }
+
+    fn check_key(&mut self) -> Result<(), Error> {
+        if self.tape.top_is_object() != Some(true) || self.after_key {
+            return Err(invalid("a key is only allowed directly inside an object, before a value"));
+        }
+        self.after_key = true;
+        Ok(())
+    }
+
+    fn check_end_array(&self) -> Result<(), Error> {
+        if self.tape.top_is_object() != Some(false) {
+            return Err(invalid("end_array without an open array"));
+        }
+        Ok(())
+    }
+
+    fn check_end_object(&self) -> Result<(), Error> {
+        match self.tape.top_is_object() {
+            Some(true) if self.after_key => Err(invalid("end_object right after a key: the member's value is missing")),
+            Some(true) => Ok(()),
+            _ => Err(invalid("end_object without an open object")),
+        }
+    }
+
+    fn check_number(lexeme: &str) -> Result<(), Error> {
+        if !is_json_number(lexeme) {
+            return Err(Error::detached(ErrorKind::InvalidNumber, format!("'{lexeme}' is not a JSON number")));
+        }
+        Ok(())
+    }
+
+    /// A `Sink` answer: keeps the first refusal for [`finish`](Self::finish).
+    fn sink_answer(&mut self, checked: Result<(), Error>) -> Result<(), Abort> {
+        checked.map_err(|err| {
+            self.refused.get_or_insert(err);
+            Abort
+        })
+    }
+
+    // ---- the public calls ---------------------------------------------------
+
+    /// Adds `null`.
+    pub fn push_null(&mut self) -> Result<(), Error> {
+        self.check_value()?;
+        self.tape.leaf(Node::Null);
+        Ok(())
+    }
+
+    /// Adds `true` or `false`.
+    pub fn push_bool(&mut self, value: bool) -> Result<(), Error> {
+        self.check_value()?;
+        self.tape.leaf(Node::Bool(value));
+        Ok(())
+    }
+
+    /// Adds a number given as its lexeme, which must follow JSON's number
+    /// grammar (`-0`, `1.50`, `1e400` and 40-digit integers are all fine).
+    pub fn push_number(&mut self, lexeme: &str) -> Result<(), Error> {
+        Self::check_number(lexeme)?;
+        self.check_value()?;
+        self.tape.leaf(Node::Number(Cow::Owned(lexeme.to_string())));
+        Ok(())
+    }
+
+    /// Adds a string value.
+    pub fn push_str(&mut self, value: &str) -> Result<(), Error> {
+        self.check_value()?;
+        let mut body = String::with_capacity(value.len());
+        push_canonical_str(&mut body, value);
+        self.tape.leaf(Node::String(Cow::Owned(body)));
+        Ok(())
+    }
+
+    /// Adds a string value given as UTF-16 code units; lone surrogates are
+    /// kept (as `\uXXXX` escapes in the output).
+    pub fn push_utf16(&mut self, value: &[u16]) -> Result<(), Error> {
+        self.check_value()?;
+        let mut body = String::with_capacity(value.len());
+        push_canonical_utf16(&mut body, value);
+        self.tape.leaf(Node::String(Cow::Owned(body)));
+        Ok(())
+    }
+
+    /// Opens an array.
+    pub fn push_begin_array(&mut self) -> Result<(), Error> {
+        self.check_open()?;
+        self.tape.open(Node::Array { len: 0, end: 0 });
+        Ok(())
+    }
+
+    /// Closes the innermost array.
+    pub fn push_end_array(&mut self) -> Result<(), Error> {
+        self.check_end_array()?;
+        self.tape.close();
+        Ok(())
+    }
+
+    /// Opens an object.
+    pub fn push_begin_object(&mut self) -> Result<(), Error> {
+        self.check_open()?;
+        self.tape.open(Node::Object { len: 0, end: 0 });
+        Ok(())
+    }
+
+    /// Adds a key to the innermost object.
+    pub fn push_key(&mut self, key: &str) -> Result<(), Error> {
+        self.check_key()?;
+        let mut body = String::with_capacity(key.len());
+        push_canonical_str(&mut body, key);
+        self.tape.add_key(Cow::Owned(body));
+        Ok(())
+    }
+
+    /// Adds a key given as UTF-16 code units (lone surrogates kept).
+    pub fn push_key_utf16(&mut self, key: &[u16]) -> Result<(), Error> {
+        self.check_key()?;
+        let mut body = String::with_capacity(key.len());
+        push_canonical_utf16(&mut body, key);
+        self.tape.add_key(Cow::Owned(body));
+        Ok(())
+    }
+
+    /// Closes the innermost object.
+    pub fn push_end_object(&mut self) -> Result<(), Error> {
+        self.check_end_object()?;
+        self.tape.close();
+        Ok(())
+    }
+}
+
+/// The checked builder as a [`Sink`]: the same checks as the `push_*`
+/// methods; a refused event answers [`Abort`] and is kept for
+/// [`finish`](DocumentBuilder::finish).
+///
+/// ```
+/// use stc_core::{parse_stc, DocumentBuilder, Limits, Profile};
+/// let mut b = DocumentBuilder::new();
+/// parse_stc(r#"[2]{id,ok}: 1,true / 2,false"#, &Limits::default(), &mut b)?;
+/// assert_eq!(b.finish()?.encode(Profile::Compact), "[2]{id,ok}:1,true/2,false");
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+impl<'a> Sink<'a> for DocumentBuilder<'a> {
+    fn null(&mut self) -> Result<(), Abort> {
+        let r = self.check_value().map(|()| self.tape.leaf(Node::Null));
+        self.sink_answer(r)
+    }
+    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+        let r = self.check_value().map(|()| self.tape.leaf(Node::Bool(value)));
+        self.sink_answer(r)
+    }
+    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+        let r = Self::check_number(lexeme)
+            .and_then(|()| self.check_value())
+            .map(|()| self.tape.leaf(Node::Number(Cow::Borrowed(lexeme))));
+        self.sink_answer(r)
+    }
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+        let r = self.check_value().map(|()| self.tape.leaf(Node::String(value.canonical())));
+        self.sink_answer(r)
+    }
+    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        let r = self.check_open().map(|()| self.tape.open(Node::Array { len: 0, end: 0 }));
+        self.sink_answer(r)
+    }
+    fn end_array(&mut self) -> Result<(), Abort> {
+        let r = self.check_end_array().map(|()| self.tape.close());
+        self.sink_answer(r)
+    }
+    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        let r = self.check_open().map(|()| self.tape.open(Node::Object { len: 0, end: 0 }));
+        self.sink_answer(r)
+    }
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+        let r = self.check_key().map(|()| self.tape.add_key(key.canonical()));
+        self.sink_answer(r)
+    }
+    fn end_object(&mut self) -> Result<(), Abort> {
+        let r = self.check_end_object().map(|()| self.tape.close());
+        self.sink_answer(r)
+    }
+}
+
+fn invalid(message: &str) -> Error {
+    Error::detached(ErrorKind::InvalidDocument, message.to_string())
+}
+
+/// Whether `s` is exactly one JSON number.
+fn is_json_number(s: &str) -> bool {
+    matches!(scan_number(s.as_bytes(), 0), Ok(end) if end == s.len())
 }
 
 #[cfg(test)]

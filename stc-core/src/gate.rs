@@ -5,10 +5,11 @@
 //! counts the tokens of both texts, and returns STC only when it saves at
 //! least a chosen fraction; otherwise it returns minified JSON, which is valid
 //! STC too, so a client decodes either without knowing which it got.
-
-use crate::error::Error;
-use crate::options::{EncodeOptions, Profile};
-use crate::Document;
+//!
+//! This module holds the policy only (tokenizers, settings, the rule); it
+//! knows nothing of documents. The texts come from the two writers:
+//! [`Document::encode_gated`](crate::Document::encode_gated) and
+//! [`encode_gated`](crate::encode_gated) call [`GateOptions::choose`].
 
 /// How tokens are counted.
 #[non_exhaustive]
@@ -123,41 +124,13 @@ pub struct Gated {
     pub stc_tokens: usize,
 }
 
-/// Encodes `json` as STC if that saves at least `gate.min_saving` of the
-/// tokens of minified JSON, else returns minified JSON.
-///
-/// ```
-/// use stc_core::{encode_gated, Chosen, EncodeOptions, GateOptions};
-/// // A table: STC wins.
-/// let rows: Vec<String> = (0..20).map(|i| format!(r#"{{"id":{i},"name":"user{i}","active":true}}"#)).collect();
-/// let table = format!("[{}]", rows.join(","));
-/// let g = encode_gated(&table, &EncodeOptions::default(), &GateOptions::default())?;
-/// assert_eq!(g.chosen, Chosen::Stc);
-/// assert!(g.text.starts_with("[20]{id,name,active}:"));
-/// // A flat list of numbers: STC cannot save anything, JSON comes back.
-/// let g = encode_gated("[1, 2, 3]", &EncodeOptions::default(), &GateOptions::default())?;
-/// assert_eq!((g.chosen, g.text.as_str()), (Chosen::Json, "[1,2,3]"));
-/// # Ok::<(), stc_core::Error>(())
-/// ```
-pub fn encode_gated(json: &str, options: &EncodeOptions, gate: &GateOptions) -> Result<Gated, Error> {
-    Ok(Document::parse_json(json, &options.limits)?.encode_gated(options.profile, gate))
-}
-
-impl Document<'_> {
-    /// [`encode_gated`] for a document already in memory.
-    ///
-    /// ```
-    /// use stc_core::{Chosen, Document, GateOptions, Limits, Profile};
-    /// let doc = Document::parse_json("[1, 2, 3]", &Limits::default())?;
-    /// assert_eq!(doc.encode_gated(Profile::Compact, &GateOptions::default()).chosen, Chosen::Json);
-    /// # Ok::<(), stc_core::Error>(())
-    /// ```
-    pub fn encode_gated(&self, profile: Profile, gate: &GateOptions) -> Gated {
-        let stc = self.encode(profile);
-        let minified = self.to_json();
-        let json_tokens = gate.tokenizer.count(&minified);
-        let stc_tokens = gate.tokenizer.count(&stc);
-        let min_saving = if gate.min_saving.is_nan() { 0.0 } else { gate.min_saving.clamp(0.0, 1.0) };
+impl GateOptions {
+    /// The gate's rule: `stc` if it saves at least `min_saving` of the tokens
+    /// of `minified` (and at least one token), else `minified`.
+    pub(crate) fn choose(&self, stc: String, minified: String) -> Gated {
+        let json_tokens = self.tokenizer.count(&minified);
+        let stc_tokens = self.tokenizer.count(&stc);
+        let min_saving = if self.min_saving.is_nan() { 0.0 } else { self.min_saving.clamp(0.0, 1.0) };
         let budget = json_tokens as f64 * (1.0 - min_saving);
         let (text, chosen) = if stc_tokens < json_tokens && (stc_tokens as f64) <= budget {
             (stc, Chosen::Stc)

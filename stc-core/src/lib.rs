@@ -26,27 +26,38 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod decode;
+// Where each concept lives (each module uses only those above it):
+// `error`, `options`   the error type; options and limits
+// `identifier`         which keys STC leaves unquoted (reader and encoder)
+// `strings`            string bodies: validation, canonical escaping
+// `parser`             the one reader of STC and JSON, reporting to a `Sink`
+// `write_json`         the JSON writers (minified, indented), both `Sink`s
+// `document`           `Document` (the tape), `replay`, the checked builder
+// `estimate`, `gate`   token counting and the gate's rule
+// `write_stc`          the STC writer: `Document::encode`, `encode_gated`
+// `serde_api`          serde interop
 mod document;
-mod encode;
 mod error;
 mod estimate;
 mod gate;
+mod identifier;
 mod options;
 mod parser;
 #[cfg(feature = "serde")]
 mod serde_api;
 mod strings;
+mod write_json;
+mod write_stc;
 
-pub use decode::JsonWriter;
 pub use document::{Document, DocumentBuilder};
 pub use error::{Error, ErrorKind};
-pub use gate::{encode_gated, Chosen, GateOptions, Gated, Tokenizer};
+pub use gate::{Chosen, GateOptions, Gated, Tokenizer};
 pub use options::{EncodeOptions, Limits, Profile};
 pub use parser::{parse_json, parse_stc, Abort, Sink, Validate, MAX_DEPTH_LIMIT};
 #[cfg(feature = "serde")]
 pub use serde_api::{from_str, to_string};
 pub use strings::JsonStr;
+pub use write_json::JsonWriter;
 
 /// The STC version this crate reads and writes (the `X-STC-Version` header).
 pub const VERSION: u32 = 1;
@@ -73,8 +84,7 @@ pub const MEDIA_TYPE: &str = "application/stc+json";
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 pub fn encode(json: &str, options: &EncodeOptions) -> Result<String, Error> {
-    let doc = Document::parse_json(json, &options.limits)?;
-    Ok(encode::encode_document(&doc, options))
+    Ok(Document::parse_json(json, &options.limits)?.encode(options.profile))
 }
 
 /// [`encode`] for bytes that should be UTF-8 JSON.
@@ -85,6 +95,26 @@ pub fn encode(json: &str, options: &EncodeOptions) -> Result<String, Error> {
 /// ```
 pub fn encode_bytes(json: &[u8], options: &EncodeOptions) -> Result<String, Error> {
     encode(parser::utf8(json)?, options)
+}
+
+/// Encodes `json` as STC if that saves at least `gate.min_saving` of the
+/// tokens of minified JSON, else returns minified JSON.
+///
+/// ```
+/// use stc_core::{encode_gated, Chosen, EncodeOptions, GateOptions};
+/// // A table: STC wins.
+/// let rows: Vec<String> = (0..20).map(|i| format!(r#"{{"id":{i},"name":"user{i}","active":true}}"#)).collect();
+/// let table = format!("[{}]", rows.join(","));
+/// let g = encode_gated(&table, &EncodeOptions::default(), &GateOptions::default())?;
+/// assert_eq!(g.chosen, Chosen::Stc);
+/// assert!(g.text.starts_with("[20]{id,name,active}:"));
+/// // A flat list of numbers: STC cannot save anything, JSON comes back.
+/// let g = encode_gated("[1, 2, 3]", &EncodeOptions::default(), &GateOptions::default())?;
+/// assert_eq!((g.chosen, g.text.as_str()), (Chosen::Json, "[1,2,3]"));
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+pub fn encode_gated(json: &str, options: &EncodeOptions, gate: &GateOptions) -> Result<Gated, Error> {
+    Ok(Document::parse_json(json, &options.limits)?.encode_gated(options.profile, gate))
 }
 
 /// Decodes STC (or plain JSON) to minified JSON text, with default limits.

@@ -7,6 +7,7 @@
 //! depth limit, which is itself capped at [`MAX_DEPTH_LIMIT`].
 
 use crate::error::{describe, Error, ErrorKind};
+use crate::identifier;
 use crate::options::Limits;
 use crate::strings::{escape_len, JsonStr};
 
@@ -396,11 +397,9 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
     fn key(&mut self) -> Result<JsonStr<'a>, Error> {
         match self.peek() {
             Some(b'"') => self.string_body(),
-            Some(b'a'..=b'z' | b'A'..=b'Z' | b'_') if self.dialect == Dialect::Stc => {
+            Some(b) if self.dialect == Dialect::Stc && identifier::is_start(b) => {
                 let start = self.pos;
-                while let Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_') = self.peek() {
-                    self.pos += 1;
-                }
+                self.pos += identifier::len(&self.bytes[start..]);
                 Ok(JsonStr::new_unchecked(self.text.get(start..self.pos).unwrap_or(""), false))
             }
             _ if self.dialect == Dialect::Json => {
@@ -564,7 +563,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         loop {
             self.skip_ws();
             match self.peek() {
-                Some(b'"' | b'a'..=b'z' | b'A'..=b'Z' | b'_') => columns.push(self.key()?),
+                Some(b) if b == b'"' || identifier::is_start(b) => columns.push(self.key()?),
                 _ => return Err(self.expected("a column name")),
             }
             self.skip_ws();

@@ -16,16 +16,35 @@ use std::borrow::Cow;
 /// assert!(s.to_str().is_none()); // a lone surrogate is not valid Rust text
 /// assert_eq!(s.to_utf16().len(), 8);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct JsonStr<'a> {
     raw: &'a str,
     escaped: bool,
+    /// The body is known to be in canonical escaping already (a document's
+    /// stored strings), so writing it is a copy even when it has escapes.
+    canonical: bool,
 }
+
+/// Equal when the bodies are written the same (what is known about their
+/// escaping does not matter).
+impl PartialEq for JsonStr<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw
+    }
+}
+
+impl Eq for JsonStr<'_> {}
 
 impl<'a> JsonStr<'a> {
     /// Wraps a body known to be valid (used by the parser after it checked it).
     pub(crate) fn new_unchecked(raw: &'a str, escaped: bool) -> JsonStr<'a> {
-        JsonStr { raw, escaped }
+        JsonStr { raw, escaped, canonical: !escaped }
+    }
+
+    /// Wraps a body known to be canonical (a [`Document`](crate::Document)'s
+    /// stored strings and keys); `escaped` says whether it holds a backslash.
+    pub(crate) fn canonical_unchecked(raw: &'a str, escaped: bool) -> JsonStr<'a> {
+        JsonStr { raw, escaped, canonical: true }
     }
 
     /// Checks `raw` as the inside of a JSON string literal and wraps it.
@@ -46,7 +65,7 @@ impl<'a> JsonStr<'a> {
                 _ => i += 1,
             }
         }
-        Some(JsonStr { raw, escaped })
+        Some(JsonStr::new_unchecked(raw, escaped))
     }
 
     /// The body as written in the input.
@@ -63,7 +82,7 @@ impl<'a> JsonStr<'a> {
     /// only `"`, `\`, control characters and lone surrogates are escaped.
     /// Borrows when the input already is canonical.
     pub fn canonical(&self) -> Cow<'a, str> {
-        if !self.escaped {
+        if self.canonical {
             return Cow::Borrowed(self.raw);
         }
         let mut out = String::with_capacity(self.raw.len());
@@ -73,7 +92,7 @@ impl<'a> JsonStr<'a> {
 
     /// Appends the canonical body to `out`.
     pub fn write_canonical(&self, out: &mut String) {
-        if !self.escaped {
+        if self.canonical {
             out.push_str(self.raw);
             return;
         }

@@ -1,7 +1,49 @@
-//! Document → STC text (the encoder rules of the spec, section 5).
+//! The STC writer: a [`Document`] as STC text (the encoder rules of the
+//! spec, section 5), and the gated variant that falls back to JSON.
+//!
+//! Unlike the JSON writers this is not a [`Sink`](crate::Sink): choosing
+//! between a columnar, a compact and a plain array needs to look at an
+//! array's elements first, so it walks the document's tape.
 
 use crate::document::{Document, Node};
-use crate::options::{EncodeOptions, Profile};
+use crate::gate::{GateOptions, Gated};
+use crate::identifier::is_identifier;
+use crate::options::Profile;
+
+impl Document<'_> {
+    /// Writes the document as STC in the given profile. Infallible: a
+    /// document always holds exactly one well-formed value.
+    ///
+    /// ```
+    /// use stc_core::{Document, Limits, Profile};
+    /// let doc = Document::parse_json(r#"{"tags": ["a", "b"], "n": {"x y": 1}}"#, &Limits::default())?;
+    /// assert_eq!(doc.encode(Profile::Readable), r#"{tags[2]: "a","b", n: {"x y": 1}}"#);
+    /// assert_eq!(doc.encode(Profile::Compact), r#"{tags[2]:"a","b",n:{"x y":1}}"#);
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn encode(&self, profile: Profile) -> String {
+        let style = match profile {
+            Profile::Readable => &READABLE,
+            Profile::Compact => &COMPACT,
+        };
+        let mut enc = Encoder { nodes: &self.nodes, out: String::with_capacity(self.nodes.len() * 8), style };
+        enc.element(0);
+        enc.out
+    }
+
+    /// [`encode_gated`](crate::encode_gated) for a document already in
+    /// memory: its STC if that saves enough tokens, else its minified JSON.
+    ///
+    /// ```
+    /// use stc_core::{Chosen, Document, GateOptions, Limits, Profile};
+    /// let doc = Document::parse_json("[1, 2, 3]", &Limits::default())?;
+    /// assert_eq!(doc.encode_gated(Profile::Compact, &GateOptions::default()).chosen, Chosen::Json);
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn encode_gated(&self, profile: Profile, gate: &GateOptions) -> Gated {
+        gate.choose(self.encode(profile), self.to_json())
+    }
+}
 
 /// Separators of one profile.
 struct Style {
@@ -16,28 +58,10 @@ struct Style {
 const READABLE: Style = Style { item: ", ", colon: ": ", row: " / " };
 const COMPACT: Style = Style { item: ",", colon: ":", row: "/" };
 
-pub(crate) fn encode_document(doc: &Document<'_>, options: &EncodeOptions) -> String {
-    let style = match options.profile {
-        Profile::Readable => &READABLE,
-        Profile::Compact => &COMPACT,
-    };
-    let mut enc = Encoder { nodes: &doc.nodes, out: String::with_capacity(doc.nodes.len() * 8), style };
-    enc.element(0);
-    enc.out
-}
-
 struct Encoder<'d, 'a> {
     nodes: &'d [Node<'a>],
     out: String,
     style: &'static Style,
-}
-
-/// Whether a key can be written without quotes: `[A-Za-z_][A-Za-z0-9_]*`.
-/// The canonical body of such a key is the key itself (no escapes needed).
-pub(crate) fn is_identifier(key: &str) -> bool {
-    let b = key.as_bytes();
-    matches!(b.first(), Some(b'a'..=b'z' | b'A'..=b'Z' | b'_'))
-        && b.iter().all(|c| matches!(c, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_'))
 }
 
 impl Encoder<'_, '_> {
@@ -234,21 +258,6 @@ impl Encoder<'_, '_> {
                 self.scalar(row + 2 + 2 * m);
             }
             row = self.skip(row);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identifiers() {
-        for ok in ["a", "_", "A_9", "true", "null", "api_version"] {
-            assert!(is_identifier(ok), "{ok}");
-        }
-        for no in ["", "9a", "a-b", "a b", "é", "$x", "a.b"] {
-            assert!(!is_identifier(no), "{no}");
         }
     }
 }

@@ -1,0 +1,233 @@
+//! The JSON writers: [`Sink`]s that write JSON text, minified or indented.
+//!
+//! They are the only code that writes JSON: decoding streams the parser's
+//! events into [`JsonWriter`], and [`Document::to_json`] and
+//! [`Document::to_json_pretty`] replay a document's tape into these same
+//! writers. Strings are written in canonical escaping and number lexemes are
+//! copied verbatim.
+//!
+//! [`Document::to_json`]: crate::Document::to_json
+//! [`Document::to_json_pretty`]: crate::Document::to_json_pretty
+
+use crate::parser::{Abort, Sink};
+use crate::strings::JsonStr;
+
+/// A [`Sink`] that writes minified JSON text with canonical strings and
+/// number lexemes copied verbatim.
+///
+/// ```
+/// use stc_core::{parse_stc, JsonWriter, Limits};
+/// let mut w = JsonWriter::with_capacity(64);
+/// parse_stc(r#"{ids[2]: 1,2, "k\u00e9": "v"}"#, &Limits::default(), &mut w)?;
+/// assert_eq!(w.into_string(), r#"{"ids":[1,2],"ké":"v"}"#);
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+///
+/// No stack is needed for separators: a comma is due exactly when the last
+/// thing written was a complete value and the next is not a closing bracket.
+#[derive(Debug, Default)]
+pub struct JsonWriter {
+    out: String,
+    need_comma: bool,
+}
+
+impl JsonWriter {
+    /// A writer with room for about `capacity` bytes of output.
+    pub fn with_capacity(capacity: usize) -> Self {
+        JsonWriter { out: String::with_capacity(capacity), need_comma: false }
+    }
+
+    /// The JSON text written so far.
+    pub fn into_string(self) -> String {
+        self.out
+    }
+
+    #[inline]
+    fn sep(&mut self) {
+        if self.need_comma {
+            self.out.push(',');
+        }
+    }
+
+    #[inline]
+    fn scalar(&mut self, text: &str) -> Result<(), Abort> {
+        self.sep();
+        self.out.push_str(text);
+        self.need_comma = true;
+        Ok(())
+    }
+
+    #[inline]
+    fn quoted(&mut self, s: JsonStr<'_>) {
+        push_quoted(&mut self.out, s);
+    }
+}
+
+#[inline]
+fn push_quoted(out: &mut String, s: JsonStr<'_>) {
+    out.push('"');
+    s.write_canonical(out);
+    out.push('"');
+}
+
+impl<'a> Sink<'a> for JsonWriter {
+    fn null(&mut self) -> Result<(), Abort> {
+        self.scalar("null")
+    }
+    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+        self.scalar(if value { "true" } else { "false" })
+    }
+    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+        self.scalar(lexeme)
+    }
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+        self.sep();
+        self.quoted(value);
+        self.need_comma = true;
+        Ok(())
+    }
+    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.sep();
+        self.out.push('[');
+        self.need_comma = false;
+        Ok(())
+    }
+    fn end_array(&mut self) -> Result<(), Abort> {
+        self.out.push(']');
+        self.need_comma = true;
+        Ok(())
+    }
+    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.sep();
+        self.out.push('{');
+        self.need_comma = false;
+        Ok(())
+    }
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+        self.sep();
+        self.quoted(key);
+        self.out.push(':');
+        self.need_comma = false;
+        Ok(())
+    }
+    fn end_object(&mut self) -> Result<(), Abort> {
+        self.out.push('}');
+        self.need_comma = true;
+        Ok(())
+    }
+}
+
+/// A [`Sink`] that writes indented JSON: two spaces per level, `": "` after
+/// keys, empty containers as `[]` and `{}` (the layout of
+/// `JSON.stringify(v, null, 2)`).
+///
+/// Like [`JsonWriter`] it needs no stack: the depth and whether the innermost
+/// container is still empty say where each line break goes.
+#[derive(Debug, Default)]
+pub(crate) struct PrettyJsonWriter {
+    out: String,
+    depth: usize,
+    /// The last thing written was a complete value.
+    need_comma: bool,
+    /// The last thing written was a key (its value follows on the same line).
+    after_key: bool,
+    /// The innermost container has no child yet.
+    empty: bool,
+}
+
+impl PrettyJsonWriter {
+    /// A writer with room for about `capacity` bytes of output.
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        PrettyJsonWriter { out: String::with_capacity(capacity), ..Default::default() }
+    }
+
+    /// The JSON text written so far.
+    pub(crate) fn into_string(self) -> String {
+        self.out
+    }
+
+    fn newline(&mut self, depth: usize) {
+        self.out.push('\n');
+        self.out.extend(std::iter::repeat_n(' ', depth * 2));
+    }
+
+    /// Separator and line break before a value or key.
+    fn before_item(&mut self) {
+        if self.after_key {
+            self.after_key = false;
+            return;
+        }
+        if self.need_comma {
+            self.out.push(',');
+        }
+        if self.depth > 0 {
+            self.newline(self.depth);
+        }
+        self.empty = false;
+    }
+
+    fn scalar(&mut self, text: &str) -> Result<(), Abort> {
+        self.before_item();
+        self.out.push_str(text);
+        self.need_comma = true;
+        Ok(())
+    }
+
+    fn open(&mut self, bracket: char) -> Result<(), Abort> {
+        self.before_item();
+        self.out.push(bracket);
+        self.depth += 1;
+        self.need_comma = false;
+        self.empty = true;
+        Ok(())
+    }
+
+    fn close(&mut self, bracket: char) -> Result<(), Abort> {
+        self.depth = self.depth.saturating_sub(1);
+        if !self.empty {
+            self.newline(self.depth);
+        }
+        self.out.push(bracket);
+        self.need_comma = true;
+        self.empty = false;
+        Ok(())
+    }
+}
+
+impl<'a> Sink<'a> for PrettyJsonWriter {
+    fn null(&mut self) -> Result<(), Abort> {
+        self.scalar("null")
+    }
+    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+        self.scalar(if value { "true" } else { "false" })
+    }
+    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+        self.scalar(lexeme)
+    }
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+        self.before_item();
+        push_quoted(&mut self.out, value);
+        self.need_comma = true;
+        Ok(())
+    }
+    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.open('[')
+    }
+    fn end_array(&mut self) -> Result<(), Abort> {
+        self.close(']')
+    }
+    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.open('{')
+    }
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+        self.before_item();
+        push_quoted(&mut self.out, key);
+        self.out.push_str(": ");
+        self.need_comma = false;
+        self.after_key = true;
+        Ok(())
+    }
+    fn end_object(&mut self) -> Result<(), Abort> {
+        self.close('}')
+    }
+}
