@@ -1,0 +1,25 @@
+//! Any bytes through the JSON reader and the STC writer, both profiles:
+//! never a panic; an error's offset lies inside the input; the STC decodes
+//! to the minified input and re-encodes to itself (spec §6).
+#![no_main]
+#![forbid(unsafe_code)]
+
+use libfuzzer_sys::fuzz_target;
+use stc_core::{EncodeOptions, Limits, Profile};
+
+fuzz_target!(|data: &[u8]| {
+    let limits = Limits::default();
+    for profile in [Profile::Compact, Profile::Readable] {
+        let options = EncodeOptions { profile, limits };
+        match stc_core::encode_bytes(data, &options) {
+            Ok(stc) => {
+                let minified = stc_core::decode_bytes(data, &limits).expect("JSON the encoder took decodes as STC");
+                let back = stc_core::decode_bytes(stc.as_bytes(), &limits).expect("encoder output decodes");
+                assert_eq!(back, minified, "lossless: decode(encode(x)) must be minify(x)");
+                let again = stc_core::encode(&back, &options).expect("minified JSON encodes");
+                assert_eq!(again, stc, "idempotent: encode(decode(encode(x))) must be encode(x)");
+            }
+            Err(e) => assert!(e.offset() <= data.len(), "offset {} past the input ({} bytes)", e.offset(), data.len()),
+        }
+    }
+});
