@@ -157,6 +157,129 @@ export declare function stcFetch(input: string | URL | Request, init?: StcReques
 /** What `stcFetch` sends in `Accept` by default: `'application/stc+json, application/json;q=0.9'`. */
 export declare const DEFAULT_ACCEPT: string;
 
+/** Stable codes of `StashError`. */
+export type StashErrorCode =
+  | 'invalid_key'
+  | 'not_found'
+  | 'expired'
+  | 'closed'
+  | 'unavailable'
+  | 'corrupt'
+  | 'too_large'
+  | 'exhausted'
+  | 'config'
+  | 'store';
+
+/**
+ * A stash operation failed: a malformed key (`invalid_key`, checked before the store is read), an
+ * unknown or expired key (`not_found`, `expired`), a closed store, an unreachable store
+ * (`unavailable`), or a path the policy refuses (`config`).
+ */
+export declare class StashError extends Error {
+  constructor(message: string, fields?: { code?: StashErrorCode; retryable?: boolean; key?: string | null });
+  readonly name: 'StashError';
+  /** What went wrong. */
+  code: StashErrorCode;
+  /** True only if the same call may succeed later; an unknown or expired key never comes back (re-run the tool call). */
+  retryable: boolean;
+  /** The key concerned, when it was well-formed. */
+  key: string | null;
+}
+
+/** Options of the stores. */
+export interface StashOptions {
+  /** Seconds an entry lives after its last write (default 7 days). */
+  ttl?: number;
+  /** Live entries kept; beyond it the oldest writes are evicted (default 10 000 for SQLite, 1 000 in memory). */
+  capacity?: number;
+}
+
+declare abstract class Stash {
+  /** The exact original stashed under `key`. Throws `StashError`. */
+  retrieve(key: string): string;
+  /** Live entries. */
+  readonly size: number;
+  /** Closes the store; later calls throw `StashError` with code `'closed'`. */
+  close(): void;
+}
+
+/**
+ * The SQLite stash file shared by every `stc` process of the user (and `stc retrieve`). Without `path`:
+ * `$STC_STASH_DB`, else `DATA_DIR/stash.db` where DATA_DIR is `$STC_DATA_DIR` or `~/.local/share/stc`.
+ * A path must be absolute, without `..`, inside the real home or DATA_DIR, and not a symlink.
+ */
+export declare class SqliteStash extends Stash {
+  constructor(path?: string | null, options?: StashOptions);
+  /** The database file, after the path policy. */
+  readonly path: string;
+}
+
+/** A stash in this process's memory (tests, one process). */
+export declare class MemoryStash extends Stash {
+  constructor(options?: StashOptions);
+}
+
+/** Options of `truncate`. */
+export interface TruncateOptions extends Limits {
+  /** Where the omitted parts go; `null` cuts nothing (`kept: 'no_store'`) unless `lossy`. Required. */
+  stash: SqliteStash | MemoryStash | null;
+  /** Cut until the output has at most this many tokens (halving the array and string budgets). */
+  budget?: number;
+  /** Records kept per record array (and head elements of other arrays); default 32. */
+  truncateArraysAt?: number;
+  /** Cut without stashing (`stash: null`); markers say `recoverable: false`. */
+  lossy?: boolean;
+  /** Markers name a call of this tool (`key=KEY`) instead of `stc retrieve KEY` (1-64 of `A-Za-z0-9_-`). */
+  retrieveTool?: string;
+  /** How tokens are counted; default `'estimate'`. */
+  tokenizer?: TokenizerName;
+}
+
+/** Why `truncate` sent the original. */
+export type Kept = 'nothing_to_cut' | 'no_store' | 'retrieved' | 'has_markers' | 'no_saving';
+
+/** One part `truncate` left out. */
+export interface Omission {
+  unit: 'records' | 'items' | 'chars';
+  /** Its stash key (`null` when lossy). */
+  key: string | null;
+  omitted: number;
+  of: number;
+}
+
+/** What `truncate` returns. */
+export interface Truncation {
+  /** Compact STC to send (the original, losslessly, when nothing was cut). */
+  text: string;
+  /** The same content as minified JSON. */
+  json: string;
+  /** True if parts were left out (markers in `text` say how to get them back). */
+  truncated: boolean;
+  /** Why nothing was cut, or `null`. */
+  kept: Kept | null;
+  /** Tokens of `text`. */
+  tokens: number;
+  /** Tokens of the original as compact STC. */
+  originalTokens: number;
+  /** The stash keys the markers reference. */
+  keys: string[];
+  /** The omissions, in document order. */
+  omissions: Omission[];
+}
+
+/**
+ * Budget-sized compact STC of a JSON response: long arrays and strings are cut, what is cut is stashed,
+ * and markers say how much is missing and how to get it back. Throws `StcError` for invalid JSON and
+ * `StashError` when the store fails (nothing written stays).
+ */
+export declare function truncate(jsonText: Text, options: TruncateOptions): Truncation;
+
+/** The exact original stashed under `key` in `options.stash`. Throws `StashError`. */
+export declare function retrieve(key: string, options: { stash: SqliteStash | MemoryStash }): string;
+
+/** Every `StashErrorCode`. */
+export declare const STASH_ERROR_CODES: readonly StashErrorCode[];
+
 declare const stc: {
   parse: typeof parse;
   stringify: typeof stringify;
@@ -171,5 +294,11 @@ declare const stc: {
   VERSION: typeof VERSION;
   stcFetch: typeof stcFetch;
   DEFAULT_ACCEPT: typeof DEFAULT_ACCEPT;
+  truncate: typeof truncate;
+  retrieve: typeof retrieve;
+  SqliteStash: typeof SqliteStash;
+  MemoryStash: typeof MemoryStash;
+  StashError: typeof StashError;
+  STASH_ERROR_CODES: typeof STASH_ERROR_CODES;
 };
 export default stc;

@@ -165,6 +165,184 @@ function countTokens(text, tokenizer = 'o200k_base') {
   return native.countTokens(text, tokenizerOf(tokenizer));
 }
 
+// ---------------------------------------------------------------------------
+// The stash (stc-stash): budget-sized output whose markers say how to get the
+// omitted parts back, and the stores that hold them.
+// ---------------------------------------------------------------------------
+
+/** The stable codes of `StashError`. */
+const STASH_ERROR_CODES = Object.freeze([
+  'invalid_key', 'not_found', 'expired', 'closed', 'unavailable', 'corrupt', 'too_large', 'exhausted', 'config',
+  'store',
+]);
+const STASH_CODES = new Set(STASH_ERROR_CODES);
+
+/**
+ * A stash operation failed: a malformed, unknown or expired key, a closed
+ * store, an unreachable store or a refused path. `retryable` is true only
+ * when the same call may succeed later; an unknown or expired key never comes
+ * back (re-run the tool call that produced the marker).
+ */
+class StashError extends Error {
+  constructor(message, fields = {}) {
+    super(message);
+    this.name = 'StashError';
+    this.code = fields.code;
+    this.retryable = fields.retryable === true;
+    this.key = typeof fields.key === 'string' ? fields.key : null;
+  }
+}
+
+function convertStash(e) {
+  if (e !== null && typeof e === 'object' && STASH_CODES.has(e.code) && typeof e.retryable === 'boolean') {
+    return new StashError(e.message, e);
+  }
+  if (e !== null && typeof e === 'object' && e.code === 'InvalidArg') {
+    const err = new TypeError(e.message);
+    return err;
+  }
+  return convert(e);
+}
+
+function storeOptions(options) {
+  const o = opts(options);
+  for (const name of ['ttl', 'capacity']) {
+    if (o[name] !== undefined && (typeof o[name] !== 'number' || Number.isNaN(o[name]))) {
+      throw new TypeError(`${name} must be a number`);
+    }
+  }
+  return o;
+}
+
+const HANDLE = Symbol('stc.stashHandle');
+
+class Stash {
+  /** The original stashed under `key` (see `retrieve`). */
+  retrieve(key) {
+    if (typeof key !== 'string') throw new TypeError('key must be a string');
+    try {
+      return this[HANDLE].retrieve(key);
+    } catch (e) {
+      throw convertStash(e);
+    }
+  }
+
+  /** How many live entries the store holds. */
+  get size() {
+    try {
+      return this[HANDLE].len();
+    } catch (e) {
+      throw convertStash(e);
+    }
+  }
+
+  /** Closes the store; later calls throw `StashError` with code `closed`. */
+  close() {
+    this[HANDLE].close();
+  }
+
+  [Symbol.dispose ?? Symbol.for('nodejs.dispose')]() {
+    this.close();
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return `${this.constructor.name} <${this[HANDLE].describe()}>`;
+  }
+}
+
+/**
+ * The SQLite stash file shared by every `stc` process of the user and by
+ * `stc retrieve`. Without `path`: `$STC_STASH_DB`, else `DATA_DIR/stash.db`
+ * where DATA_DIR is `$STC_DATA_DIR` or `~/.local/share/stc` (the CLI's path
+ * policy: absolute, no `..`, inside the real home or DATA_DIR, no symlink).
+ */
+class SqliteStash extends Stash {
+  constructor(path, options) {
+    super();
+    if (path !== undefined && path !== null && typeof path !== 'string') {
+      throw new TypeError('path must be a string, null or undefined');
+    }
+    const o = storeOptions(options);
+    try {
+      this[HANDLE] = native.openSqliteStash(path ?? undefined, o.ttl, o.capacity);
+    } catch (e) {
+      throw convertStash(e);
+    }
+  }
+
+  /** The database file, after the path policy. */
+  get path() {
+    return this[HANDLE].path;
+  }
+}
+
+/** A stash in this process's memory (tests, one process). */
+class MemoryStash extends Stash {
+  constructor(options) {
+    super();
+    const o = storeOptions(options);
+    try {
+      this[HANDLE] = native.openMemoryStash(o.ttl, o.capacity);
+    } catch (e) {
+      throw convertStash(e);
+    }
+  }
+}
+
+function handleOf(stash, what) {
+  if (stash instanceof Stash) return stash[HANDLE];
+  throw new TypeError(`${what} must be a SqliteStash or a MemoryStash${what === 'stash' ? ' (or null)' : ''}`);
+}
+
+function countOf(o, name) {
+  const v = o[name];
+  if (v === undefined || v === null) return undefined;
+  if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${String(v)}`);
+  return v;
+}
+
+/**
+ * Budget-sized compact STC of a JSON response: long arrays and strings are
+ * cut, what is cut is stashed in `options.stash` (required: a store, or
+ * `null`), and markers say how much is missing and how to get it back.
+ * With `stash: null` nothing is cut (`kept: 'no_store'`) unless `lossy: true`.
+ */
+function truncate(jsonText, options) {
+  checkText(jsonText, 'jsonText');
+  const o = opts(options);
+  if (!('stash' in o)) throw new TypeError('options.stash is required: a SqliteStash, a MemoryStash or null');
+  const handle = o.stash === null ? undefined : handleOf(o.stash, 'stash');
+  if (o.lossy !== undefined && typeof o.lossy !== 'boolean') throw new TypeError('lossy must be a boolean');
+  if (o.retrieveTool !== undefined && typeof o.retrieveTool !== 'string') {
+    throw new TypeError('retrieveTool must be a string');
+  }
+  let out;
+  try {
+    out = native.truncate(
+      jsonText, handle, countOf(o, 'budget'), countOf(o, 'truncateArraysAt'), o.lossy === true, o.retrieveTool,
+      tokenizerOf(o.tokenizer), maxDepthOf(o),
+    );
+  } catch (e) {
+    throw convertStash(e);
+  }
+  // napi leaves absent options undefined; the API says null.
+  out.kept = out.kept ?? null;
+  for (const omission of out.omissions) omission.key = omission.key ?? null;
+  return out;
+}
+
+/** The exact original stashed under `key` (24 lowercase hex characters) in `options.stash`. */
+function retrieve(key, options) {
+  const o = opts(options);
+  if (typeof key !== 'string') throw new TypeError('key must be a string');
+  try {
+    // The key is checked (natively) before the store is looked at.
+    return native.retrieveKey(key, o.stash instanceof Stash ? o.stash[HANDLE] : undefined);
+  } catch (e) {
+    throw convertStash(e);
+  }
+}
+
 const { createStcFetch, DEFAULT_ACCEPT } = require('./fetch.js');
 
 /** fetch that asks for STC and returns a Response whose .json() and .text() give JSON. */
@@ -184,6 +362,12 @@ module.exports = {
   VERSION: 1,
   stcFetch,
   DEFAULT_ACCEPT,
+  truncate,
+  retrieve,
+  SqliteStash,
+  MemoryStash,
+  StashError,
+  STASH_ERROR_CODES,
 };
 // `import stc from 'stc-node'` and `require('stc-node').default` both work.
 module.exports.default = module.exports;

@@ -907,3 +907,6 @@ pub fn stringify_values(
     let doc = walker.doc.finish().map_err(|e| throw_stc(raw_env, &e, None))?;
     string_result(raw_env, &doc.encode(profile))
 }
+
+// The stash (declared last: it uses the napi_call! macro above).
+pub mod stash;

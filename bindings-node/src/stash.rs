@@ -1,0 +1,321 @@
+//! The stash: `truncate`, `retrieve` and the store handles behind the
+//! JavaScript classes `SqliteStash` and `MemoryStash` (defined in `index.js`).
+//!
+//! Only conversions: what is cut, the markers, the keys, the stores and the
+//! path policy are `stc-stash`'s. Errors are thrown as JavaScript `Error`s
+//! with a stable `code`, `retryable` and `key`; `index.js` turns them into
+//! `StashError` instances.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use napi::bindgen_prelude::*;
+use napi::sys;
+use napi_derive::napi;
+use stc_stash::{
+    paths, Kept, Key, Lookup, MemoryStore, PlanOptions, Recovery, SqliteStore, StashStore, StoreConfig, StoreError,
+    ToolName, TruncateError, TruncateOptions, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY,
+};
+
+use crate::{js_string, limits, napi_failure, set_named, throw, throw_stc, tokenizer, Input, RawEnv, Value};
+
+const NO_RETRY: &str = "retrying will not help; re-run the tool call that produced the marker to get fresh data";
+
+/// Throws `Error(message)` with `code`, `retryable` and (if known) `key`.
+fn throw_stash(env: RawEnv, message: &str, code: &str, retryable: bool, key: Option<&str>) -> Error {
+    let build = || -> Result<Value> {
+        let code_value = js_string(env, code)?;
+        let message = js_string(env, message)?;
+        let mut obj = std::ptr::null_mut();
+        napi_call!(env, sys::napi_create_error(env, code_value, message, &mut obj));
+        let mut flag = std::ptr::null_mut();
+        napi_call!(env, sys::napi_get_boolean(env, retryable, &mut flag));
+        set_named(env, obj, c"retryable", flag)?;
+        if let Some(k) = key {
+            set_named(env, obj, c"key", js_string(env, k)?)?;
+        }
+        Ok(obj)
+    };
+    throw(env, build())
+}
+
+fn store_code(e: &StoreError) -> &'static str {
+    match e {
+        StoreError::Unavailable(_) => "unavailable",
+        StoreError::Corrupt(_) => "corrupt",
+        StoreError::TooLarge(_) => "too_large",
+        StoreError::GenerationExhausted => "exhausted",
+        StoreError::Config(_) => "config",
+        _ => "store",
+    }
+}
+
+fn throw_store(env: RawEnv, e: &StoreError, key: Option<&str>) -> Error {
+    let hint =
+        if e.is_transient() { "retrying may help once the store is reachable" } else { "retrying will not help" };
+    throw_stash(env, &format!("{e}; {hint}"), store_code(e), e.is_transient(), key)
+}
+
+pub(crate) fn invalid(message: String) -> Error {
+    Error::new(Status::InvalidArg, message)
+}
+
+fn config(ttl: Option<f64>, capacity: Option<f64>, default_capacity: usize) -> Result<StoreConfig> {
+    let mut config = StoreConfig::with_capacity(default_capacity);
+    if let Some(c) = capacity {
+        if !(c >= 1.0 && c.fract() == 0.0 && c <= 1e15) {
+            return Err(invalid(format!("capacity must be a positive integer, got {c}")));
+        }
+        config.capacity = c as usize;
+    }
+    if let Some(t) = ttl {
+        config.ttl = Duration::try_from_secs_f64(t)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| invalid(format!("ttl must be a positive number of seconds, got {t}")))?;
+    }
+    Ok(config)
+}
+
+/// An open store (SQLite or memory), or nothing after `close()`.
+#[napi]
+pub struct StashHandle {
+    store: Mutex<Option<Arc<dyn StashStore>>>,
+    path: Option<String>,
+    kind: &'static str,
+}
+
+impl StashHandle {
+    fn new(store: Arc<dyn StashStore>, path: Option<String>, kind: &'static str) -> StashHandle {
+        StashHandle { store: Mutex::new(Some(store)), path, kind }
+    }
+
+    fn get(&self, env: RawEnv) -> Result<Arc<dyn StashStore>> {
+        let guard = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+        guard.clone().ok_or_else(|| {
+            throw_stash(env, &format!("this {} is closed; retrying will not help", self.kind), "closed", false, None)
+        })
+    }
+}
+
+#[napi]
+impl StashHandle {
+    /// The database file (SQLite), or `null` (memory).
+    #[napi(getter)]
+    pub fn path(&self) -> Option<String> {
+        self.path.clone()
+    }
+
+    /// Live entries.
+    #[napi]
+    pub fn len(&self, env: Env) -> Result<u32> {
+        let env = env.raw();
+        let store = self.get(env)?;
+        store.len().map(|n| n as u32).map_err(|e| throw_store(env, &e, None))
+    }
+
+    /// Closes the store; later calls throw `closed`.
+    #[napi]
+    pub fn close(&self) {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
+
+    /// What the store is (for messages and `inspect`).
+    #[napi]
+    pub fn describe(&self) -> String {
+        match &*self.store.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(s) => s.describe(),
+            None => format!("closed {}", self.kind),
+        }
+    }
+
+    /// The original under `key`; the key is checked before the store is read.
+    #[napi]
+    pub fn retrieve(&self, env: Env, key: String) -> Result<String> {
+        let env = env.raw();
+        let key = parse_key(env, &key)?;
+        let store = self.get(env)?;
+        let k = key.as_str();
+        match store.retrieve(&key).map_err(|e| throw_store(env, &e, Some(k)))? {
+            Lookup::Found(payload) => {
+                // Like `stc retrieve`: this content is never cut again. A
+                // failure to note it does not lose the payload.
+                let _ = store.mark_retrieved(&key);
+                String::from_utf8(payload).map_err(|_| {
+                    throw_stash(
+                        env,
+                        &format!("entry {k} is not UTF-8 text; retrying will not help"),
+                        "corrupt",
+                        false,
+                        Some(k),
+                    )
+                })
+            }
+            Lookup::Expired => Err(throw_stash(
+                env,
+                &format!("entry {k} in {} has expired; {NO_RETRY}", store.describe()),
+                "expired",
+                false,
+                Some(k),
+            )),
+            _ => Err(throw_stash(
+                env,
+                &format!(
+                    "no entry {k} in {} (never stashed there, evicted, rolled back, or expired and purged); {NO_RETRY}",
+                    store.describe()
+                ),
+                "not_found",
+                false,
+                Some(k),
+            )),
+        }
+    }
+}
+
+/// Parses a key from a marker, or throws `invalid_key` (shows at most 64 characters, escaped).
+fn parse_key(env: RawEnv, key: &str) -> Result<Key> {
+    Key::parse(key).map_err(|e| {
+        let cut: String = key.chars().take(64).collect();
+        let more = if cut.len() < key.len() { "…" } else { "" };
+        throw_stash(env, &format!("invalid key {cut:?}{more}: {e}; retrying will not help"), "invalid_key", false, None)
+    })
+}
+
+/// `retrieve(key, {stash})`: the key is checked before the store is even required.
+#[napi(js_name = "retrieveKey")]
+pub fn retrieve_key(env: Env, key: String, stash: Option<&StashHandle>) -> Result<String> {
+    parse_key(env.raw(), &key)?;
+    match stash {
+        Some(h) => h.retrieve(env, key),
+        None => Err(invalid("options.stash must be a SqliteStash or a MemoryStash".to_string())),
+    }
+}
+
+/// Opens the SQLite stash: `path`, else `$STC_STASH_DB`, else
+/// `DATA_DIR/stash.db` (the CLI's path policy).
+#[napi(js_name = "openSqliteStash")]
+pub fn open_sqlite_stash(
+    env: Env,
+    path: Option<String>,
+    ttl: Option<f64>,
+    capacity: Option<f64>,
+) -> Result<StashHandle> {
+    let env = env.raw();
+    let config = config(ttl, capacity, DEFAULT_CAPACITY)?;
+    let env_db = std::env::var_os(paths::STASH_DB_ENV);
+    let env_dir = std::env::var_os(paths::DATA_DIR_ENV);
+    let opened = paths::stash_db_path(path.as_deref().map(std::path::Path::new), env_db.as_deref(), env_dir.as_deref())
+        .and_then(|p| SqliteStore::open_with(&p, config).map(|s| (p, s)));
+    let (path, store) = opened.map_err(|e| throw_store(env, &e, None))?;
+    Ok(StashHandle::new(Arc::new(store), Some(path.to_string_lossy().into_owned()), "SqliteStash"))
+}
+
+/// A stash in this process's memory.
+#[napi(js_name = "openMemoryStash")]
+pub fn open_memory_stash(env: Env, ttl: Option<f64>, capacity: Option<f64>) -> Result<StashHandle> {
+    let store = MemoryStore::with_config(config(ttl, capacity, DEFAULT_MEMORY_CAPACITY)?)
+        .map_err(|e| throw_store(env.raw(), &e, None))?;
+    Ok(StashHandle::new(Arc::new(store), None, "MemoryStash"))
+}
+
+/// One part left out.
+#[napi(object)]
+pub struct OmissionResult {
+    #[napi(ts_type = "'records' | 'items' | 'chars'")]
+    pub unit: String,
+    pub key: Option<String>,
+    pub omitted: u32,
+    pub of: u32,
+}
+
+/// Result of [`truncate_text`].
+#[napi(object)]
+pub struct TruncationResult {
+    pub text: String,
+    pub json: String,
+    pub truncated: bool,
+    pub kept: Option<String>,
+    pub tokens: u32,
+    pub original_tokens: u32,
+    pub keys: Vec<String>,
+    pub omissions: Vec<OmissionResult>,
+}
+
+fn kept_name(kept: Kept) -> &'static str {
+    match kept {
+        Kept::NothingToCut => "nothing_to_cut",
+        Kept::NoStore => "no_store",
+        Kept::Retrieved => "retrieved",
+        Kept::HasMarkers => "has_markers",
+        Kept::NoSaving => "no_saving",
+    }
+}
+
+/// Budget-sized compact STC with stash markers (see `index.js` `truncate`).
+#[napi(js_name = "truncate")]
+#[allow(clippy::too_many_arguments)]
+pub fn truncate_text(
+    env: Env,
+    json: Unknown,
+    stash: Option<&StashHandle>,
+    budget: Option<f64>,
+    truncate_arrays_at: Option<f64>,
+    lossy: bool,
+    retrieve_tool: Option<String>,
+    tokenizer_name: Option<String>,
+    max_depth: Option<u32>,
+) -> Result<TruncationResult> {
+    let env = env.raw();
+    let count = |what: &str, v: Option<f64>| -> Result<Option<usize>> {
+        match v {
+            None => Ok(None),
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 1e15 => Ok(Some(n as usize)),
+            Some(n) => Err(invalid(format!("{what} must be a non-negative integer, got {n}"))),
+        }
+    };
+    let mut plan =
+        count("truncateArraysAt", truncate_arrays_at)?.map(PlanOptions::with_array_budget).unwrap_or_default();
+    plan.recoverable = !lossy;
+    if let Some(name) = &retrieve_tool {
+        plan.recovery = Recovery::Tool(ToolName::new(name).map_err(invalid)?);
+    }
+    if lossy && stash.is_some() {
+        return Err(invalid("lossy: true stashes nothing; pass stash: null".to_string()));
+    }
+    let store = match stash {
+        Some(h) => Some(h.get(env)?),
+        None => None,
+    };
+    let options = TruncateOptions {
+        plan,
+        token_budget: count("budget", budget)?,
+        tokenizer: tokenizer(tokenizer_name, stc_core::Tokenizer::Estimate)?,
+        limits: limits(max_depth),
+    };
+    let input = Input::read(env, json.value().value)?;
+    let text = input.as_str().map_err(|e| throw_stc(env, &e, input.text()))?;
+    let out = stc_stash::truncate(text, store.as_deref(), &options).map_err(|e| match e {
+        TruncateError::Input(e) => throw_stc(env, &e, input.text()),
+        TruncateError::Store(e) => throw_store(env, &e, None),
+        other => throw_stash(env, &format!("{other}; retrying will not help"), "store", false, None),
+    })?;
+    Ok(TruncationResult {
+        keys: out.writes.iter().map(|w| w.key.as_str().to_string()).collect(),
+        omissions: out
+            .omissions
+            .iter()
+            .map(|o| OmissionResult {
+                unit: o.unit.name().to_string(),
+                key: (!lossy).then(|| o.key.as_str().to_string()),
+                omitted: o.omitted as u32,
+                of: o.of as u32,
+            })
+            .collect(),
+        truncated: out.kept.is_none(),
+        kept: out.kept.map(|k| kept_name(k).to_string()),
+        tokens: out.tokens as u32,
+        original_tokens: out.original_tokens as u32,
+        text: out.stc,
+        json: out.json,
+    })
+}
