@@ -4,23 +4,46 @@
 //! (in members and in columnar headers) and the encoder leaves exactly these
 //! unquoted. Such a key needs no escapes, so its canonical body is the key.
 
-/// Whether `b` may start a bare key.
+/// Bit 0: may start a bare key; bit 1: may continue one. A table because
+/// the reader asks once per key byte.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphabetic() || c == b'_' {
+            t[b] = 0b11;
+        } else if c.is_ascii_digit() {
+            t[b] = 0b10;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Whether `b` may start a bare key: `[A-Za-z_]`.
 #[inline]
-pub(crate) const fn is_start(b: u8) -> bool {
-    matches!(b, b'a'..=b'z' | b'A'..=b'Z' | b'_')
+pub(crate) fn is_start(b: u8) -> bool {
+    CLASS[b as usize] & 0b01 != 0
 }
 
-/// Whether `b` may continue a bare key.
+/// Whether `b` may continue a bare key: `[A-Za-z0-9_]`.
 #[inline]
-pub(crate) const fn is_continue(b: u8) -> bool {
-    matches!(b, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_')
+pub(crate) fn is_continue(b: u8) -> bool {
+    CLASS[b as usize] & 0b10 != 0
 }
 
 /// Length of the bare key at the start of `bytes`; 0 when there is none.
 #[inline]
 pub(crate) fn len(bytes: &[u8]) -> usize {
-    match bytes.split_first() {
-        Some((&first, rest)) if is_start(first) => 1 + rest.iter().take_while(|&&b| is_continue(b)).count(),
+    match bytes.first() {
+        Some(&b) if is_start(b) => {
+            let mut i = 1;
+            while i < bytes.len() && is_continue(bytes[i]) {
+                i += 1;
+            }
+            i
+        }
         _ => 0,
     }
 }
@@ -46,5 +69,10 @@ mod tests {
         assert_eq!(len(b"ab_1-x"), 4);
         assert_eq!(len(b"1ab"), 0);
         assert_eq!(len(b""), 0);
+        for b in 0..=255u8 {
+            let start = b.is_ascii_alphabetic() || b == b'_';
+            assert_eq!(is_start(b), start, "{b}");
+            assert_eq!(is_continue(b), start || b.is_ascii_digit(), "{b}");
+        }
     }
 }

@@ -19,10 +19,19 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, Copy)]
 pub struct JsonStr<'a> {
     raw: &'a str,
-    escaped: bool,
-    /// The body is known to be in canonical escaping already (a document's
-    /// stored strings), so writing it is a copy even when it has escapes.
-    canonical: bool,
+    escapes: Escapes,
+}
+
+/// What is known about a body's escapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    /// None: the body is its own decoded text and is canonical.
+    None,
+    /// Some, as written in the input: canonicalizing may change them.
+    AsWritten,
+    /// Some, already canonical (a document's stored strings): writing the
+    /// body is a copy.
+    Canonical,
 }
 
 /// Equal when the bodies are written the same (what is known about their
@@ -38,13 +47,13 @@ impl Eq for JsonStr<'_> {}
 impl<'a> JsonStr<'a> {
     /// Wraps a body known to be valid (used by the parser after it checked it).
     pub(crate) fn new_unchecked(raw: &'a str, escaped: bool) -> JsonStr<'a> {
-        JsonStr { raw, escaped, canonical: !escaped }
+        JsonStr { raw, escapes: if escaped { Escapes::AsWritten } else { Escapes::None } }
     }
 
     /// Wraps a body known to be canonical (a [`Document`](crate::Document)'s
     /// stored strings and keys); `escaped` says whether it holds a backslash.
     pub(crate) fn canonical_unchecked(raw: &'a str, escaped: bool) -> JsonStr<'a> {
-        JsonStr { raw, escaped, canonical: true }
+        JsonStr { raw, escapes: if escaped { Escapes::Canonical } else { Escapes::None } }
     }
 
     /// Checks `raw` as the inside of a JSON string literal and wraps it.
@@ -75,14 +84,14 @@ impl<'a> JsonStr<'a> {
 
     /// Whether the body contains at least one backslash escape.
     pub fn has_escapes(&self) -> bool {
-        self.escaped
+        self.escapes != Escapes::None
     }
 
     /// The body in canonical escaping (see the spec, "Canonical strings"):
     /// only `"`, `\`, control characters and lone surrogates are escaped.
     /// Borrows when the input already is canonical.
     pub fn canonical(&self) -> Cow<'a, str> {
-        if self.canonical {
+        if self.escapes != Escapes::AsWritten {
             return Cow::Borrowed(self.raw);
         }
         let mut out = String::with_capacity(self.raw.len());
@@ -92,7 +101,7 @@ impl<'a> JsonStr<'a> {
 
     /// Appends the canonical body to `out`.
     pub fn write_canonical(&self, out: &mut String) {
-        if self.canonical {
+        if self.escapes != Escapes::AsWritten {
             out.push_str(self.raw);
             return;
         }
@@ -108,7 +117,7 @@ impl<'a> JsonStr<'a> {
     /// The decoded text, or `None` when it holds a lone surrogate (which
     /// Rust strings cannot represent; use [`to_utf16`](JsonStr::to_utf16)).
     pub fn to_str(&self) -> Option<Cow<'a, str>> {
-        if !self.escaped {
+        if self.escapes == Escapes::None {
             return Some(Cow::Borrowed(self.raw));
         }
         let mut out = String::with_capacity(self.raw.len());
@@ -124,7 +133,7 @@ impl<'a> JsonStr<'a> {
 
     /// Whether decoding yields a lone surrogate.
     pub fn has_lone_surrogate(&self) -> bool {
-        self.escaped && Units::new(self.raw).any(|u| matches!(u, Unit::LoneSurrogate(_)))
+        self.has_escapes() && Units::new(self.raw).any(|u| matches!(u, Unit::LoneSurrogate(_)))
     }
 
     /// The decoded text as UTF-16 code units; lone surrogates are kept as the
