@@ -42,7 +42,7 @@ fn ws(u: &mut Unstructured, out: &mut String, pretty: bool) -> Result<()> {
 
 fn scalar(u: &mut Unstructured, out: &mut String, pretty: bool) -> Result<()> {
     match u.int_in_range(0..=4u8)? {
-        0 => out.push_str(*u.choose(&["true", "false", "null"])?),
+        0 => out.push_str(u.choose(&["true", "false", "null"])?),
         1 | 2 => out.push_str(u.choose(&NUMBERS)?),
         _ => {
             let (written, canonical) = u.choose(&STRINGS)?;

@@ -336,7 +336,7 @@ fn stream_lines(
         // Room for the longest line plus its CR LF; anything longer is cut here.
         let limit = max.saturating_add(2) as u64;
         let read = (&mut reader).take(limit).read_until(b'\n', &mut buf);
-        let n = read.map_err(|e| fail(number + 1, 0, format!("reading line {}: {e}", number + 1)))?;
+        let n = read.map_err(|e| fail(0, 0, format!("reading line {}: {e}", number + 1)))?;
         if n == 0 {
             break;
         }

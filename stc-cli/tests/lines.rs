@@ -285,3 +285,42 @@ fn a_200_mb_stream_runs_in_bounded_memory() {
     assert!(enc > 0 && dec > 0, "no VmHWM sample");
     assert!(enc < RSS_BOUND_KIB && dec < RSS_BOUND_KIB, "encode {enc} KiB, decode {dec} KiB");
 }
+
+#[test]
+fn each_line_is_written_before_the_next_one_is_read() {
+    // Write one line, read its answer while stdin stays open: the output is
+    // flushed whenever stc would wait for input. (If it were not, the read
+    // would block; the watchdog then kills stc and the read sees EOF.)
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(["decode", "--lines"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog_done = done.clone();
+    let watchdog = std::thread::spawn(move || {
+        for _ in 0..600 {
+            if watchdog_done.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    for (input, want) in [("{a:1}\n", "{\"a\":1}\n"), ("[2]{k}:1/2\n", "[{\"k\":1},{\"k\":2}]\n")] {
+        stdin.write_all(input.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line, want);
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    watchdog.join().unwrap();
+}
