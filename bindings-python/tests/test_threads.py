@@ -24,6 +24,10 @@ import stc
 ROWS = [{"id": i, "name": f"user{i}", "tags": ["a", "b"], "score": i / 7} for i in range(20_000)]
 JSON_TEXT = json.dumps(ROWS)
 STC_TEXT = stc.encode(JSON_TEXT)
+# The stash: truncation and store I/O release the GIL whatever the size.
+STASH = stc.MemoryStash()
+(STASH_KEY,) = stc.truncate(JSON_TEXT, stash=STASH, truncate_arrays_at=8).keys
+OTHER_STASH = stc.MemoryStash()  # never retrieved from, so truncate keeps cutting
 
 WORK: dict[str, Callable[[], Any]] = {
     "decode": lambda: stc.decode(STC_TEXT),
@@ -31,6 +35,8 @@ WORK: dict[str, Callable[[], Any]] = {
     "encode_gated": lambda: stc.encode_gated(JSON_TEXT),
     "count_tokens": lambda: stc.count_tokens(STC_TEXT, "estimate"),
     "dumps": lambda: stc.dumps(ROWS),
+    "truncate": lambda: stc.truncate(JSON_TEXT, stash=OTHER_STASH, truncate_arrays_at=8),
+    "retrieve": lambda: stc.retrieve(STASH_KEY, stash=STASH),
     # Below the 8 KiB threshold the GIL is kept: the same check, reversed.
     "small-decode": lambda: stc.decode("{a[3]: 1,2,3}"),
 }
