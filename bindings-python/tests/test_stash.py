@@ -170,6 +170,7 @@ HOSTILE_KEYS = [
     "0123456789abcdef01234567\n",
     "0123456789abcdef\x0001234567",
     "é" * 24,
+    "0" * 1_000_000,
 ]
 
 
@@ -182,6 +183,7 @@ def test_hostile_keys_are_rejected_before_any_store_read(key: str, data_dir: Pat
         stc.retrieve(key, stash=stash)
     assert caught.value.kind == "invalid_key"
     assert caught.value.key is None and not caught.value.retryable
+    assert len(str(caught.value)) < 300  # the key is shown cut and escaped
     with pytest.raises(stc.StashError) as on_method:
         stash.retrieve(key)
     assert on_method.value.kind == "invalid_key"
