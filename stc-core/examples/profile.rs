@@ -1,19 +1,26 @@
-//! One encode or decode of one file, for instruction counts under callgrind:
+//! One operation on one file, for instruction counts under callgrind (which
+//! are repeatable on a busy machine, unlike wall-clock times):
 //!
 //! ```text
 //! cargo build --release -p stc-core --example profile
-//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/profile encode FILE
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/profile MODE FILE
 //! ```
 //!
-//! `encode` reads the JSON file and encodes it as STC; `decode` does the same
-//! and then decodes that STC back to JSON, so the count of `decode` minus the
-//! count of `encode` is the cost of decoding.
+//! Modes, each on the JSON file `FILE`:
+//! * `parse`: read it into a `Document`;
+//! * `encode`: `stc_core::encode` it (read + STC writer);
+//! * `decode`: encode it, then decode that STC back to JSON, so
+//!   `decode - encode` is the cost of decoding;
+//! * `to_json`, `pretty`: read it, then write the document as minified or
+//!   indented JSON (minus `parse`: the cost of the JSON writers over a tape).
 use std::hint::black_box;
+
+use stc_core::{Document, Limits};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [mode, path] = args.as_slice() else {
-        eprintln!("usage: profile encode|decode FILE");
+        eprintln!("usage: profile parse|encode|decode|to_json|pretty FILE");
         std::process::exit(2);
     };
     let json = match std::fs::read_to_string(path) {
@@ -24,10 +31,12 @@ fn main() {
         }
     };
     let run = || -> Result<usize, stc_core::Error> {
-        let stc = stc_core::encode(&json, &Default::default())?;
         Ok(match mode.as_str() {
-            "encode" => stc.len(),
-            "decode" => stc_core::decode(black_box(&stc))?.len(),
+            "parse" => black_box(Document::parse_json(&json, &Limits::default())?).node_count(),
+            "encode" => stc_core::encode(&json, &Default::default())?.len(),
+            "decode" => stc_core::decode(black_box(&stc_core::encode(&json, &Default::default())?))?.len(),
+            "to_json" => Document::parse_json(&json, &Limits::default())?.to_json().len(),
+            "pretty" => Document::parse_json(&json, &Limits::default())?.to_json_pretty().len(),
             other => {
                 eprintln!("unknown mode {other}");
                 std::process::exit(2);
