@@ -285,3 +285,14 @@ def test_stash_error_pickles() -> None:
     e = stc.StashError("gone", "expired", False, "0123456789abcdef01234567")
     back = pickle.loads(pickle.dumps(e))
     assert (str(back), back.kind, back.retryable, back.key) == ("gone", "expired", False, e.key)
+
+
+def test_threads_share_one_sqlite_stash(sqlite: stc.SqliteStash) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    docs = [minified({"items": records(60 + i)}) for i in range(8)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        outs = list(pool.map(lambda d: stc.truncate(d, stash=sqlite, truncate_arrays_at=8), docs))
+    assert len({o.keys[0] for o in outs}) == 8 and len(sqlite) == 8
+    for i, out in enumerate(outs):
+        assert sqlite.retrieve(out.keys[0]) == minified(records(60 + i))
