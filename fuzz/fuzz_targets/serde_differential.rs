@@ -9,17 +9,26 @@
 //!   and only a lone surrogate as a `\uXXXX` escape in D800–DFFF;
 //! - nesting: serde_json stops at 128 levels of recursion, stc-core at
 //!   `Limits::max_depth`; inputs that hit either limit are skipped.
+//! - `arbitrary_precision`'s private key: serde_json reads an object whose
+//!   key is `$serde_json::private::Number` as a number token (and rejects it
+//!   when the value is not a string), a quirk of the feature this target
+//!   needs for exact numbers. Inputs with that key (told by stc-core's
+//!   canonical output, where the key is unescaped) are skipped.
 #![no_main]
 #![forbid(unsafe_code)]
 
 use libfuzzer_sys::fuzz_target;
 use stc_core::{EncodeOptions, ErrorKind, Limits};
 
+/// The prefix of serde_json's private magic keys (`…Number`, `…RawValue`).
+const SERDE_PRIVATE: &str = "\"$serde_json::private::";
+
 fuzz_target!(|data: &[u8]| {
     let limits = Limits { max_depth: 100 };
     let ours = stc_core::encode_bytes(data, &EncodeOptions { limits, ..EncodeOptions::default() });
     let theirs = serde_json::from_slice::<serde_json::Value>(data);
     match (ours, theirs) {
+        (Ok(_), _) if stc_core::decode_bytes(data, &limits).unwrap_or_default().contains(SERDE_PRIVATE) => {}
         (Ok(_), Ok(value)) => {
             // stc-core's value: its minified JSON (duplicates and lexemes kept),
             // read back by serde_json, which resolves duplicates as it did on the input.
