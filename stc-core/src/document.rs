@@ -113,8 +113,8 @@ impl<'a> Document<'a> {
                 Node::Null => sink.null()?,
                 Node::Bool(b) => sink.boolean(*b)?,
                 Node::Number(n) => sink.number(n)?,
-                Node::String(s) => sink.string(stored(s))?,
-                Node::Key(k) => sink.key(stored(k))?,
+                Node::String(s) => sink.string(JsonStr::canonical_unchecked(s))?,
+                Node::Key(k) => sink.key(JsonStr::canonical_unchecked(k))?,
                 &Node::Array { len, end } => {
                     sink.begin_array(Some(len))?;
                     open.push((end, true));
@@ -175,12 +175,6 @@ impl<'a> Document<'a> {
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
-}
-
-/// A stored string or key body as the parser would report it.
-#[inline]
-fn stored(body: &str) -> JsonStr<'_> {
-    JsonStr::canonical_unchecked(body, body.as_bytes().contains(&b'\\'))
 }
 
 /// The unchecked tape writer behind [`Document::parse_json`]: the parser

@@ -29,8 +29,9 @@ enum Escapes {
     None,
     /// Some, as written in the input: canonicalizing may change them.
     AsWritten,
-    /// Some, already canonical (a document's stored strings): writing the
-    /// body is a copy.
+    /// Already canonical, with or without escapes (a document's stored
+    /// strings): writing the body is a copy, and whether it has escapes is
+    /// looked up only when asked.
     Canonical,
 }
 
@@ -51,9 +52,9 @@ impl<'a> JsonStr<'a> {
     }
 
     /// Wraps a body known to be canonical (a [`Document`](crate::Document)'s
-    /// stored strings and keys); `escaped` says whether it holds a backslash.
-    pub(crate) fn canonical_unchecked(raw: &'a str, escaped: bool) -> JsonStr<'a> {
-        JsonStr { raw, escapes: if escaped { Escapes::Canonical } else { Escapes::None } }
+    /// stored strings and keys).
+    pub(crate) fn canonical_unchecked(raw: &'a str) -> JsonStr<'a> {
+        JsonStr { raw, escapes: Escapes::Canonical }
     }
 
     /// Checks `raw` as the inside of a JSON string literal and wraps it.
@@ -84,7 +85,11 @@ impl<'a> JsonStr<'a> {
 
     /// Whether the body contains at least one backslash escape.
     pub fn has_escapes(&self) -> bool {
-        self.escapes != Escapes::None
+        match self.escapes {
+            Escapes::None => false,
+            Escapes::AsWritten => true,
+            Escapes::Canonical => self.raw.as_bytes().contains(&b'\\'),
+        }
     }
 
     /// The body in canonical escaping (see the spec, "Canonical strings"):
@@ -100,11 +105,16 @@ impl<'a> JsonStr<'a> {
     }
 
     /// Appends the canonical body to `out`.
+    #[inline]
     pub fn write_canonical(&self, out: &mut String) {
         if self.escapes != Escapes::AsWritten {
             out.push_str(self.raw);
-            return;
+        } else {
+            self.write_recanonicalized(out);
         }
+    }
+
+    fn write_recanonicalized(&self, out: &mut String) {
         for unit in Units::new(self.raw) {
             match unit {
                 Unit::Text(t) => out.push_str(t),
@@ -117,7 +127,7 @@ impl<'a> JsonStr<'a> {
     /// The decoded text, or `None` when it holds a lone surrogate (which
     /// Rust strings cannot represent; use [`to_utf16`](JsonStr::to_utf16)).
     pub fn to_str(&self) -> Option<Cow<'a, str>> {
-        if self.escapes == Escapes::None {
+        if !self.has_escapes() {
             return Some(Cow::Borrowed(self.raw));
         }
         let mut out = String::with_capacity(self.raw.len());
@@ -347,5 +357,19 @@ mod tests {
         out.clear();
         push_canonical_utf16(&mut out, &[0x61, 0xD800, 0x62, 0xD83D, 0xDE00]);
         assert_eq!(out, r"a\ud800b😀");
+    }
+
+    #[test]
+    fn stored_canonical_bodies_answer_like_parsed_ones() {
+        for body in ["plain", r#"q\"b\\s\n"#, r"\u0001 \ud800", "é"] {
+            let parsed = JsonStr::from_escaped(body).unwrap();
+            let stored = JsonStr::canonical_unchecked(body);
+            assert_eq!(stored.has_escapes(), parsed.has_escapes(), "{body}");
+            assert_eq!(stored.to_str(), parsed.to_str(), "{body}");
+            assert_eq!(stored.to_utf16(), parsed.to_utf16(), "{body}");
+            assert_eq!(stored.has_lone_surrogate(), parsed.has_lone_surrogate(), "{body}");
+            assert_eq!(stored.canonical(), body, "{body}");
+            assert_eq!(stored, parsed);
+        }
     }
 }

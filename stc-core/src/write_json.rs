@@ -71,38 +71,46 @@ fn push_quoted(out: &mut String, s: JsonStr<'_>) {
 }
 
 impl<'a> Sink<'a> for JsonWriter {
+    #[inline]
     fn null(&mut self) -> Result<(), Abort> {
         self.scalar("null")
     }
+    #[inline]
     fn boolean(&mut self, value: bool) -> Result<(), Abort> {
         self.scalar(if value { "true" } else { "false" })
     }
+    #[inline]
     fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
         self.scalar(lexeme)
     }
+    #[inline]
     fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
         self.sep();
         self.quoted(value);
         self.need_comma = true;
         Ok(())
     }
+    #[inline]
     fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
         self.sep();
         self.out.push('[');
         self.need_comma = false;
         Ok(())
     }
+    #[inline]
     fn end_array(&mut self) -> Result<(), Abort> {
         self.out.push(']');
         self.need_comma = true;
         Ok(())
     }
+    #[inline]
     fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
         self.sep();
         self.out.push('{');
         self.need_comma = false;
         Ok(())
     }
+    #[inline]
     fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
         self.sep();
         self.quoted(key);
@@ -110,6 +118,7 @@ impl<'a> Sink<'a> for JsonWriter {
         self.need_comma = false;
         Ok(())
     }
+    #[inline]
     fn end_object(&mut self) -> Result<(), Abort> {
         self.out.push('}');
         self.need_comma = true;
@@ -195,30 +204,38 @@ impl PrettyJsonWriter {
 }
 
 impl<'a> Sink<'a> for PrettyJsonWriter {
+    #[inline]
     fn null(&mut self) -> Result<(), Abort> {
         self.scalar("null")
     }
+    #[inline]
     fn boolean(&mut self, value: bool) -> Result<(), Abort> {
         self.scalar(if value { "true" } else { "false" })
     }
+    #[inline]
     fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
         self.scalar(lexeme)
     }
+    #[inline]
     fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
         self.before_item();
         push_quoted(&mut self.out, value);
         self.need_comma = true;
         Ok(())
     }
+    #[inline]
     fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
         self.open('[')
     }
+    #[inline]
     fn end_array(&mut self) -> Result<(), Abort> {
         self.close(']')
     }
+    #[inline]
     fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
         self.open('{')
     }
+    #[inline]
     fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
         self.before_item();
         push_quoted(&mut self.out, key);
@@ -227,6 +244,7 @@ impl<'a> Sink<'a> for PrettyJsonWriter {
         self.after_key = true;
         Ok(())
     }
+    #[inline]
     fn end_object(&mut self) -> Result<(), Abort> {
         self.close('}')
     }
