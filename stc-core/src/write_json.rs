@@ -155,9 +155,19 @@ impl PrettyJsonWriter {
         self.out
     }
 
+    #[inline]
     fn newline(&mut self, depth: usize) {
-        self.out.push('\n');
-        self.out.extend(std::iter::repeat_n(' ', depth * 2));
+        const SPACES: &str = "\n                                                                ";
+        let mut width = depth * 2;
+        // Most lines fit in one copy of the prefix.
+        let first = width.min(SPACES.len() - 1);
+        self.out.push_str(&SPACES[..1 + first]);
+        width -= first;
+        while width > 0 {
+            let n = width.min(SPACES.len() - 1);
+            self.out.push_str(&SPACES[1..1 + n]);
+            width -= n;
+        }
     }
 
     /// Separator and line break before a value or key.

@@ -129,6 +129,9 @@ fn edge_cases_write_the_same_through_replay() {
     for json in cases {
         check(json, json);
     }
+    // Deeper than one copy of the indentation prefix (2 spaces per level).
+    let deep = format!("{}{{\"k\":1}}{}", "[".repeat(70), "]".repeat(70));
+    check("70 levels", &deep);
     // The layout itself, by hand.
     let doc = Document::parse_json(r#"{"a":[1,{}],"b":{"c":"x,y"}}"#, &Limits::default()).unwrap();
     assert_eq!(doc.to_json_pretty(), "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": {\n    \"c\": \"x,y\"\n  }\n}");
