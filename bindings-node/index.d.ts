@@ -1,26 +1,11 @@
 // Types of stc-node: STC, a token-efficient, lossless text encoding of JSON.
 
-/** Output whitespace style: `compact` (default, `{a:1,b[2]:1,2}`) or `readable` (`{a: 1, b[2]: 1,2}`). */
-export type Profile = 'compact' | 'readable';
-
-/** How the gate counts tokens: a fast estimate, or OpenAI's exact BPE tokenizers. */
-export type TokenizerName = 'estimate' | 'o200k_base' | 'cl100k_base';
-
-/** Stable error codes (stc-core's `ErrorKind::code`), the same in every binding. */
-export type ErrorCode =
-  | 'unexpected_end'
-  | 'unexpected_char'
-  | 'invalid_number'
-  | 'invalid_escape'
-  | 'control_character'
-  | 'invalid_utf8'
-  | 'trailing_characters'
-  | 'depth_limit'
-  | 'invalid_count'
-  | 'count_too_large'
-  | 'count_mismatch'
-  | 'invalid_document'
-  | 'aborted';
+// The error codes, profiles, tokenizer names and StcError are shared with
+// stc-wasm (js-shared/stc_rules.mjs; shared/ is written by `npm run build`).
+import type { ErrorCode, Profile, TokenizerName } from './shared/stc_rules.mjs';
+import { StcError } from './shared/stc_rules.mjs';
+export type { ErrorCode, Profile, TokenizerName };
+export { StcError };
 
 /** Input text: a string, or UTF-8 bytes in a `Buffer` / `Uint8Array`. */
 export type Text = string | Uint8Array;
@@ -72,27 +57,6 @@ export interface Gated {
   stcTokens: number;
 }
 
-/** An STC or JSON text that could not be read. A `SyntaxError`, like `JSON.parse`'s errors. */
-export declare class StcError extends SyntaxError {
-  constructor(
-    message: string,
-    fields?: { code?: ErrorCode; offset?: number; line?: number; column?: number; reason?: string; index?: number },
-  );
-  readonly name: 'StcError';
-  /** What went wrong, e.g. `'count_mismatch'`. */
-  code: ErrorCode;
-  /** Byte offset into the UTF-8 input (the unit of the conformance corpus), 0-based. */
-  offset: number;
-  /** 1-based line of `offset` (0 for errors with no input position). */
-  line: number;
-  /** 1-based column of `offset`, in Unicode characters. */
-  column: number;
-  /** The message without its position. */
-  reason: string;
-  /** UTF-16 index into the input string (`text.slice(index)`), when the input was a string. */
-  index?: number;
-}
-
 /** STC or JSON text to JavaScript values. Throws `StcError` on invalid input. */
 export declare function parse(text: Text, options?: ParseOptions): unknown;
 
@@ -127,35 +91,14 @@ export declare const MEDIA_TYPE: 'application/stc+json';
 /** The STC version this package reads and writes. */
 export declare const VERSION: 1;
 
-/** Options of `stcFetch`, given as `init.stc`. */
-export interface StcFetchOptions {
-  /**
-   * The `Accept` value set when the request has none (or fetch's default `*\/*`);
-   * default `DEFAULT_ACCEPT`. `null` leaves `Accept` alone (STC responses are still decoded).
-   */
-  accept?: string | null;
-  /** Nesting limit for decoding the body (default 128). */
-  maxDepth?: number;
-}
+// stcFetch's types are shared with stc-wasm (js-shared/stc_fetch_core.d.mts).
+import type { StcFetch } from './shared/stc_fetch_core.mjs';
+import { DEFAULT_ACCEPT } from './shared/stc_fetch_core.mjs';
+export type { StcFetchOptions, StcRequestInit, StcFetch } from './shared/stc_fetch_core.mjs';
+export { DEFAULT_ACCEPT };
 
-/** `RequestInit` plus the `stc` options of `stcFetch`. */
-export interface StcRequestInit extends RequestInit {
-  stc?: StcFetchOptions;
-}
-
-/**
- * `fetch` that asks for STC (`Accept: application/stc+json, application/json;q=0.9` unless the
- * request chose an `Accept`) and resolves to a standard `Response` whose `.json()` and `.text()`
- * give the JSON. An STC body (`Content-Type: application/stc+json` or `Content-Encoding: stc`) is
- * read whole, decoded, and returned as a new `Response` with `Content-Type: application/json`, the
- * JSON's `Content-Length` and no `Content-Encoding`; `X-STC-Version` and `X-STC-Ratio` stay. Any
- * other response is returned as fetched. Rejects with `StcError` (line, column) for an invalid STC
- * body and with an `Error` named `StcVersionError` for an `X-STC-Version` other than 1.
- */
-export declare function stcFetch(input: string | URL | Request, init?: StcRequestInit): Promise<Response>;
-
-/** What `stcFetch` sends in `Accept` by default: `'application/stc+json, application/json;q=0.9'`. */
-export declare const DEFAULT_ACCEPT: string;
+/** `fetch` that asks for STC and resolves to a `Response` whose `.json()` and `.text()` give the JSON (see `StcFetch`). */
+export declare const stcFetch: StcFetch;
 
 /** Stable codes of `StashError`. */
 export type StashErrorCode =

@@ -10,76 +10,12 @@ try {
   throw new Error("stc-node: the native addon is missing; run `npm install && npm run build` in bindings-node/", { cause });
 }
 
-/** The stable error codes of stc-core's ErrorKind. */
-const ERROR_CODES = Object.freeze([
-  'unexpected_end', 'unexpected_char', 'invalid_number', 'invalid_escape', 'control_character',
-  'invalid_utf8', 'trailing_characters', 'depth_limit', 'invalid_count', 'count_too_large',
-  'count_mismatch', 'invalid_document', 'aborted',
-]);
-const CODES = new Set(ERROR_CODES);
-
-/**
- * An STC (or JSON) text that could not be read. A SyntaxError, like the ones
- * JSON.parse throws, with the position of the problem.
- */
-class StcError extends SyntaxError {
-  constructor(message, fields = {}) {
-    super(message);
-    this.name = 'StcError';
-    this.code = fields.code;
-    this.offset = fields.offset;
-    this.line = fields.line;
-    this.column = fields.column;
-    this.reason = fields.reason;
-    if (fields.index !== undefined) this.index = fields.index;
-  }
-}
-
-function convert(e) {
-  if (e !== null && typeof e === 'object' && CODES.has(e.code) && typeof e.offset === 'number') {
-    return new StcError(e.message, e);
-  }
-  return e;
-}
-
-const PROFILES = new Set(['compact', 'readable']);
-const TOKENIZERS = new Set(['estimate', 'o200k_base', 'cl100k_base']);
-
-function checkText(text, what) {
-  if (typeof text !== 'string' && !(text instanceof Uint8Array)) {
-    throw new TypeError(`${what} must be a string, Buffer or Uint8Array, got ${text === null ? 'null' : typeof text}`);
-  }
-}
-
-function opts(options) {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== 'object') throw new TypeError('options must be an object');
-  return options;
-}
-
-function profileOf(o) {
-  const p = o.profile;
-  if (p === undefined) return undefined;
-  if (!PROFILES.has(p)) throw new TypeError(`profile must be 'compact' or 'readable', got ${String(p)}`);
-  return p;
-}
-
-function maxDepthOf(o) {
-  const d = o.maxDepth;
-  if (d === undefined) return undefined;
-  if (!Number.isInteger(d) || d < 0 || d > 0xffffffff) {
-    throw new RangeError(`maxDepth must be a non-negative integer, got ${String(d)}`);
-  }
-  return d;
-}
-
-function tokenizerOf(t) {
-  if (t === undefined) return undefined;
-  if (!TOKENIZERS.has(t)) {
-    throw new TypeError(`tokenizer must be 'estimate', 'o200k_base' or 'cl100k_base', got ${String(t)}`);
-  }
-  return t;
-}
+// The rules shared with stc-wasm (error codes, StcError, option checks):
+// js-shared/stc_rules.mjs, copied into shared/ by `npm run build`.
+const {
+  ERROR_CODES, StcError, toStcError: convert, withContext, checkText, optionsOf: opts, profileOf, maxDepthOf,
+  tokenizerOf, minSavingOf, bigintOf, checkCountText,
+} = require('./shared/stc_rules.mjs');
 
 /**
  * STC or JSON text to JavaScript values, like JSON.parse.
@@ -90,8 +26,9 @@ function parse(text, options) {
   checkText(text, 'text');
   const o = opts(options);
   const maxDepth = maxDepthOf(o);
+  const bigint = bigintOf(o);
   try {
-    if (o.bigint === true) return native.parseValues(text, maxDepth, true);
+    if (bigint) return native.parseValues(text, maxDepth, true);
     // Fastest measured path: stc-core decodes to JSON text, V8 parses it.
     return JSON.parse(native.decode(text, maxDepth));
   } catch (e) {
@@ -108,8 +45,9 @@ function stringify(value, options) {
   const o = opts(options);
   const profile = profileOf(o);
   const maxDepth = maxDepthOf(o);
+  const bigint = bigintOf(o);
   try {
-    if (o.bigint === true) return native.stringifyValues(value, profile, maxDepth, true);
+    if (bigint) return native.stringifyValues(value, profile, maxDepth, true);
     // Fastest measured path: V8 writes JSON text, stc-core encodes it.
     const json = JSON.stringify(value);
     if (json === undefined) return undefined;
@@ -148,10 +86,7 @@ function decode(stcText, options) {
 function encodeGated(jsonText, options) {
   checkText(jsonText, 'jsonText');
   const o = opts(options);
-  const minSaving = o.minSaving;
-  if (minSaving !== undefined && (typeof minSaving !== 'number' || Number.isNaN(minSaving))) {
-    throw new TypeError('minSaving must be a number');
-  }
+  const minSaving = minSavingOf(o);
   try {
     return native.encodeGated(jsonText, profileOf(o), minSaving, tokenizerOf(o.tokenizer), maxDepthOf(o));
   } catch (e) {
@@ -161,7 +96,7 @@ function encodeGated(jsonText, options) {
 
 /** Number of tokens of `text` (tokenizer default 'o200k_base'). */
 function countTokens(text, tokenizer = 'o200k_base') {
-  if (typeof text !== 'string') throw new TypeError('text must be a string');
+  checkCountText(text);
   return native.countTokens(text, tokenizerOf(tokenizer));
 }
 
@@ -343,10 +278,19 @@ function retrieve(key, options) {
   }
 }
 
-const { createStcFetch, DEFAULT_ACCEPT } = require('./fetch.js');
+const zlib = require('node:zlib');
+const { createStcFetch, DEFAULT_ACCEPT } = require('./shared/stc_fetch_core.mjs');
+
+// Node's zlib knows br too (the platform's DecompressionStream does not, in Node 20).
+function decompress(bytes, coding) {
+  if (coding === 'gzip' || coding === 'x-gzip') return zlib.gunzipSync(bytes);
+  if (coding === 'deflate') return zlib.inflateSync(bytes);
+  if (coding === 'br') return zlib.brotliDecompressSync(bytes);
+  return null;
+}
 
 /** fetch that asks for STC and returns a Response whose .json() and .text() give JSON. */
-const stcFetch = createStcFetch(decode, StcError);
+const stcFetch = createStcFetch({ decode, isStcError: (e) => e instanceof StcError, withContext, decompress });
 
 module.exports = {
   parse,

@@ -1,0 +1,124 @@
+// The JavaScript rules shared by stc-node and stc-wasm: the error codes, the
+// StcError class, and how options are checked (names, values, messages).
+// This file is the one source; each package's build copies it in
+// (js-shared/install.mjs), since the two packages are installed separately.
+// Every format decision stays in stc-core (Rust): this file only checks
+// arguments and shapes errors.
+
+/** The stable error codes of stc-core's ErrorKind (`ErrorKind::code`), the same in every binding. */
+export const ERROR_CODES = Object.freeze([
+  'unexpected_end', 'unexpected_char', 'invalid_number', 'invalid_escape', 'control_character',
+  'invalid_utf8', 'trailing_characters', 'depth_limit', 'invalid_count', 'count_too_large',
+  'count_mismatch', 'invalid_document', 'aborted',
+]);
+const CODES = new Set(ERROR_CODES);
+
+/** The output profiles (`profile` option). */
+export const PROFILES = Object.freeze(['compact', 'readable']);
+/** The tokenizers (`tokenizer` option, `countTokens`). */
+export const TOKENIZERS = Object.freeze(['estimate', 'o200k_base', 'cl100k_base']);
+/** The option names each function reads. */
+export const OPTION_NAMES = Object.freeze({
+  parse: Object.freeze(['maxDepth', 'bigint']),
+  stringify: Object.freeze(['profile', 'maxDepth', 'bigint']),
+  encode: Object.freeze(['profile', 'maxDepth']),
+  decode: Object.freeze(['maxDepth']),
+  encodeGated: Object.freeze(['profile', 'maxDepth', 'minSaving', 'tokenizer']),
+});
+
+/**
+ * An STC (or JSON) text that could not be read. A SyntaxError, like the ones
+ * JSON.parse throws, with the position of the problem.
+ */
+export class StcError extends SyntaxError {
+  constructor(message, fields = {}) {
+    super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
+    this.name = 'StcError';
+    this.code = fields.code;
+    this.offset = fields.offset;
+    this.line = fields.line;
+    this.column = fields.column;
+    this.reason = fields.reason;
+    if (fields.index !== undefined) this.index = fields.index;
+  }
+}
+
+/** Whether `e` carries a codec error of stc-core (an error code and a byte offset). */
+export function isCodecError(e) {
+  return e !== null && typeof e === 'object' && CODES.has(e.code) && typeof e.offset === 'number';
+}
+
+/** A codec error of the native layer as an `StcError`; any other exception unchanged. */
+export function toStcError(e) {
+  if (e instanceof StcError || !isCodecError(e)) return e;
+  return new StcError(e.message, e);
+}
+
+/** The same error with `prefix` before its message (the position fields kept, the original as `cause`). */
+export function withContext(e, prefix) {
+  const { code, offset, line, column, reason } = e;
+  return new StcError(`${prefix}${e.message}`, { code, offset, line, column, reason, cause: e });
+}
+
+const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'bigint' ? `${v}n` : String(v));
+const oneOf = (names) => names.map((n) => `'${n}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
+
+/** Checks a text argument: a string or UTF-8 bytes (`Uint8Array`, `Buffer`). */
+export function checkText(text, what) {
+  if (typeof text !== 'string' && !(text instanceof Uint8Array)) {
+    throw new TypeError(`${what} must be a string, Buffer or Uint8Array, got ${text === null ? 'null' : typeof text}`);
+  }
+}
+
+/** The options object (`undefined` and `null` mean none). */
+export function optionsOf(options) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object') throw new TypeError('options must be an object');
+  return options;
+}
+
+/** `profile`: undefined or one of PROFILES. */
+export function profileOf(o) {
+  const p = o.profile;
+  if (p === undefined) return undefined;
+  if (!PROFILES.includes(p)) throw new TypeError(`profile must be ${oneOf(PROFILES)}, got ${show(p)}`);
+  return p;
+}
+
+/** `maxDepth`: undefined or an integer from 0 to 2^32 - 1. */
+export function maxDepthOf(o) {
+  const d = o.maxDepth;
+  if (d === undefined) return undefined;
+  if (!Number.isInteger(d) || d < 0 || d > 0xffffffff) {
+    throw new RangeError(`maxDepth must be a non-negative integer, got ${show(d)}`);
+  }
+  return d;
+}
+
+/** A tokenizer name: undefined or one of TOKENIZERS. */
+export function tokenizerOf(t) {
+  if (t === undefined) return undefined;
+  if (!TOKENIZERS.includes(t)) throw new TypeError(`tokenizer must be ${oneOf(TOKENIZERS)}, got ${show(t)}`);
+  return t;
+}
+
+/** `minSaving`: undefined or a number (stc-core clamps it to 0..1). */
+export function minSavingOf(o) {
+  const m = o.minSaving;
+  if (m !== undefined && (typeof m !== 'number' || Number.isNaN(m))) {
+    throw new TypeError(`minSaving must be a number, got ${show(m)}`);
+  }
+  return m;
+}
+
+/** `bigint`: undefined or a boolean; returns a boolean. */
+export function bigintOf(o) {
+  const b = o.bigint;
+  if (b !== undefined && typeof b !== 'boolean') throw new TypeError(`bigint must be a boolean, got ${show(b)}`);
+  return b === true;
+}
+
+/** The text argument of `countTokens`. */
+export function checkCountText(text) {
+  if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${text === null ? 'null' : typeof text}`);
+}
