@@ -62,7 +62,8 @@ function run(category, c) {
   }
 }
 
-const files = fs.readdirSync(CASES_DIR).filter((f) => f.endsWith('.json')).sort();
+// Case files at any depth (one directory a category, or flat).
+const files = fs.readdirSync(CASES_DIR, { recursive: true }).filter((f) => f.endsWith('.json')).sort();
 
 test('the corpus is there', () => {
   assert.ok(files.length > 0, `no case files in ${CASES_DIR}`);

@@ -20,9 +20,9 @@ export const CORPUS_DIR = process.env.STC_CORPUS
 /** The Node build of the package, as users load it (`require('stc-wasm')` in Node). */
 export const stc = createRequire(import.meta.url)(join(ROOT, 'pkg/node/stc_wasm.js'));
 
-/** Every case file of the conformance corpus, discovered at run time. */
+/** Every case file of the conformance corpus (at any depth), discovered at run time. */
 export function caseFiles() {
-  return readdirSync(CASES_DIR)
+  return readdirSync(CASES_DIR, { recursive: true })
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((file) => ({ file, data: JSON.parse(readFileSync(join(CASES_DIR, file), 'utf8')) }));

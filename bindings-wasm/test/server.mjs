@@ -42,7 +42,7 @@ export function serve(port = 0) {
     try {
       const path = new URL(req.url, 'http://localhost').pathname;
       if (path === '/__cases.json') {
-        const names = (await readdir(CASES_DIR)).filter((f) => f.endsWith('.json')).sort();
+        const names = (await readdir(CASES_DIR, { recursive: true })).filter((f) => f.endsWith('.json')).sort();
         res.writeHead(200, { 'content-type': TYPES['.json'], 'cache-control': 'no-store' });
         return res.end(JSON.stringify(names));
       }
