@@ -296,21 +296,14 @@ fn limits(max_depth: Option<u32>) -> Limits {
 fn profile(name: Option<String>) -> Result<Profile> {
     match name {
         None => Ok(Profile::Compact),
-        Some(n) => Profile::from_name(&n).ok_or_else(|| {
-            Error::new(Status::InvalidArg, format!("unknown profile '{n}' (expected 'compact' or 'readable')"))
-        }),
+        Some(n) => n.parse::<Profile>().map_err(|e| Error::new(Status::InvalidArg, e.to_string())),
     }
 }
 
 fn tokenizer(name: Option<String>, default: Tokenizer) -> Result<Tokenizer> {
     match name {
         None => Ok(default),
-        Some(n) => Tokenizer::from_name(&n).ok_or_else(|| {
-            Error::new(
-                Status::InvalidArg,
-                format!("unknown tokenizer '{n}' (expected 'estimate', 'o200k_base' or 'cl100k_base')"),
-            )
-        }),
+        Some(n) => n.parse::<Tokenizer>().map_err(|e| Error::new(Status::InvalidArg, e.to_string())),
     }
 }
 
@@ -394,7 +387,7 @@ pub fn encode_gated_text(
 /// A raw lone surrogate is counted as U+FFFD.
 #[napi(js_name = "countTokens")]
 pub fn count_tokens(text: String, tokenizer_name: Option<String>) -> Result<u32> {
-    let t = tokenizer(tokenizer_name, Tokenizer::from_name("o200k_base").unwrap_or_default())?;
+    let t = tokenizer(tokenizer_name, "o200k_base".parse::<Tokenizer>().unwrap_or_default())?;
     Ok(t.count(&text) as u32)
 }
 

@@ -21,8 +21,7 @@ pub(crate) fn run_detached<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce()
 }
 
 pub(crate) fn parse_profile(name: &str) -> PyResult<Profile> {
-    Profile::from_name(name)
-        .ok_or_else(|| PyValueError::new_err(format!("profile must be 'compact' or 'readable', not {name:?}")))
+    name.parse::<Profile>().map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 pub(crate) fn limits(max_depth: Option<usize>) -> Limits {
@@ -30,9 +29,7 @@ pub(crate) fn limits(max_depth: Option<usize>) -> Limits {
 }
 
 pub(crate) fn parse_tokenizer(name: &str) -> PyResult<Tokenizer> {
-    Tokenizer::from_name(name).ok_or_else(|| {
-        PyValueError::new_err(format!("tokenizer must be 'estimate', 'o200k_base' or 'cl100k_base', not {name:?}"))
-    })
+    name.parse::<Tokenizer>().map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Encodes JSON text (str or UTF-8 bytes) as STC text.

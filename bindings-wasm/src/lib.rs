@@ -214,8 +214,7 @@ fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
     let mut opts = EncodeOptions { limits: limits_opt(options)?, ..EncodeOptions::default() };
     if let Some(v) = field(options, "profile")? {
         let name = v.as_string().ok_or_else(|| type_error("profile must be a string"))?;
-        opts.profile = Profile::from_name(&name)
-            .ok_or_else(|| range_error(&format!("unknown profile {name:?}: expected \"compact\" or \"readable\"")))?;
+        opts.profile = name.parse::<Profile>().map_err(|e| range_error(&e.to_string()))?;
     }
     Ok(opts)
 }
@@ -223,12 +222,12 @@ fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
 fn tokenizer_opt(value: Option<JsValue>) -> Result<Tokenizer, JsValue> {
     let Some(v) = value else { return Ok(Tokenizer::Estimate) };
     let name = v.as_string().ok_or_else(|| type_error("tokenizer must be a string"))?;
-    match Tokenizer::from_name(&name) {
-        Some(t) => Ok(t),
-        None if name == "o200k_base" || name == "cl100k_base" => Err(range_error(&format!(
+    match name.parse::<Tokenizer>() {
+        Ok(t) => Ok(t),
+        Err(_) if name == "o200k_base" || name == "cl100k_base" => Err(range_error(&format!(
             "tokenizer {name:?} is not in the WebAssembly build (its BPE tables are megabytes); use \"estimate\""
         ))),
-        None => Err(range_error(&format!("unknown tokenizer {name:?}: expected \"estimate\""))),
+        Err(e) => Err(range_error(&e.to_string())),
     }
 }
 

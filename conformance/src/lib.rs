@@ -183,8 +183,8 @@ pub fn structure_problems(file: &CaseFile) -> Vec<String> {
         }
         if let Some(options) = &case.options {
             if let Some(profile) = &options.profile {
-                if Profile::from_name(profile).is_none() {
-                    p(format!("unknown profile {profile:?}"));
+                if let Err(e) = profile.parse::<Profile>() {
+                    p(e.to_string());
                 } else if category != "encode" {
                     p("options.profile applies to encode cases only (roundtrip runs both profiles)".into());
                 }
@@ -254,7 +254,7 @@ impl Case {
         self.options
             .as_ref()
             .and_then(|o| o.profile.as_deref())
-            .and_then(Profile::from_name)
+            .and_then(|name| name.parse::<Profile>().ok())
             .unwrap_or(Profile::Compact)
     }
 }

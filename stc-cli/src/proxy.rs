@@ -55,7 +55,7 @@ pub struct ProxyArgs {
 }
 
 fn parse_tokenizer(name: &str) -> Result<Tokenizer, String> {
-    Tokenizer::from_name(name).ok_or_else(|| format!("unknown tokenizer {name:?} (estimate, o200k_base, cl100k_base)"))
+    name.parse::<Tokenizer>().map_err(|e| e.to_string())
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {

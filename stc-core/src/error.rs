@@ -184,6 +184,53 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// An unknown name given for a [`Profile`](crate::Profile),
+/// [`Tokenizer`](crate::Tokenizer) or [`Chosen`](crate::Chosen). Its message
+/// lists the valid names; the CLI and every binding report it unchanged.
+///
+/// ```
+/// let err = "p50k".parse::<stc_core::Tokenizer>().unwrap_err();
+/// assert_eq!((err.what(), err.given()), ("tokenizer", "p50k"));
+/// assert_eq!(err.expected()[0], "estimate");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseNameError {
+    what: &'static str,
+    given: String,
+    expected: &'static [&'static str],
+}
+
+impl ParseNameError {
+    pub(crate) fn new(what: &'static str, given: &str, expected: &'static [&'static str]) -> ParseNameError {
+        // Hostile input may be huge: the message quotes at most 64 characters of it.
+        let given: String = given.chars().take(64).collect();
+        ParseNameError { what, given, expected }
+    }
+
+    /// What was being named: `"profile"`, `"tokenizer"` or `"choice"`.
+    pub fn what(&self) -> &'static str {
+        self.what
+    }
+
+    /// The name given (at most its first 64 characters).
+    pub fn given(&self) -> &str {
+        &self.given
+    }
+
+    /// The valid names.
+    pub fn expected(&self) -> &'static [&'static str] {
+        self.expected
+    }
+}
+
+impl fmt::Display for ParseNameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown {} {:?} (expected one of: {})", self.what, self.given, self.expected.join(", "))
+    }
+}
+
+impl std::error::Error for ParseNameError {}
+
 /// Line and column (both 1-based) of a byte offset. Columns count characters;
 /// a byte that is not valid UTF-8 counts as one column.
 fn line_column(input: &[u8], offset: usize) -> (usize, usize) {

@@ -28,32 +28,26 @@ pub enum Tokenizer {
 }
 
 impl Tokenizer {
-    /// The tokenizer's name: `estimate`, `o200k_base` or `cl100k_base`.
-    pub fn name(self) -> &'static str {
+    /// The names of the tokenizers compiled in, in declaration order: what
+    /// [`FromStr`](std::str::FromStr) accepts (`estimate`; `o200k_base` and
+    /// `cl100k_base` with the `bpe` feature).
+    #[cfg(not(feature = "bpe"))]
+    pub const NAMES: &'static [&'static str] = &["estimate"];
+    /// The names of the tokenizers compiled in, in declaration order: what
+    /// [`FromStr`](std::str::FromStr) accepts (`estimate`; `o200k_base` and
+    /// `cl100k_base` with the `bpe` feature).
+    #[cfg(feature = "bpe")]
+    pub const NAMES: &'static [&'static str] = &["estimate", "o200k_base", "cl100k_base"];
+
+    /// The tokenizer's name: `estimate`, `o200k_base` or `cl100k_base` (also
+    /// its `Display` form); no allocation.
+    pub const fn name(self) -> &'static str {
         match self {
             Tokenizer::Estimate => "estimate",
             #[cfg(feature = "bpe")]
             Tokenizer::O200kBase => "o200k_base",
             #[cfg(feature = "bpe")]
             Tokenizer::Cl100kBase => "cl100k_base",
-        }
-    }
-
-    /// Looks a tokenizer up by [`name`](Tokenizer::name); `None` if unknown or
-    /// not compiled in (the exact BPE tables need the `bpe` feature).
-    ///
-    /// ```
-    /// assert_eq!(stc_core::Tokenizer::from_name("estimate"), Some(stc_core::Tokenizer::Estimate));
-    /// assert_eq!(stc_core::Tokenizer::from_name("p50k"), None);
-    /// ```
-    pub fn from_name(name: &str) -> Option<Tokenizer> {
-        match name {
-            "estimate" => Some(Tokenizer::Estimate),
-            #[cfg(feature = "bpe")]
-            "o200k_base" => Some(Tokenizer::O200kBase),
-            #[cfg(feature = "bpe")]
-            "cl100k_base" => Some(Tokenizer::Cl100kBase),
-            _ => None,
         }
     }
 
@@ -70,6 +64,37 @@ impl Tokenizer {
             Tokenizer::O200kBase => bpe_openai::o200k_base().count(text),
             #[cfg(feature = "bpe")]
             Tokenizer::Cl100kBase => bpe_openai::cl100k_base().count(text),
+        }
+    }
+}
+
+impl std::fmt::Display for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Looks a tokenizer up by [`name`](Tokenizer::name); unknown names and
+/// tokenizers not compiled in (the exact BPE tables need the `bpe` feature)
+/// are errors listing [`Tokenizer::NAMES`].
+///
+/// ```
+/// use stc_core::Tokenizer;
+/// assert_eq!("estimate".parse::<Tokenizer>(), Ok(Tokenizer::Estimate));
+/// let err = "p50k".parse::<Tokenizer>().unwrap_err();
+/// assert!(err.to_string().starts_with(r#"unknown tokenizer "p50k" (expected one of: estimate"#));
+/// ```
+impl std::str::FromStr for Tokenizer {
+    type Err = crate::ParseNameError;
+
+    fn from_str(name: &str) -> Result<Tokenizer, Self::Err> {
+        match name {
+            "estimate" => Ok(Tokenizer::Estimate),
+            #[cfg(feature = "bpe")]
+            "o200k_base" => Ok(Tokenizer::O200kBase),
+            #[cfg(feature = "bpe")]
+            "cl100k_base" => Ok(Tokenizer::Cl100kBase),
+            _ => Err(crate::ParseNameError::new("tokenizer", name, Tokenizer::NAMES)),
         }
     }
 }
@@ -102,11 +127,33 @@ pub enum Chosen {
 }
 
 impl Chosen {
-    /// `"stc"` or `"json"`.
-    pub fn name(self) -> &'static str {
+    /// Both names, in declaration order: what [`FromStr`](std::str::FromStr) accepts.
+    pub const NAMES: &'static [&'static str] = &["stc", "json"];
+
+    /// `"stc"` or `"json"` (also the `Display` form); no allocation.
+    pub const fn name(self) -> &'static str {
         match self {
             Chosen::Stc => "stc",
             Chosen::Json => "json",
+        }
+    }
+}
+
+impl std::fmt::Display for Chosen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses `"stc"` or `"json"` (e.g. the `X-STC-Chosen` header).
+impl std::str::FromStr for Chosen {
+    type Err = crate::ParseNameError;
+
+    fn from_str(name: &str) -> Result<Chosen, Self::Err> {
+        match name {
+            "stc" => Ok(Chosen::Stc),
+            "json" => Ok(Chosen::Json),
+            _ => Err(crate::ParseNameError::new("choice", name, Chosen::NAMES)),
         }
     }
 }

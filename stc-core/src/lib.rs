@@ -50,7 +50,7 @@ mod write_json;
 mod write_stc;
 
 pub use document::{Document, DocumentBuilder};
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, ParseNameError};
 pub use gate::{Chosen, GateOptions, Gated, Tokenizer};
 pub use options::{EncodeOptions, Limits, Profile};
 pub use parser::{parse_json, parse_stc, Abort, Sink, Validate, MAX_DEPTH_LIMIT};

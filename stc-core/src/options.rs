@@ -36,25 +36,41 @@ pub enum Profile {
 }
 
 impl Profile {
-    /// The profile's name as used by the CLI and the bindings.
-    pub fn name(self) -> &'static str {
+    /// Every profile's name, in declaration order: what [`FromStr`](std::str::FromStr) accepts.
+    pub const NAMES: &'static [&'static str] = &["compact", "readable"];
+
+    /// The profile's name as used by the CLI and the bindings (also its
+    /// `Display` form); no allocation.
+    pub const fn name(self) -> &'static str {
         match self {
             Profile::Compact => "compact",
             Profile::Readable => "readable",
         }
     }
+}
 
-    /// Parses `"compact"` or `"readable"`.
-    ///
-    /// ```
-    /// assert_eq!(stc_core::Profile::from_name("readable"), Some(stc_core::Profile::Readable));
-    /// assert_eq!(stc_core::Profile::from_name("fancy"), None);
-    /// ```
-    pub fn from_name(name: &str) -> Option<Profile> {
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses `"compact"` or `"readable"`; the error lists the valid names.
+///
+/// ```
+/// use stc_core::Profile;
+/// assert_eq!("readable".parse::<Profile>(), Ok(Profile::Readable));
+/// let err = "fancy".parse::<Profile>().unwrap_err();
+/// assert_eq!(err.to_string(), r#"unknown profile "fancy" (expected one of: compact, readable)"#);
+/// ```
+impl std::str::FromStr for Profile {
+    type Err = crate::ParseNameError;
+
+    fn from_str(name: &str) -> Result<Profile, Self::Err> {
         match name {
-            "compact" => Some(Profile::Compact),
-            "readable" => Some(Profile::Readable),
-            _ => None,
+            "compact" => Ok(Profile::Compact),
+            "readable" => Ok(Profile::Readable),
+            _ => Err(crate::ParseNameError::new("profile", name, Profile::NAMES)),
         }
     }
 }

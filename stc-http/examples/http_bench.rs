@@ -161,7 +161,7 @@ async fn load(url: &str, n: usize, c: usize, header: Option<&str>) -> Result<(),
 
 async fn corpus(proxy: &str, dir: &str) -> Result<(), Fail> {
     let client = client();
-    let tokenizer = stc_core::Tokenizer::from_name("o200k_base").ok_or("o200k_base not compiled in")?;
+    let tokenizer = "o200k_base".parse::<stc_core::Tokenizer>()?;
     for (name, original) in json_files(dir)? {
         let req = Request::get(format!("{proxy}/{name}"))
             .header("accept", "application/stc+json, application/json;q=0.9")

@@ -491,9 +491,7 @@ fn encode(req: &Map<String, Value>) -> Result<Value, Failure> {
     let input = required_str(req, "json", "missing_json")?;
     let profile = match optional_str(req, "profile")? {
         None => Profile::Compact,
-        Some(name) => Profile::from_name(name).ok_or_else(|| {
-            fail("invalid_field", format!("\"profile\" must be \"compact\" or \"readable\", not {name:?}"))
-        })?,
+        Some(name) => name.parse::<Profile>().map_err(|e| fail("invalid_field", format!("\"profile\": {e}")))?,
     };
     let mut gate = GateOptions { tokenizer: Tokenizer::O200kBase, ..GateOptions::default() };
     match req.get("min_saving") {
