@@ -23,9 +23,13 @@ mod key;
 mod ledger;
 mod marker;
 mod memory;
+#[cfg(unix)]
 pub mod paths;
 mod plan;
+#[cfg(feature = "redis")]
 mod redis_store;
+mod retrieve;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
 mod truncate;
@@ -42,7 +46,10 @@ pub use memory::MemoryStore;
 pub use plan::{
     is_error_like, plan, plan_with, restore, select_records, Omission, Plan, PlanOptions, RestoreError, MAX_PLAN_DEPTH,
 };
+#[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
+pub use retrieve::{parse_key, retrieve, retrieve_text, shown, RetrieveError, Retrieved, MAY_RETRY, NO_RETRY, REFETCH};
+#[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use store::{
     Lookup, StashStore, StashWrite, StoreConfig, StoreError, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY, DEFAULT_TTL,
