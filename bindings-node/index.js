@@ -13,92 +13,26 @@ try {
 // The rules shared with stc-wasm (error codes, StcError, option checks):
 // js-shared/stc_rules.mjs, copied into shared/ by `npm run build`.
 const {
-  ERROR_CODES, StcError, toStcError: convert, withContext, checkText, optionsOf: opts, profileOf, maxDepthOf,
-  tokenizerOf, minSavingOf, bigintOf, checkCountText,
+  ERROR_CODES, StcError, makeApi, toStcError: convert, withContext, checkText, optionsOf: opts, maxDepthOf, tokenizerOf,
 } = require('./shared/stc_rules.mjs');
 
-/**
- * STC or JSON text to JavaScript values, like JSON.parse.
- * Numbers are JavaScript numbers (rounded like JSON.parse) unless
- * `bigint: true`, which returns integers outside ±(2^53 - 1) as BigInt.
- */
-function parse(text, options) {
-  checkText(text, 'text');
-  const o = opts(options);
-  const maxDepth = maxDepthOf(o);
-  const bigint = bigintOf(o);
-  try {
-    if (bigint) return native.parseValues(text, maxDepth, true);
-    // Fastest measured path: stc-core decodes to JSON text, V8 parses it.
-    return JSON.parse(native.decode(text, maxDepth));
-  } catch (e) {
-    throw convert(e);
-  }
-}
-
-/**
- * JavaScript value to STC text, like JSON.stringify (same rules for toJSON,
- * undefined, functions, symbols, non-finite numbers, cycles and BigInt).
- * `bigint: true` writes BigInt values as exact integers.
- */
-function stringify(value, options) {
-  const o = opts(options);
-  const profile = profileOf(o);
-  const maxDepth = maxDepthOf(o);
-  const bigint = bigintOf(o);
-  try {
-    if (bigint) return native.stringifyValues(value, profile, maxDepth, true);
-    // Fastest measured path: V8 writes JSON text, stc-core encodes it.
+// The checks and errors are js-shared's (the same as stc-wasm's); this table
+// only converts to the addon's positional arguments and picks the fastest
+// measured path: without BigInt, V8's JSON.parse / JSON.stringify around
+// stc-core's decode / encode (so toJSON, cycles and the rest are V8's own).
+const api = makeApi({
+  parse: (text, o) => (o.bigint ? native.parseValues(text, o.maxDepth, true) : JSON.parse(native.decode(text, o.maxDepth))),
+  stringify(value, o) {
+    if (o.bigint) return native.stringifyValues(value, o.profile, o.maxDepth, true);
     const json = JSON.stringify(value);
-    if (json === undefined) return undefined;
-    return native.encode(json, profile, maxDepth);
-  } catch (e) {
-    throw convert(e);
-  }
-}
-
-/** JSON text to STC text. */
-function encode(jsonText, options) {
-  checkText(jsonText, 'jsonText');
-  const o = opts(options);
-  try {
-    return native.encode(jsonText, profileOf(o), maxDepthOf(o));
-  } catch (e) {
-    throw convert(e);
-  }
-}
-
-/** STC (or JSON) text to minified JSON text, losslessly. */
-function decode(stcText, options) {
-  checkText(stcText, 'stcText');
-  const o = opts(options);
-  try {
-    return native.decode(stcText, maxDepthOf(o));
-  } catch (e) {
-    throw convert(e);
-  }
-}
-
-/**
- * The do-no-harm gate: STC when it saves at least `minSaving` (default 0.05)
- * of minified JSON's tokens, else minified JSON (which is valid STC too).
- */
-function encodeGated(jsonText, options) {
-  checkText(jsonText, 'jsonText');
-  const o = opts(options);
-  const minSaving = minSavingOf(o);
-  try {
-    return native.encodeGated(jsonText, profileOf(o), minSaving, tokenizerOf(o.tokenizer), maxDepthOf(o));
-  } catch (e) {
-    throw convert(e);
-  }
-}
-
-/** Number of tokens of `text` (tokenizer default 'o200k_base'). */
-function countTokens(text, tokenizer = 'o200k_base') {
-  checkCountText(text);
-  return native.countTokens(text, tokenizerOf(tokenizer));
-}
+    return json === undefined ? undefined : native.encode(json, o.profile, o.maxDepth);
+  },
+  encode: (text, o) => native.encode(text, o.profile, o.maxDepth),
+  decode: (text, o) => native.decode(text, o.maxDepth),
+  encodeGated: (text, o) => native.encodeGated(text, o.profile, o.minSaving, o.tokenizer, o.maxDepth),
+  countTokens: (text, tokenizer) => native.countTokens(text, tokenizer),
+});
+const { parse, stringify, encode, decode, encodeGated, countTokens } = api;
 
 // ---------------------------------------------------------------------------
 // The stash (stc-stash): budget-sized output whose markers say how to get the

@@ -95,10 +95,10 @@ export function maxDepthOf(o) {
   return d;
 }
 
-/** A tokenizer name: undefined or one of TOKENIZERS. */
-export function tokenizerOf(t) {
+/** A tokenizer name: undefined or one of `available` (default: TOKENIZERS). */
+export function tokenizerOf(t, available = TOKENIZERS) {
   if (t === undefined) return undefined;
-  if (!TOKENIZERS.includes(t)) throw new TypeError(`tokenizer must be ${oneOf(TOKENIZERS)}, got ${show(t)}`);
+  if (!available.includes(t)) throw new TypeError(`tokenizer must be ${oneOf(available)}, got ${show(t)}`);
   return t;
 }
 
@@ -121,4 +121,74 @@ export function bigintOf(o) {
 /** The text argument of `countTokens`. */
 export function checkCountText(text) {
   if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${text === null ? 'null' : typeof text}`);
+}
+
+function guarded(f) {
+  try {
+    return f();
+  } catch (e) {
+    throw toStcError(e);
+  }
+}
+
+/**
+ * The JSON-like API of a package over its native layer. Every argument is
+ * checked here (one set of names, values and messages); `native` gets checked
+ * values only, with absent options left `undefined`:
+ * - `parse(text, { maxDepth, bigint })`, `stringify(value, { profile, maxDepth, bigint })`,
+ * - `encode(text, { profile, maxDepth })`, `decode(text, { maxDepth })`,
+ * - `encodeGated(text, { profile, maxDepth, minSaving, tokenizer })`, `countTokens(text, tokenizer)`.
+ * Codec errors of the native layer come out as `StcError`; any other
+ * exception (a `toJSON` that throws, a cycle's `TypeError`) as thrown.
+ * `tokenizers` lists the tokenizers the package has (default: all),
+ * `defaultTokenizer` is `countTokens`' default.
+ */
+export function makeApi(native, { tokenizers = TOKENIZERS, defaultTokenizer = 'o200k_base' } = {}) {
+  const decode = (stcText, options) => {
+    checkText(stcText, 'stcText');
+    const o = optionsOf(options);
+    const maxDepth = maxDepthOf(o);
+    return guarded(() => native.decode(stcText, { maxDepth }));
+  };
+  return {
+    /** STC or JSON text to JavaScript values, like JSON.parse (`bigint: true`: integers beyond ±(2^53 - 1) as BigInt). */
+    parse(text, options) {
+      checkText(text, 'text');
+      const o = optionsOf(options);
+      const checked = { maxDepth: maxDepthOf(o), bigint: bigintOf(o) };
+      return guarded(() => native.parse(text, checked));
+    },
+    /** JavaScript value to STC text, like JSON.stringify (`bigint: true`: BigInt written as exact integers). */
+    stringify(value, options) {
+      const o = optionsOf(options);
+      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o), bigint: bigintOf(o) };
+      return guarded(() => native.stringify(value, checked));
+    },
+    /** JSON text to STC text. */
+    encode(jsonText, options) {
+      checkText(jsonText, 'jsonText');
+      const o = optionsOf(options);
+      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o) };
+      return guarded(() => native.encode(jsonText, checked));
+    },
+    /** STC (or JSON) text to minified JSON text, losslessly. */
+    decode,
+    /** Alias of `decode`. */
+    decodeStc: decode,
+    /** The do-no-harm gate: STC when it saves at least `minSaving` (default 0.05) of the tokens, else minified JSON. */
+    encodeGated(jsonText, options) {
+      checkText(jsonText, 'jsonText');
+      const o = optionsOf(options);
+      const checked = {
+        profile: profileOf(o), maxDepth: maxDepthOf(o), minSaving: minSavingOf(o), tokenizer: tokenizerOf(o.tokenizer, tokenizers),
+      };
+      return guarded(() => native.encodeGated(jsonText, checked));
+    },
+    /** Number of tokens of `text` under `tokenizer`. */
+    countTokens(text, tokenizer = defaultTokenizer) {
+      checkCountText(text);
+      const name = tokenizerOf(tokenizer, tokenizers);
+      return guarded(() => native.countTokens(text, name));
+    },
+  };
 }
