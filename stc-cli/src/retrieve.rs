@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stc_stash::{
-    paths, truncate as stash_truncate, Kept, Key, Lookup, PlanOptions, Recovery, RedisStore, SqliteStore, StashStore,
-    StoreError, ToolName, TruncateError, TruncateOptions,
+    paths, truncate as stash_truncate, Kept, PlanOptions, Recovery, RedisStore, SqliteStore, StashStore, StoreError,
+    ToolName, TruncateError, TruncateOptions,
 };
 
 /// Environment variable with the Redis URL (below `--redis-url`).
@@ -69,18 +69,6 @@ pub struct RetrieveArgs {
     store: StoreArgs,
 }
 
-/// Shows at most 64 characters of untrusted text, escaped.
-fn shown(text: &str) -> String {
-    let cut: String = text.chars().take(64).collect();
-    if cut.len() < text.len() {
-        format!("{cut:?}…")
-    } else {
-        format!("{cut:?}")
-    }
-}
-
-const NO_RETRY: &str = "retrying will not help; re-run the tool call that produced the marker to get fresh data";
-
 /// Runs `stc retrieve` until it ends; the exit status says how.
 pub fn run(args: RetrieveArgs) -> ExitCode {
     let fail = |message: String| {
@@ -88,54 +76,41 @@ pub fn run(args: RetrieveArgs) -> ExitCode {
         ExitCode::FAILURE
     };
     // The key is checked before any store is opened or read.
-    let key = match Key::parse(&args.key) {
+    let key = match stc_stash::parse_key(&args.key) {
         Ok(k) => k,
-        Err(e) => return fail(format!("invalid key {}: {e}; {}", shown(&args.key), "retrying will not help")),
+        Err(e) => return fail(e.to_string()),
     };
     if args.store.store == StoreKind::Sqlite {
         match args.store.sqlite_path() {
             Ok(p) if !p.exists() => {
-                return fail(format!("no entry {key}: the stash database {} does not exist; {NO_RETRY}", p.display()))
+                return fail(format!(
+                    "no entry {key}: the stash database {} does not exist; {}",
+                    p.display(),
+                    stc_stash::REFETCH
+                ))
             }
             Ok(_) => {}
-            Err(e) => return fail(format!("{e}; retrying will not help")),
+            Err(e) => return fail(format!("{e}; {}", stc_stash::NO_RETRY)),
         }
     }
     let store = match args.store.open() {
         Ok(s) => s,
-        Err(e) => return fail(store_failure(&e)),
+        Err(e) => return fail(format!("{e}; {}", e.retry_hint())),
     };
-    match store.retrieve(&key) {
-        Ok(Lookup::Found(payload)) => {
-            // From now on the stash never cuts this content again.
-            if let Err(e) = store.mark_retrieved(&key) {
+    match stc_stash::retrieve(store.as_ref(), &key) {
+        Ok(got) => {
+            // From now on the stash never cuts this content again (unless noting it failed).
+            if let Some(e) = got.unmarked {
                 eprintln!("stc retrieve: warning: could not note the retrieval ({e}); an STC component may shorten this output again");
             }
             let mut out = std::io::stdout().lock();
-            match out.write_all(&payload).and_then(|_| out.flush()) {
+            match out.write_all(&got.payload).and_then(|_| out.flush()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => fail(format!("cannot write the payload: {e}")),
             }
         }
-        Ok(Lookup::Expired) => fail(format!(
-            "entry {key} in {} has expired (entries live {} days after their last write); {NO_RETRY}",
-            store.describe(),
-            stc_stash::DEFAULT_TTL.as_secs() / 86_400
-        )),
-        Ok(Lookup::Missing) => fail(format!(
-            "no entry {key} in {} (never stashed there, evicted, rolled back, or expired and purged); {NO_RETRY}",
-            store.describe()
-        )),
-        Err(e) => fail(store_failure(&e)),
-    }
-}
-
-fn store_failure(e: &StoreError) -> String {
-    if e.is_transient() {
-        format!("{e}; retrying may help once the store is reachable")
-    } else {
-        format!("{e}; retrying will not help")
+        Err(e) => fail(e.to_string()),
     }
 }
 
