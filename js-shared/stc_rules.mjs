@@ -61,6 +61,8 @@ export function withContext(e, prefix) {
 }
 
 const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'bigint' ? `${v}n` : String(v));
+// A value of the wrong type is a TypeError; a string that names nothing known, a RangeError.
+const badName = (v, message) => (typeof v === 'string' ? new RangeError(message) : new TypeError(message));
 const oneOf = (names) => names.map((n) => `'${n}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
 
 /** Checks a text argument: a string or UTF-8 bytes (`Uint8Array`, `Buffer`). */
@@ -81,7 +83,7 @@ export function optionsOf(options) {
 export function profileOf(o) {
   const p = o.profile;
   if (p === undefined) return undefined;
-  if (!PROFILES.includes(p)) throw new TypeError(`profile must be ${oneOf(PROFILES)}, got ${show(p)}`);
+  if (!PROFILES.includes(p)) throw badName(p, `profile must be ${oneOf(PROFILES)}, got ${show(p)}`);
   return p;
 }
 
@@ -98,17 +100,20 @@ export function maxDepthOf(o) {
 /** A tokenizer name: undefined or one of `available` (default: TOKENIZERS). */
 export function tokenizerOf(t, available = TOKENIZERS) {
   if (t === undefined) return undefined;
-  if (!available.includes(t)) throw new TypeError(`tokenizer must be ${oneOf(available)}, got ${show(t)}`);
-  return t;
+  if (available.includes(t)) return t;
+  if (TOKENIZERS.includes(t)) {
+    throw new RangeError(`tokenizer ${show(t)} is not in this package (its BPE tables are megabytes); use ${oneOf(available)}`);
+  }
+  throw badName(t, `tokenizer must be ${oneOf(available)}, got ${show(t)}`);
 }
 
-/** `minSaving`: undefined or a number (stc-core clamps it to 0..1). */
+/** `minSaving`: undefined or a number, clamped to 0..1 (as stc-core does). */
 export function minSavingOf(o) {
   const m = o.minSaving;
   if (m !== undefined && (typeof m !== 'number' || Number.isNaN(m))) {
     throw new TypeError(`minSaving must be a number, got ${show(m)}`);
   }
-  return m;
+  return m === undefined ? undefined : Math.min(1, Math.max(0, m));
 }
 
 /** `bigint`: undefined or a boolean; returns a boolean. */

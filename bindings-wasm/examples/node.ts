@@ -1,5 +1,5 @@
 // Type-checked by `npm test` (tsc --strict --noEmit): the Node build's .d.ts in use.
-import { decode, encode, encodeGated, type StcErrorCode } from '../pkg/node/stc_wasm.js';
+import { decode, encode, encodeGated, type StcErrorCode } from '../pkg/node/stc.mjs';
 
 const stc: string = encode('{"tags": ["a", "b"]}');
 const json: string = decode(new TextEncoder().encode(stc));

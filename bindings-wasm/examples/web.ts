@@ -1,5 +1,5 @@
 // Type-checked by `npm test` (tsc --strict --noEmit): the web build's .d.ts in use.
-import init, { decode, encode, parse, stringify, encodeGated, countTokens, type StcError, type Gated } from '../pkg/web/stc_wasm.js';
+import init, { decode, encode, parse, stringify, encodeGated, countTokens, type StcError, type Gated } from '../pkg/web/stc.js';
 
 export async function demo(): Promise<void> {
   await init();

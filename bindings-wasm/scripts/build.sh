@@ -74,13 +74,14 @@ fi
 # The node output is CommonJS; mark the folder so Node does not read it as ESM.
 echo '{"type": "commonjs"}' > pkg/node/package.json
 
-# stcFetch (`stc-wasm/fetch`): the JS wrapper next to each build, ES modules
-# in both (`.mjs` in the CommonJS node folder).
-cp js/stc_fetch_core.js js/web/stc_fetch.js pkg/web/
-cp js/stc_fetch.d.ts pkg/web/stc_fetch.d.ts
-cp js/stc_fetch_core.js pkg/node/stc_fetch_core.mjs
-cp js/node/stc_fetch.mjs pkg/node/stc_fetch.mjs
-cp js/stc_fetch.d.ts pkg/node/stc_fetch.d.mts
+# The JS entries (`stc-wasm`: pkg/*/stc.js|mjs, `stc-wasm/fetch`:
+# pkg/*/stc_fetch.js|mjs) and the rules shared with stc-node (js-shared/:
+# stc_rules, stc_fetch_core), ES modules in both (`.mjs` in the CommonJS node
+# folder).
+node ../js-shared/install.mjs pkg/web .js
+node ../js-shared/install.mjs pkg/node .mjs
+cp js/web/* pkg/web/
+cp js/node/* pkg/node/
 
 raw=$(wc -c < pkg/web/stc_wasm_bg.wasm)
 gz=$(gzip -9 -c pkg/web/stc_wasm_bg.wasm | wc -c)

@@ -18,7 +18,7 @@ export const CORPUS_DIR = process.env.STC_CORPUS
     ) || resolve(ROOT, '../../shared/corpus');
 
 /** The Node build of the package, as users load it (`require('stc-wasm')` in Node). */
-export const stc = createRequire(import.meta.url)(join(ROOT, 'pkg/node/stc_wasm.js'));
+export const stc = createRequire(import.meta.url)(join(ROOT, 'pkg/node/stc.mjs'));
 
 /** Every case file of the conformance corpus (at any depth), discovered at run time. */
 export function caseFiles() {

@@ -21,7 +21,7 @@ test('a wrong profile, option or result type is a type error', () => {
     const file = join(dir, 'neg.ts');
     writeFileSync(
       file,
-      `import { encode, countTokens, decode } from ${JSON.stringify(join(ROOT, 'pkg/node/stc_wasm.js'))};\n` +
+      `import { encode, countTokens, decode } from ${JSON.stringify(join(ROOT, 'pkg/node/stc.mjs'))};\n` +
         `encode('{}', { profile: 'pretty' });\n` +
         `countTokens('x', 'o200k_base');\n` +
         `const n: number = decode('1');\n`,

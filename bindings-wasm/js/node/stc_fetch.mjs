@@ -2,6 +2,7 @@
 // module is ready on import.
 import wasm from './stc_wasm.js';
 import { createStcFetch, DEFAULT_ACCEPT, isStc } from './stc_fetch_core.mjs';
+import { isCodecError, withContext } from './stc_rules.mjs';
 
-export const stcFetch = createStcFetch(wasm.decode, null);
+export const stcFetch = createStcFetch({ decode: wasm.decode, isStcError: isCodecError, withContext });
 export { DEFAULT_ACCEPT, isStc };

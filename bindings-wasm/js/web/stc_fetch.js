@@ -3,7 +3,8 @@
 // unless the page did already.
 import init, { decode } from './stc_wasm.js';
 import { createStcFetch, DEFAULT_ACCEPT, isStc } from './stc_fetch_core.js';
+import { isCodecError, withContext } from './stc_rules.js';
 
 let ready;
-export const stcFetch = createStcFetch(decode, () => (ready ??= init()));
+export const stcFetch = createStcFetch({ decode, isStcError: isCodecError, withContext, ready: () => (ready ??= init()) });
 export { DEFAULT_ACCEPT, isStc };

@@ -1,0 +1,12 @@
+// `import { parse, ... } from 'stc-wasm'` (or `require('stc-wasm')`) in Node
+// (pkg/node): the wasm module's functions, ready on import, behind the
+// argument checks, messages and StcError shared with stc-node
+// (stc_rules.mjs, from js-shared/).
+import wasm from './stc_wasm.js';
+import { makeApi, StcError, ERROR_CODES } from './stc_rules.mjs';
+
+export const { parse, stringify, encode, decode, decodeStc, encodeGated, countTokens } = makeApi(wasm, {
+  tokenizers: ['estimate'],
+  defaultTokenizer: 'estimate',
+});
+export { StcError, ERROR_CODES };

@@ -1,0 +1,13 @@
+// `import init, { parse, ... } from 'stc-wasm'` in a browser (pkg/web): the
+// wasm module's functions behind the argument checks, messages and StcError
+// shared with stc-node (stc_rules.js, from js-shared/). Call `init()` (or
+// `initSync`) before the first call.
+import * as wasm from './stc_wasm.js';
+import { makeApi, StcError, ERROR_CODES } from './stc_rules.js';
+
+export { default, initSync } from './stc_wasm.js';
+export const { parse, stringify, encode, decode, decodeStc, encodeGated, countTokens } = makeApi(wasm, {
+  tokenizers: ['estimate'],
+  defaultTokenizer: 'estimate',
+});
+export { StcError, ERROR_CODES };
