@@ -1,4 +1,4 @@
-"""The shared conformance corpus (`conformance/cases/*.json`), run through the
+"""The shared conformance corpus (`conformance/cases/<category>/*.json`), run through the
 Python API as `conformance/README.md` prescribes: byte-identical text output,
 or the same error kind code and byte offset.
 
@@ -30,20 +30,21 @@ PROFILES: tuple[stc.Profile, ...] = ("compact", "readable")
 
 def _collect() -> list[Any]:
     params: list[Any] = []
-    files = sorted(CASES_DIR.glob("*.json"))
+    files = sorted(CASES_DIR.rglob("*.json"))
     if not files:
         params.append(pytest.param("missing", str(CASES_DIR), None, id="no-case-files"))
     for path in files:
+        rel = path.relative_to(CASES_DIR).as_posix()
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             category = data["category"]
             cases = data["cases"]
             names = [case["name"] for case in cases]
         except Exception as exc:  # reported by the test below, naming the file
-            params.append(pytest.param("broken", path.name, repr(exc), id=f"unreadable-{path.name}"))
+            params.append(pytest.param("broken", rel, repr(exc), id=f"unreadable-{rel}"))
             continue
         for name, case in zip(names, cases):
-            params.append(pytest.param(category, path.name, case, id=name))
+            params.append(pytest.param(category, rel, case, id=name))
     return params
 
 

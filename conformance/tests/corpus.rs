@@ -1,6 +1,7 @@
 //! Runs the conformance corpus against the Rust reference: one test per case
 //! (`<category>::<file-stem>::<case-name>`), plus structure checks of every
-//! case file (`structure::<file-stem>`, `format::<file-stem>`) and of the
+//! case file `cases/<category>/<topic>.json` (`structure::<category>/<topic>`,
+//! `format::<category>/<topic>`) and of the
 //! corpus as a whole (`structure::unique-names`).
 //!
 //! `cargo test -p stc-conformance` runs everything; the usual libtest
@@ -10,8 +11,8 @@ use std::collections::BTreeMap;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use stc_conformance::{
-    case_paths, cases_dir, check, check_abnf_rules, check_spec_sections, display_path, format_file, read_file, stem,
-    structure_problems,
+    case_paths, cases_dir, check, check_abnf_rules, check_spec_sections, display_path, format_file, placement_problem,
+    read_file, stem, structure_problems,
 };
 
 /// Stack for running one case: the 8 MiB of a Linux main thread. The corpus
@@ -43,7 +44,7 @@ fn every_prefix_is_total(inputs: &[(String, Vec<u8>, stc_core::Limits)]) -> Resu
             let prefix = &bytes[..end];
             let outcome = std::panic::catch_unwind(|| {
                 let decoded = stc_core::decode_bytes(prefix, limits).err().map(|e| e.offset());
-                let options = stc_core::EncodeOptions { limits: *limits, ..Default::default() };
+                let options = stc_core::EncodeOptions::default().limits(*limits);
                 let encoded = stc_core::encode_bytes(prefix, &options).err().map(|e| e.offset());
                 (decoded, encoded)
             });
@@ -89,18 +90,23 @@ fn main() {
     let mut inputs = Vec::new();
     for path in paths {
         let file_stem = stem(&path);
+        let file_id = path
+            .parent()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| file_stem.clone(), |dir| format!("{}/{file_stem}", dir.to_string_lossy()));
         let shown = display_path(&path);
         let (text, file) = match read_file(&path) {
             Ok(parsed) => parsed,
             Err(msg) => {
-                trials.push(Trial::test(format!("structure::{file_stem}"), move || Err(msg.into())));
+                trials.push(Trial::test(format!("structure::{file_id}"), move || Err(msg.into())));
                 continue;
             }
         };
-        let problems = structure_problems(&file);
+        let mut problems = structure_problems(&file);
+        problems.extend(placement_problem(&path, &file));
         {
             let shown = shown.clone();
-            trials.push(Trial::test(format!("structure::{file_stem}"), move || {
+            trials.push(Trial::test(format!("structure::{file_id}"), move || {
                 if problems.is_empty() {
                     Ok(())
                 } else {
@@ -111,7 +117,7 @@ fn main() {
         let formatted = format_file(&file);
         {
             let shown = shown.clone();
-            trials.push(Trial::test(format!("format::{file_stem}"), move || {
+            trials.push(Trial::test(format!("format::{file_id}"), move || {
                 if formatted == text {
                     return Ok(());
                 }

@@ -21,7 +21,7 @@ schema = json.loads((root / "schema.json").read_text(encoding="utf-8"))
 jsonschema.Draft202012Validator.check_schema(schema)
 validator = jsonschema.Draft202012Validator(schema)
 failed = 0
-files = sorted((root / "cases").glob("*.json"))
+files = sorted((root / "cases").glob("*/*.json"))
 for path in files:
     for error in validator.iter_errors(json.loads(path.read_text(encoding="utf-8"))):
         failed += 1

@@ -47,7 +47,7 @@ def run(category, case):
 
 def main():
     checked = disagreements = 0
-    for path in sorted(CASES.glob("*.json")):
+    for path in sorted(CASES.glob("*/*.json")):
         f = json.loads(path.read_text(encoding="utf-8"))
         for case in f["cases"]:
             want = expectation(case)

@@ -94,7 +94,7 @@ def main():
     args = ap.parse_args()
     rng = random.Random(args.seed)
     inputs = []
-    for path in sorted(CASES.glob("*.json")):
+    for path in sorted(CASES.glob("*/*.json")):
         for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
             data = bytes.fromhex(case["input_hex"]) if "input_hex" in case else case["input"].encode()
             if len(data) <= 400:

@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run -p stc-conformance --bin bless             # rewrite the files
 //! cargo run -p stc-conformance --bin bless -- --check  # only report; exit 1 if anything would change
-//! cargo run -p stc-conformance --bin bless -- cases/encode-keys.json   # some files only
+//! cargo run -p stc-conformance --bin bless -- cases/encode/keys.json   # some files only
 //! ```
 //!
 //! Every change is printed (case, old, new). Review them with `git diff`:
