@@ -10,7 +10,7 @@ use stc_core::{EncodeOptions, Limits, Profile};
 fuzz_target!(|data: &[u8]| {
     let limits = Limits::default();
     for profile in [Profile::Compact, Profile::Readable] {
-        let options = EncodeOptions { profile, limits };
+        let options = encode_options(profile, limits);
         match stc_core::encode_bytes(data, &options) {
             Ok(stc) => {
                 let minified = stc_core::decode_bytes(data, &limits).expect("JSON the encoder took decodes as STC");
@@ -23,3 +23,13 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// Field by field, so that this builds whether or not stc-core's option
+/// structs are `#[non_exhaustive]` (with or without builder methods).
+#[allow(clippy::field_reassign_with_default)]
+fn encode_options(profile: Profile, limits: Limits) -> EncodeOptions {
+    let mut options = EncodeOptions::default();
+    options.profile = profile;
+    options.limits = limits;
+    options
+}

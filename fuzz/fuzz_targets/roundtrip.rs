@@ -138,9 +138,19 @@ fuzz_target!(|data: &[u8]| {
     let Ok(spaced) = build(&mut Unstructured::new(data), true) else { return };
     let limits = Limits::default();
     for profile in [Profile::Compact, Profile::Readable] {
-        let options = EncodeOptions { profile, limits };
+        let options = encode_options(profile, limits);
         let stc = stc_core::encode(&spaced, &options).unwrap_or_else(|e| panic!("JSON rejected: {e}\n{spaced}"));
         let back = stc_core::decode_bytes(stc.as_bytes(), &limits).expect("encoder output decodes");
         assert_eq!(back, minified, "round trip of {spaced}\nthrough {stc}");
     }
 });
+
+/// Field by field, so that this builds whether or not stc-core's option
+/// structs are `#[non_exhaustive]` (with or without builder methods).
+#[allow(clippy::field_reassign_with_default)]
+fn encode_options(profile: Profile, limits: Limits) -> EncodeOptions {
+    let mut options = EncodeOptions::default();
+    options.profile = profile;
+    options.limits = limits;
+    options
+}

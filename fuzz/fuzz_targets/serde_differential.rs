@@ -24,8 +24,8 @@ use stc_core::{EncodeOptions, ErrorKind, Limits};
 const SERDE_PRIVATE: &str = "\"$serde_json::private::";
 
 fuzz_target!(|data: &[u8]| {
-    let limits = Limits { max_depth: 100 };
-    let ours = stc_core::encode_bytes(data, &EncodeOptions { limits, ..EncodeOptions::default() });
+    let (limits, options) = options(100);
+    let ours = stc_core::encode_bytes(data, &options);
     let theirs = serde_json::from_slice::<serde_json::Value>(data);
     match (ours, theirs) {
         (Ok(_), _) if stc_core::decode_bytes(data, &limits).unwrap_or_default().contains(SERDE_PRIVATE) => {}
@@ -70,4 +70,16 @@ fn has_lone_surrogate(json: &str) -> bool {
         }
     }
     false
+}
+
+/// Limits with `max_depth`, and encode options with those limits; field by
+/// field, so that this builds whether or not stc-core's option structs are
+/// `#[non_exhaustive]` (with or without builder methods).
+#[allow(clippy::field_reassign_with_default)]
+fn options(max_depth: usize) -> (Limits, EncodeOptions) {
+    let mut limits = Limits::default();
+    limits.max_depth = max_depth;
+    let mut options = EncodeOptions::default();
+    options.limits = limits;
+    (limits, options)
 }
