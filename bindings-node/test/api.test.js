@@ -4,6 +4,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const stc = require('..');
+const { thrown: catchErr } = require('../../js-shared/test/processes.mjs');
 const { parse, stringify, encode, decode, decodeStc, encodeGated, countTokens, StcError } = stc;
 
 /** Both parse paths: the default (decode + JSON.parse) and the napi value builder. */
@@ -11,15 +12,6 @@ const parsers = [
   ['default', (t, o) => parse(t, o)],
   ['bigint', (t, o) => parse(t, { ...o, bigint: true })],
 ];
-
-function catchErr(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected an exception');
-}
 
 test('parse reads STC and plain JSON', () => {
   for (const [name, p] of parsers) {

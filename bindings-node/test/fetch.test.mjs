@@ -4,13 +4,12 @@
 // else this checkout's debug build (`cargo build -p stc-cli`, run here).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync, brotliCompressSync } from 'node:zlib';
-import { createInterface } from 'node:readline';
+import { spawnUntilLine, startProxy } from '../../js-shared/test/processes.mjs';
 import stc, { stcFetch, StcError, DEFAULT_ACCEPT, decode, encode, encodeGated } from '../index.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -89,31 +88,6 @@ function upstream() {
   process.on('SIGTERM', () => process.exit(0));
 }
 
-/**
- * Spawns `command args` and resolves to { line, proc, stop() } once it prints
- * a first line; rejects (never hangs) when it exits first or prints nothing
- * within `timeoutMs`.
- */
-export function spawnUntilLine(command, args, options = {}, timeoutMs = 60_000) {
-  const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-  let stderr = '';
-  proc.stderr.on('data', (d) => { stderr += d; });
-  // SIGTERM, then SIGKILL after 10 s; resolves once the process is gone.
-  const stop = () => new Promise((done) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return done();
-    const kill = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-    proc.once('exit', () => { clearTimeout(kill); done(); });
-    proc.kill('SIGTERM');
-  });
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => { proc.kill('SIGKILL'); fail(new Error(`${command} printed nothing in ${timeoutMs} ms`)); }, timeoutMs);
-    const lines = createInterface({ input: proc.stdout });
-    lines.once('line', (line) => { clearTimeout(timer); ok({ line, proc, stop }); });
-    proc.once('exit', (code) => { clearTimeout(timer); fail(new Error(`${command} exited (${code}) before printing a line: ${stderr}`)); });
-    proc.once('error', (e) => { clearTimeout(timer); fail(e); });
-  });
-}
-
 /** Starts this file as the upstream server process; resolves to { url, stop() }. */
 export async function startUpstream() {
   const { line, stop } = await spawnUntilLine(process.execPath, [fileURLToPath(import.meta.url)], {
@@ -121,33 +95,6 @@ export async function startUpstream() {
   });
   assert.match(line, /^listening http:\/\/127\.0\.0\.1:\d+$/);
   return { url: line.split(' ')[1], stop };
-}
-
-/**
- * The `stc` binary: $STC_BIN (set by scripts/test-all.sh), else the debug build
- * of this checkout, built now by `cargo build -p stc-cli` if needed. Throws
- * (the tests fail, they do not skip) when there is none.
- */
-export function stcBinary() {
-  if (process.env.STC_BIN) {
-    if (!existsSync(process.env.STC_BIN)) throw new Error(`STC_BIN=${process.env.STC_BIN} does not exist`);
-    return process.env.STC_BIN;
-  }
-  const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(REPO, 'target');
-  const r = spawnSync('cargo', ['build', '--quiet', '-p', 'stc-cli'], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
-  const bin = join(target, 'debug', 'stc');
-  if (r.status !== 0 || !existsSync(bin)) {
-    throw new Error(`no stc binary: set STC_BIN, or make \`cargo build -p stc-cli\` work (${r.error?.message ?? `exit ${r.status}`}); looked for ${bin}`);
-  }
-  return bin;
-}
-
-/** Starts `stc proxy --listen 127.0.0.1:0 --upstream URL`; resolves to { url, stop() }. */
-export async function startProxy(upstreamUrl) {
-  const { line, stop } = await spawnUntilLine(stcBinary(), ['proxy', '--listen', '127.0.0.1:0', '--upstream', upstreamUrl]);
-  const m = /http:\/\/127\.0\.0\.1:\d+/.exec(line);
-  if (!m) throw new Error(`stc proxy printed no address: ${line}`);
-  return { url: m[0], stop };
 }
 
 export const DOCS = readdirSync(corpusDir()).filter((f) => f.endsWith('.json')).sort();

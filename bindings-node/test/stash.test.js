@@ -13,23 +13,10 @@ const { existsSync, mkdtempSync, rmSync, symlinkSync, realpathSync } = require('
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const stc = require('..');
+const { stcBinary, thrown: catchErr } = require('../../js-shared/test/processes.mjs');
 const { truncate, retrieve, SqliteStash, MemoryStash, StashError, StcError, decode, countTokens } = stc;
 
 const REPO = resolve(__dirname, '..', '..');
-
-function stcBinary() {
-  if (process.env.STC_BIN) {
-    if (!existsSync(process.env.STC_BIN)) throw new Error(`STC_BIN=${process.env.STC_BIN} does not exist`);
-    return process.env.STC_BIN;
-  }
-  const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(REPO, 'target');
-  const r = spawnSync('cargo', ['build', '--quiet', '-p', 'stc-cli'], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
-  const bin = join(target, 'debug', 'stc');
-  if (r.status !== 0 || !existsSync(bin)) {
-    throw new Error(`no stc binary: set STC_BIN, or make \`cargo build -p stc-cli\` work; looked for ${bin}`);
-  }
-  return bin;
-}
 
 /** A Python with the `stc` package (the Python binding); fails, never skips, without one. */
 function python() {
@@ -77,15 +64,6 @@ function run(cmd, args, input) {
 
 function markerOf(text) {
   return JSON.parse(decode(text)).items.stc_stash;
-}
-
-function catchErr(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected an exception');
 }
 
 test('500 records under a budget: a budget-sized output whose marker stc retrieve resolves', () => {

@@ -4,15 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stc, ROOT, CORPUS_DIR } from './load.mjs';
-
-const thrown = (f) => {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected an exception');
-};
+import { thrown } from '../../js-shared/test/processes.mjs';
 
 test('exports the Node package names', () => {
   for (const name of ['parse', 'stringify', 'encode', 'decode', 'decodeStc', 'encodeGated', 'countTokens']) {
