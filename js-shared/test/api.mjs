@@ -1,0 +1,165 @@
+// One API test for both JavaScript packages: run by bindings-node/test/
+// shared-api.test.mjs and bindings-wasm/test/shared-api.test.mjs with the
+// package under test. The same calls must give the same values, the same
+// error classes, fields and messages.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO, thrown } from './processes.mjs';
+import { rulesTypes } from '../install.mjs';
+
+/** The codes of stc-core's `ErrorKind::code`, read from stc-core/src/error.rs. */
+export function coreErrorCodes() {
+  const src = readFileSync(join(REPO, 'stc-core', 'src', 'error.rs'), 'utf8');
+  const body = src.slice(src.indexOf('pub fn code(self)'));
+  const codes = [...body.slice(0, body.indexOf('\n    }\n')).matchAll(/ErrorKind::\w+ => "(\w+)"/g)].map((m) => m[1]);
+  if (codes.length === 0) throw new Error('no `ErrorKind::X => "code"` arms found in stc-core/src/error.rs');
+  return codes;
+}
+
+/**
+ * Registers the tests for one package.
+ * - `stc`: the package as users load it;
+ * - `native`: its native layer (the napi addon, the wasm-bindgen module);
+ * - `installed`: the folder its build copied js-shared's files into, and `ext` ('.mjs' or '.js');
+ * - `tokenizers`: the tokenizers it has;
+ * - `pending`: { case name: reason } for cases waiting on a fix elsewhere (reported as TODO).
+ */
+export function apiTests({ name, stc, native, installed, ext, tokenizers, pending = {} }) {
+  const t = (title, fn) => test(`${name}: ${title}`, { todo: pending[title] ?? false }, fn);
+
+  t('the names every package exports', () => {
+    for (const f of ['parse', 'stringify', 'encode', 'decode', 'decodeStc', 'encodeGated', 'countTokens']) {
+      assert.equal(typeof stc[f], 'function', f);
+    }
+    assert.equal(typeof stc.StcError, 'function');
+    assert.ok(Object.isFrozen(stc.ERROR_CODES));
+  });
+
+  t('ERROR_CODES is the native list (else stc-core ErrorKind codes from error.rs)', () => {
+    const exported = native.errorCodes ?? native.ERROR_CODES;
+    const want = exported === undefined ? coreErrorCodes() : typeof exported === 'function' ? exported() : exported;
+    assert.deepEqual([...stc.ERROR_CODES].sort(), [...want].sort());
+  });
+
+  t('the installed TypeScript unions are generated from the one list', () => {
+    const types = ext === '.mjs' ? '.d.mts' : '.d.ts';
+    assert.equal(readFileSync(join(installed, `stc_rules${types}`), 'utf8'), rulesTypes());
+    assert.equal(
+      readFileSync(join(installed, `stc_rules${ext}`), 'utf8'),
+      readFileSync(join(REPO, 'js-shared', 'stc_rules.mjs'), 'utf8'),
+      'the package holds the current js-shared/stc_rules.mjs (rebuild it)',
+    );
+  });
+
+  t('encode, decode, parse, stringify, both profiles', () => {
+    const json = '{"name": "foo", "tags": ["a", "b"], "n": 1.0}';
+    assert.equal(stc.encode(json), '{name:"foo",tags[2]:"a","b",n:1.0}');
+    assert.equal(stc.encode(json, { profile: 'readable' }), '{name: "foo", tags[2]: "a","b", n: 1.0}');
+    assert.equal(stc.decode('{name: "foo", tags[2]: "a","b", n: 1.0}'), '{"name":"foo","tags":["a","b"],"n":1.0}');
+    assert.equal(stc.decodeStc('[2]: 1e3,-0'), '[1e3,-0]');
+    assert.equal(stc.encode(new TextEncoder().encode('{"k": ["é"]}')), '{k[1]:"é"}');
+    const value = { rows: [{ id: 1, ok: true }, { id: 2, ok: false }], s: 'x' };
+    for (const bigint of [false, true]) {
+      assert.equal(stc.stringify(value, { bigint }), '{rows[2]{id,ok}:1,true/2,false,s:"x"}');
+      assert.deepEqual(stc.parse(stc.stringify(value, { bigint, profile: 'readable' }), { bigint }), value);
+      assert.equal(stc.stringify(undefined, { bigint }), undefined);
+      assert.equal(stc.stringify({ d: new Date(0), f() {}, u: undefined, n: NaN }, { bigint }), '{d:"1970-01-01T00:00:00.000Z",n:null}');
+    }
+  });
+
+  t('encodeGated and countTokens', () => {
+    const rows = JSON.stringify(Array.from({ length: 40 }, (_, i) => ({ id: i, name: `user${i}`, active: i % 2 === 0 })));
+    const g = stc.encodeGated(rows);
+    assert.equal(g.chosen, 'stc');
+    assert.ok(g.stcTokens < g.jsonTokens);
+    assert.equal(stc.decode(g.text), rows);
+    const tiny = stc.encodeGated('[1,2]', { minSaving: 2 });
+    assert.deepEqual(tiny, { text: '[1,2]', chosen: 'json', jsonTokens: tiny.jsonTokens, stcTokens: tiny.stcTokens });
+    assert.equal(stc.encodeGated('[1,2]', { minSaving: -5 }).text.length > 0, true);
+    for (const tok of tokenizers) {
+      assert.ok(stc.countTokens('hello world', tok) > 0, tok);
+      assert.equal(typeof stc.encodeGated(rows, { tokenizer: tok }).jsonTokens, 'number');
+    }
+  });
+
+  t('StcError: the same class, fields and message', () => {
+    const e = thrown(() => stc.decode('{a: 1,\n b 2}'));
+    assert.ok(e instanceof stc.StcError);
+    assert.ok(e instanceof SyntaxError);
+    assert.equal(e.name, 'StcError');
+    assert.equal(e.code, 'unexpected_char');
+    assert.deepEqual([e.offset, e.line, e.column, e.index], [10, 2, 4, 10]);
+    assert.equal(e.message, "expected ':' after object key, found '2' at line 2 column 4");
+    assert.equal(e.reason, "expected ':' after object key, found '2'");
+    for (const f of [stc.parse, (x) => stc.parse(x, { bigint: true }), stc.encode, stc.encodeGated]) {
+      const u = thrown(() => f('["é", x]'));
+      assert.ok(u instanceof stc.StcError);
+      assert.deepEqual([u.code, u.offset, u.line, u.column, u.index], ['unexpected_char', 7, 1, 7, 6]);
+    }
+    const bytes = thrown(() => stc.decode(Uint8Array.from([0x5b, 0x22, 0xff, 0x22, 0x5d])));
+    assert.deepEqual([bytes.code, bytes.offset, bytes.index], ['invalid_utf8', 2, undefined]);
+    assert.equal(thrown(() => stc.decode('[3]: 1,2')).code, 'unexpected_end');
+    assert.equal(thrown(() => stc.decode('{ids[3]: 1,2}')).code, 'count_mismatch');
+    assert.equal(thrown(() => stc.parse('"\ud800"')).code, 'invalid_utf8');
+    const deep = thrown(() => stc.stringify([[[1]]], { maxDepth: 2 }));
+    assert.deepEqual([deep.name, deep.code], ['StcError', 'depth_limit']);
+    const made = new stc.StcError('m', { code: 'aborted', offset: 1, line: 1, column: 2, reason: 'r' });
+    assert.deepEqual([made.name, made.code, made.offset, made.line, made.column, made.reason, made.index], ['StcError', 'aborted', 1, 1, 2, 'r', undefined]);
+  });
+
+  t('bad arguments: the same classes and messages', () => {
+    const cases = [
+      [() => stc.parse('[1]', 5), TypeError, 'options must be an object'],
+      [() => stc.parse(5), TypeError, 'text must be a string, Buffer or Uint8Array, got number'],
+      [() => stc.decode(null), TypeError, 'stcText must be a string, Buffer or Uint8Array, got null'],
+      [() => stc.encode({}), TypeError, 'jsonText must be a string, Buffer or Uint8Array, got object'],
+      [() => stc.parse('[1]', { maxDepth: -1 }), RangeError, 'maxDepth must be a non-negative integer, got -1'],
+      [() => stc.decode('[1]', { maxDepth: 1.5 }), RangeError, 'maxDepth must be a non-negative integer, got 1.5'],
+      [() => stc.encode('[1]', { profile: 'pretty' }), RangeError, `profile must be 'compact' or 'readable', got "pretty"`],
+      [() => stc.stringify([1], { profile: 3 }), TypeError, `profile must be 'compact' or 'readable', got 3`],
+      [() => stc.parse('[1]', { bigint: 1 }), TypeError, 'bigint must be a boolean, got 1'],
+      [() => stc.stringify([1], { bigint: 'yes' }), TypeError, 'bigint must be a boolean, got "yes"'],
+      [() => stc.encodeGated('[1]', { minSaving: 'a' }), TypeError, 'minSaving must be a number, got "a"'],
+      [() => stc.encodeGated('[1]', { minSaving: NaN }), TypeError, 'minSaving must be a number, got NaN'],
+      [() => stc.countTokens(5), TypeError, 'text must be a string, got number'],
+      [() => stc.countTokens('x', 'p50k'), RangeError, `tokenizer must be ${tokenizers.map((n) => `'${n}'`).join(', ').replace(/, ([^,]*)$/, ' or $1')}, got "p50k"`],
+      [() => stc.encodeGated('[1]', { tokenizer: 7 }), TypeError, /^tokenizer must be .*, got 7$/],
+    ];
+    for (const [call, cls, message] of cases) {
+      const e = thrown(call);
+      assert.equal(e.constructor, cls, String(call));
+      if (typeof message === 'string') assert.equal(e.message, message);
+      else assert.match(e.message, message);
+    }
+  });
+
+  t('BigInt: exact integers only with bigint: true', () => {
+    const big = '[12345678901234567890, -9007199254740993, 9007199254740991, 1.5, 1e400]';
+    assert.deepEqual(stc.parse(big, { bigint: true }), [12345678901234567890n, -9007199254740993n, 9007199254740991, 1.5, Infinity]);
+    assert.deepEqual(stc.parse(big), JSON.parse(big));
+    assert.equal(thrown(() => stc.stringify({ n: 1n })).constructor, TypeError);
+    assert.equal(stc.stringify({ n: 12345678901234567890n }, { bigint: true }), '{n:12345678901234567890}');
+  });
+
+  t('a circular object is a TypeError, as in JSON.stringify', () => {
+    const cyclic = { a: [] };
+    cyclic.a.push(cyclic);
+    for (const bigint of [false, true]) {
+      assert.equal(thrown(() => stc.stringify(cyclic, { bigint })).constructor, TypeError, `bigint: ${bigint}`);
+    }
+    // A shared (not circular) object is fine.
+    const shared = { x: 1 };
+    assert.equal(stc.stringify({ a: shared, b: shared }), '{a:{x:1},b:{x:1}}');
+  });
+
+  t("the caller's exception (toJSON, a getter) comes back as the same object", () => {
+    const mine = new Error('from toJSON');
+    for (const bigint of [false, true]) {
+      assert.equal(thrown(() => stc.stringify({ a: { toJSON() { throw mine; } } }, { bigint })), mine);
+      assert.equal(thrown(() => stc.stringify([{ get x() { throw mine; } }], { bigint })), mine);
+      assert.equal(thrown(() => stc.parse('[1]', { bigint, get maxDepth() { throw mine; } })), mine);
+    }
+  });
+}
