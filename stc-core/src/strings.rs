@@ -162,6 +162,20 @@ impl<'a> JsonStr<'a> {
         }
         out
     }
+
+    /// The canonical escaped body of plain text (what goes between the
+    /// quotes of a JSON string holding `text`): only `"`, `\` and control
+    /// characters are escaped.
+    ///
+    /// ```
+    /// use stc_core::JsonStr;
+    /// assert_eq!(JsonStr::escape("say \"hi\"\n\u{1}é"), r#"say \"hi\"\n\u0001é"#);
+    /// ```
+    pub fn escape(text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        push_canonical_str(&mut out, text);
+        out
+    }
 }
 
 /// Appends the canonical escaped body of a Rust string to `out`.

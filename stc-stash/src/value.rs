@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use stc_core::{Abort, JsonStr, Limits, Sink};
+use stc_core::{Abort, JsonStr, JsonWriter, Limits, Sink};
 
 /// A JSON value. Strings and keys hold their canonical escaped body (what
 /// goes between the quotes), numbers their exact lexeme, objects their
@@ -48,7 +48,7 @@ impl<'a> Value<'a> {
 
     /// A string value from plain text (escaped canonically).
     pub fn text(s: &str) -> Value<'static> {
-        Value::String(Cow::Owned(escape(s)))
+        Value::String(Cow::Owned(JsonStr::escape(s)))
     }
 
     /// A number value from an integer.
@@ -56,46 +56,45 @@ impl<'a> Value<'a> {
         Value::Number(Cow::Owned(n.to_string()))
     }
 
-    /// Minified JSON with canonical strings.
+    /// Minified JSON with canonical strings (written by stc-core's [`JsonWriter`]).
     pub fn to_json(&self) -> String {
-        let mut out = String::new();
-        self.write_json(&mut out);
-        out
+        let mut writer = JsonWriter::with_capacity(64);
+        // The tree holds only what a parser or `text`/`int` put there: every
+        // body is a valid canonical string body, so nothing is refused.
+        let _ = self.replay(&mut writer);
+        writer.into_string()
     }
 
     /// Appends minified JSON to `out`.
     pub fn write_json(&self, out: &mut String) {
+        out.push_str(&self.to_json());
+    }
+
+    /// Feeds the tree to a [`Sink`] (a writer of stc-core) in document order.
+    ///
+    /// A string or key body that is not a valid JSON string body (possible
+    /// only for a hand-built tree) aborts with an error.
+    pub fn replay<'s>(&'s self, sink: &mut impl Sink<'s>) -> Result<(), Abort> {
+        let body = |b: &'s str| JsonStr::from_escaped(b).ok_or(Abort);
         match self {
-            Value::Null => out.push_str("null"),
-            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Number(n) => out.push_str(n),
-            Value::String(s) => {
-                out.push('"');
-                out.push_str(s);
-                out.push('"');
-            }
+            Value::Null => sink.null(),
+            Value::Bool(b) => sink.boolean(*b),
+            Value::Number(n) => sink.number(n),
+            Value::String(s) => sink.string(body(s)?),
             Value::Array(items) => {
-                out.push('[');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    v.write_json(out);
+                sink.begin_array(Some(items.len()))?;
+                for v in items {
+                    v.replay(sink)?;
                 }
-                out.push(']');
+                sink.end_array()
             }
             Value::Object(members) => {
-                out.push('{');
-                for (i, (k, v)) in members.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push('"');
-                    out.push_str(k);
-                    out.push_str("\":");
-                    v.write_json(out);
+                sink.begin_object(Some(members.len()))?;
+                for (k, v) in members {
+                    sink.key(body(k)?)?;
+                    v.replay(sink)?;
                 }
-                out.push('}');
+                sink.end_object()
             }
         }
     }
@@ -115,25 +114,6 @@ impl<'a> Value<'a> {
             _ => None,
         }
     }
-}
-
-/// Canonical JSON escaping of plain text: `"`, `\` and control characters.
-pub(crate) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Number of characters of a canonical body (an escape counts as one).
