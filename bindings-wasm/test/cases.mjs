@@ -9,6 +9,23 @@ function hexBytes(hex) {
   return out;
 }
 
+/**
+ * The case, or for a seed (`prefixes`, conformance/README.md) its family: every
+ * proper prefix of the (ASCII) input, named `<name>-<n, 3 digits>`, failing with
+ * `prefixes.kind` at offset n unless n is in an `except` range.
+ */
+export function expand(c) {
+  if (c.prefixes === undefined) return [c];
+  const { name, input, prefixes, note, ...rest } = c;
+  const out = [];
+  for (let n = 0; n < input.length; n++) {
+    const x = (prefixes.except || []).find((r) => r.from <= n && n <= r.to);
+    const error = x ? x.error : { kind: prefixes.kind, offset: n };
+    out.push({ ...rest, name: `${name}-${String(n).padStart(3, '0')}`, input: input.slice(0, n), error });
+  }
+  return out;
+}
+
 /** Flattens parsed case files ([{file, data}]) into cases tagged with their category. */
 export function flatten(files) {
   const cases = [];
@@ -16,7 +33,7 @@ export function flatten(files) {
     if (!data || !CATEGORIES.has(data.category) || !Array.isArray(data.cases)) {
       throw new Error(`${file}: unknown category ${JSON.stringify(data && data.category)} or no cases`);
     }
-    for (const c of data.cases) cases.push({ ...c, category: data.category, file });
+    for (const c of data.cases.flatMap(expand)) cases.push({ ...c, category: data.category, file });
   }
   return cases;
 }

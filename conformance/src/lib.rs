@@ -78,6 +78,73 @@ pub struct Case {
     /// Expected failure (invalid, json-invalid).
     #[serde(default)]
     pub error: Option<ExpectedError>,
+    /// Makes the case a seed: it stands for the family of every proper
+    /// prefix of its (valid, ASCII) input, generated at test time by
+    /// [`Case::expand`] (invalid, json-invalid).
+    #[serde(default)]
+    pub prefixes: Option<Prefixes>,
+}
+
+/// `prefixes` of a seed case: input[..n] for every n below the input's
+/// length is a case named `<name>-<n, 3 digits>` that fails with `kind` at
+/// offset n, unless n lies in one of the `except` ranges.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prefixes {
+    /// Error kind code of a prefix cut short (`unexpected_end`), at its end.
+    pub kind: String,
+    /// Prefix lengths that fail with another error.
+    #[serde(default)]
+    pub except: Vec<PrefixException>,
+}
+
+/// Prefix lengths `from..=to` of a family that fail with `error`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrefixException {
+    /// First prefix length of the range.
+    pub from: usize,
+    /// Last prefix length of the range (inclusive).
+    pub to: usize,
+    /// The error of these prefixes.
+    pub error: ExpectedError,
+}
+
+impl CaseFile {
+    /// The file's cases with every seed replaced by the family it stands for,
+    /// in file order: what runners run.
+    pub fn expanded(&self) -> Vec<Case> {
+        self.cases.iter().flat_map(Case::expand).collect()
+    }
+}
+
+impl Case {
+    /// The case itself, or, for a seed, the cases of its family.
+    pub fn expand(&self) -> Vec<Case> {
+        let Some(family) = &self.prefixes else {
+            return vec![self.clone()];
+        };
+        let input = self.input.as_deref().unwrap_or_default();
+        (0..input.len())
+            .filter(|n| input.is_char_boundary(*n))
+            .map(|n| {
+                let error = family
+                    .except
+                    .iter()
+                    .find(|x| x.from <= n && n <= x.to)
+                    .map_or_else(|| ExpectedError { kind: family.kind.clone(), offset: n }, |x| x.error.clone());
+                Case {
+                    name: format!("{}-{n:03}", self.name),
+                    input: Some(input[..n].to_string()),
+                    input_hex: None,
+                    expected: None,
+                    error: Some(error),
+                    prefixes: None,
+                    ..self.clone()
+                }
+            })
+            .collect()
+    }
 }
 
 /// `options` of a case.
@@ -216,6 +283,12 @@ pub fn structure_problems(file: &CaseFile) -> Vec<String> {
                 p("empty options object".into());
             }
         }
+        if let Some(family) = &case.prefixes {
+            problems.extend(
+                seed_problems(category, case, family).into_iter().map(|m| format!("case {:?}: {m}", case.name)),
+            );
+            continue;
+        }
         if wants_output {
             if case.expected.is_none() {
                 p(format!("{category} cases need \"expected\""));
@@ -236,6 +309,44 @@ pub fn structure_problems(file: &CaseFile) -> Vec<String> {
                 }
             }
         }
+    }
+    problems
+}
+
+/// What is wrong with a seed of a prefix family.
+fn seed_problems(category: &str, case: &Case, family: &Prefixes) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !matches!(category, "invalid" | "json-invalid") {
+        problems.push(format!("prefixes apply to invalid and json-invalid cases, not {category}"));
+    }
+    if case.expected.is_some() || case.error.is_some() {
+        problems.push("a seed (prefixes) has neither expected nor error: its family's errors are in prefixes".into());
+    }
+    let Some(input) = &case.input else {
+        problems.push("a seed (prefixes) needs input (text)".into());
+        return problems;
+    };
+    if !input.is_ascii() {
+        problems.push("a seed's input must be ASCII, so that byte, character and UTF-16 prefixes agree".into());
+    }
+    for kind in std::iter::once(&family.kind).chain(family.except.iter().map(|x| &x.error.kind)) {
+        if !error_kinds().contains(&kind.as_str()) {
+            problems.push(format!("unknown error kind {kind:?}; expected one of {:?}", error_kinds()));
+        }
+    }
+    for x in &family.except {
+        if x.from > x.to || x.to >= input.len() {
+            problems.push(format!("except range {}..={} is not within 0..{}", x.from, x.to, input.len()));
+        }
+    }
+    // The whole input must be valid: only then is every proper prefix a truncation.
+    let limits = case.limits();
+    let whole = match category {
+        "invalid" => decode_with(input.as_bytes(), limits),
+        _ => encode_with(input.as_bytes(), Profile::Compact, limits),
+    };
+    if let Outcome::Failed { .. } = whole {
+        problems.push(format!("a seed's whole input must be valid, but it gives {}", whole.show()));
     }
     problems
 }
@@ -535,6 +646,10 @@ fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
+fn error_json(error: &ExpectedError) -> String {
+    format!("{{ \"kind\": {}, \"offset\": {} }}", json_str(&error.kind), error.offset)
+}
+
 /// Writes a case file in its one layout: 2-space indent, one case per
 /// object, keys in the order name, spec, note, options, input/input_hex,
 /// expected/error; `options` and `error` on one line.
@@ -572,7 +687,19 @@ pub fn format_file(file: &CaseFile) -> String {
             fields.push(format!("\"expected\": {}", json_str(expected)));
         }
         if let Some(error) = &case.error {
-            fields.push(format!("\"error\": {{ \"kind\": {}, \"offset\": {} }}", json_str(&error.kind), error.offset));
+            fields.push(format!("\"error\": {}", error_json(error)));
+        }
+        if let Some(family) = &case.prefixes {
+            let except: Vec<String> = family
+                .except
+                .iter()
+                .map(|x| format!("{{ \"from\": {}, \"to\": {}, \"error\": {} }}", x.from, x.to, error_json(&x.error)))
+                .collect();
+            fields.push(format!(
+                "\"prefixes\": {{ \"kind\": {}, \"except\": [{}] }}",
+                json_str(&family.kind),
+                except.join(", ")
+            ));
         }
         out.push_str("    {\n");
         for (j, field) in fields.iter().enumerate() {
@@ -638,6 +765,25 @@ pub fn check_spec_sections(cited: &[(String, String)]) -> Result<(), String> {
         Ok(())
     } else {
         Err(problems.join("\n"))
+    }
+}
+
+/// The error kinds `schema.json` allows (`$defs.error.properties.kind.enum`)
+/// are exactly [`error_kinds`], in the same order.
+pub fn check_schema_error_kinds() -> Result<(), String> {
+    let schema: serde_json::Value =
+        serde_json::from_str(&repo_file("schema.json")?).map_err(|e| format!("schema.json is not JSON: {e}"))?;
+    let listed: Vec<&str> = schema
+        .pointer("/$defs/error/properties/kind/enum")
+        .and_then(|v| v.as_array())
+        .ok_or("schema.json has no $defs.error.properties.kind.enum")?
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    if listed == error_kinds() {
+        Ok(())
+    } else {
+        Err(format!("schema.json lists error kinds {listed:?}; stc_core gives {:?}", error_kinds()))
     }
 }
 
@@ -712,5 +858,59 @@ pub fn check_abnf_rules(case_names: &[String]) -> Result<(), String> {
         Ok(())
     } else {
         Err(problems.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed(input: &str, except: Vec<PrefixException>) -> Case {
+        Case {
+            name: "p".into(),
+            spec: "4.3".into(),
+            note: None,
+            options: None,
+            input: Some(input.into()),
+            input_hex: None,
+            expected: None,
+            error: None,
+            prefixes: Some(Prefixes { kind: "unexpected_end".into(), except }),
+        }
+    }
+
+    fn err(kind: &str, offset: usize) -> ExpectedError {
+        ExpectedError { kind: kind.into(), offset }
+    }
+
+    #[test]
+    fn a_seed_expands_to_every_proper_prefix_with_its_exceptions() {
+        let x = PrefixException { from: 5, to: 6, error: err("count_too_large", 1) };
+        let cases = seed("[2]: 1,2", vec![x]).expand();
+        assert_eq!(cases.len(), 8);
+        assert_eq!(cases[0].name, "p-000");
+        assert_eq!(cases[0].input.as_deref(), Some(""));
+        assert_eq!(cases[3].error, Some(err("unexpected_end", 3)));
+        assert_eq!(cases[5].error, Some(err("count_too_large", 1)));
+        assert_eq!(cases[6].error, Some(err("count_too_large", 1)));
+        assert_eq!(cases[7].input.as_deref(), Some("[2]: 1,"));
+        assert!(cases.iter().all(|c| c.prefixes.is_none()));
+    }
+
+    #[test]
+    fn a_seed_must_be_valid_ascii_with_ranges_inside_it() {
+        assert!(seed_problems(
+            "invalid",
+            &seed("[1,2]", vec![]),
+            &Prefixes { kind: "unexpected_end".into(), except: vec![] }
+        )
+        .is_empty());
+        let bad = |c: &Case, category: &str| seed_problems(category, c, c.prefixes.as_ref().unwrap());
+        assert!(bad(&seed("[1,", vec![]), "invalid").iter().any(|p| p.contains("must be valid")));
+        assert!(bad(&seed("[\"é\"]", vec![]), "invalid").iter().any(|p| p.contains("ASCII")));
+        assert!(bad(&seed("{\"a\": 1}", vec![]), "json-invalid").is_empty());
+        assert!(bad(&seed("[1]", vec![]), "decode").iter().any(|p| p.contains("not decode")));
+        let x = PrefixException { from: 2, to: 9, error: err("unexpected_end", 0) };
+        assert!(bad(&seed("[1]", vec![x]), "invalid").iter().any(|p| p.contains("not within")));
     }
 }

@@ -241,7 +241,7 @@ fn load(dir: &Path, filters: &[String]) -> Result<Vec<Job>, String> {
         if !CATEGORIES.contains(&file.category.as_str()) {
             return Err(format!("{}: unknown category {:?}", path.display(), file.category));
         }
-        for case in file.cases {
+        for case in file.expanded() {
             let name = format!("{}::{}::{}", file.category, stem(&path), case.name);
             if filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str())) {
                 jobs.push(Job { name, category: file.category.clone(), file: path.clone(), case });

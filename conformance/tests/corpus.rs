@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use stc_conformance::{
-    case_paths, cases_dir, check, check_abnf_rules, check_spec_sections, display_path, format_file, placement_problem,
-    read_file, stem, structure_problems,
+    case_paths, cases_dir, check, check_abnf_rules, check_schema_error_kinds, check_spec_sections, display_path,
+    format_file, placement_problem, read_file, stem, structure_problems,
 };
 
 /// Stack for running one case: the 8 MiB of a Linux main thread. The corpus
@@ -43,9 +43,9 @@ fn every_prefix_is_total(inputs: &[(String, Vec<u8>, stc_core::Limits)]) -> Resu
         for end in (0..=bytes.len()).filter(|e| e % step == 0 || *e == bytes.len()) {
             let prefix = &bytes[..end];
             let outcome = std::panic::catch_unwind(|| {
-                let decoded = stc_core::decode_bytes(prefix, limits).err().map(|e| e.offset());
+                let decoded = stc_core::decode_bytes_with(prefix, limits).err().map(|e| e.offset());
                 let options = stc_core::EncodeOptions::default().limits(*limits);
-                let encoded = stc_core::encode_bytes(prefix, &options).err().map(|e| e.offset());
+                let encoded = stc_core::encode_bytes_with(prefix, &options).err().map(|e| e.offset());
                 (decoded, encoded)
             });
             runs += 2;
@@ -130,7 +130,7 @@ fn main() {
             }));
         }
         let category = file.category.clone();
-        for case in file.cases {
+        for case in file.expanded() {
             sections.push((case.name.clone(), case.spec.clone()));
             inputs.push((case.name.clone(), case.input_bytes(), case.limits()));
             names.entry(case.name.clone()).or_default().push(shown.clone());
@@ -145,6 +145,7 @@ fn main() {
     trials.push(Trial::test("property::total-on-every-prefix", move || {
         on_big_stack(move || every_prefix_is_total(&inputs)).map_err(Failed::from)
     }));
+    trials.push(Trial::test("coverage::schema-error-kinds", || check_schema_error_kinds().map_err(Failed::from)));
     let cited: Vec<(String, String)> = sections;
     trials.push(Trial::test("coverage::spec-sections", move || check_spec_sections(&cited).map_err(Failed::from)));
     let case_names: Vec<String> = names.keys().cloned().collect();
