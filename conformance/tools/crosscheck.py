@@ -11,15 +11,12 @@ a clean run here means two independent readings of the spec give the same
 bytes, offsets and error kinds on the whole corpus.
 """
 
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import oracle  # noqa: E402
-
-CASES = Path(__file__).resolve().parent.parent / "cases"
-
+from cases import expand, files  # noqa: E402
 
 def expectation(case):
     if "expected" in case:
@@ -47,9 +44,8 @@ def run(category, case):
 
 def main():
     checked = disagreements = 0
-    for path in sorted(CASES.glob("*/*.json")):
-        f = json.loads(path.read_text(encoding="utf-8"))
-        for case in f["cases"]:
+    for path, f in files():
+        for case in [member for case in f["cases"] for member in expand(case)]:
             want = expectation(case)
             for what, got in run(f["category"], case):
                 checked += 1
