@@ -1,6 +1,6 @@
 // The STC playground: STC ⇄ JSON with the wasm build. All format work is the
 // package's; this file only moves text between the page and the package.
-import init, { decode, encode, countTokens } from '../pkg/web/stc_wasm.js';
+import init, { decode, encode, countTokens } from '../pkg/web/stc.js';
 
 // ADR-066's columnar example, as the ADR writes it.
 const ADR_EXAMPLE = '[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST"';
