@@ -290,7 +290,7 @@ fn throw(env: RawEnv, built: Result<Value>) -> Error {
 }
 
 fn limits(max_depth: Option<u32>) -> Limits {
-    Limits { max_depth: max_depth.map_or(Limits::default().max_depth, |d| d as usize) }
+    Limits::default().max_depth(max_depth.map_or(Limits::default().max_depth, |d| d as usize))
 }
 
 fn profile(name: Option<String>) -> Result<Profile> {
@@ -325,8 +325,8 @@ pub fn encode_text(
 ) -> Result<Unknown<'static>> {
     let env = env.raw();
     let input = Input::read(env, json.value().value)?;
-    let options = EncodeOptions { profile: profile(profile_name)?, limits: limits(max_depth) };
-    let result = input.as_str().and_then(|s| stc_core::encode(s, &options));
+    let options = EncodeOptions::default().profile(profile(profile_name)?).limits(limits(max_depth));
+    let result = input.as_str().and_then(|s| stc_core::encode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)
 }
@@ -368,11 +368,10 @@ pub fn encode_gated_text(
 ) -> Result<GatedResult> {
     let env = env.raw();
     let input = Input::read(env, json.value().value)?;
-    let options = EncodeOptions { profile: profile(profile_name)?, limits: limits(max_depth) };
-    let gate = GateOptions {
-        min_saving: min_saving.unwrap_or(GateOptions::default().min_saving),
-        tokenizer: tokenizer(tokenizer_name, Tokenizer::Estimate)?,
-    };
+    let options = EncodeOptions::default().profile(profile(profile_name)?).limits(limits(max_depth));
+    let gate = GateOptions::default()
+        .min_saving(min_saving.unwrap_or(GateOptions::default().min_saving))
+        .tokenizer(tokenizer(tokenizer_name, Tokenizer::Estimate)?);
     let result = input.as_str().and_then(|s| encode_gated(s, &options, &gate));
     let gated = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     Ok(GatedResult {

@@ -25,7 +25,7 @@ pub(crate) fn parse_profile(name: &str) -> PyResult<Profile> {
 }
 
 pub(crate) fn limits(max_depth: Option<usize>) -> Limits {
-    max_depth.map_or_else(Limits::default, |max_depth| Limits { max_depth })
+    max_depth.map_or_else(Limits::default, |max_depth| Limits::default().max_depth(max_depth))
 }
 
 pub(crate) fn parse_tokenizer(name: &str) -> PyResult<Tokenizer> {
@@ -45,10 +45,10 @@ pub(crate) fn encode(
     profile: String,
     max_depth: Option<usize>,
 ) -> PyResult<String> {
-    let options = EncodeOptions { profile: parse_profile(&profile)?, limits: limits(max_depth) };
+    let options = EncodeOptions::default().profile(parse_profile(&profile)?).limits(limits(max_depth));
     let input = TextInput::new(json_text, "json_text")?;
     let text = input.text(json_text)?;
-    run_detached(py, text.len(), || stc_core::encode(text, &options))
+    run_detached(py, text.len(), || stc_core::encode_with(text, &options))
         .map_err(|e| decode_error(py, &e, json_text, input.bytes()))
 }
 
@@ -81,8 +81,8 @@ pub(crate) fn encode_gated<'py>(
     tokenizer: String,
     max_depth: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let options = EncodeOptions { profile: parse_profile(&profile)?, limits: limits(max_depth) };
-    let gate = GateOptions { min_saving, tokenizer: parse_tokenizer(&tokenizer)? };
+    let options = EncodeOptions::default().profile(parse_profile(&profile)?).limits(limits(max_depth));
+    let gate = GateOptions::default().min_saving(min_saving).tokenizer(parse_tokenizer(&tokenizer)?);
     let input = TextInput::new(json_text, "json_text")?;
     let text = input.text(json_text)?;
     let gated = run_detached(py, text.len(), || stc_core::encode_gated(text, &options, &gate))

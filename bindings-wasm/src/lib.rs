@@ -170,12 +170,12 @@ impl Text {
     fn into_string(self) -> Result<String, JsValue> {
         match self {
             Text::Str(s) => Ok(s),
-            Text::Bytes(b) => {
-                String::from_utf8(b).map_err(|e| match stc_core::validate_bytes(e.as_bytes(), &Limits::default()) {
+            Text::Bytes(b) => String::from_utf8(b).map_err(|e| {
+                match stc_core::validate_bytes_with(e.as_bytes(), &Limits::default()) {
                     Err(err) => js_error(&err, None),
                     Ok(()) => type_error("input is not UTF-8"),
-                })
-            }
+                }
+            }),
         }
     }
 
@@ -211,7 +211,7 @@ fn limits_opt(options: &JsValue) -> Result<Limits, JsValue> {
 }
 
 fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
-    let mut opts = EncodeOptions { limits: limits_opt(options)?, ..EncodeOptions::default() };
+    let mut opts = EncodeOptions::default().limits(limits_opt(options)?);
     if let Some(v) = field(options, "profile")? {
         let name = v.as_string().ok_or_else(|| type_error("profile must be a string"))?;
         opts.profile = name.parse::<Profile>().map_err(|e| range_error(&e.to_string()))?;
@@ -245,7 +245,7 @@ fn decode_text(input: &JsValue, options: &JsValue) -> Result<String, JsValue> {
     let text = text_arg(input, "stc")?;
     let out = match &text {
         Text::Str(s) => stc_core::decode_with(s, &limits),
-        Text::Bytes(b) => stc_core::decode_bytes(b, &limits),
+        Text::Bytes(b) => stc_core::decode_bytes_with(b, &limits),
     };
     out.map_err(|e| js_error(&e, text.as_str()))
 }
@@ -281,8 +281,8 @@ pub fn encode(
     let opts = encode_opt(&options.unwrap_or(JsValue::UNDEFINED))?;
     let text = text_arg(json, "json")?;
     let out = match &text {
-        Text::Str(s) => stc_core::encode(s, &opts),
-        Text::Bytes(b) => stc_core::encode_bytes(b, &opts),
+        Text::Str(s) => stc_core::encode_with(s, &opts),
+        Text::Bytes(b) => stc_core::encode_bytes_with(b, &opts),
     };
     out.map_err(|e| js_error(&e, text.as_str()))
 }
@@ -295,7 +295,7 @@ pub fn encode_gated(
 ) -> Result<JsValue, JsValue> {
     let options = options.unwrap_or(JsValue::UNDEFINED);
     let opts = encode_opt(&options)?;
-    let mut gate = GateOptions { tokenizer: tokenizer_opt(field(&options, "tokenizer")?)?, ..GateOptions::default() };
+    let mut gate = GateOptions::default().tokenizer(tokenizer_opt(field(&options, "tokenizer")?)?);
     if let Some(v) = field(&options, "minSaving")? {
         match v.as_f64() {
             Some(x) if (0.0..=1.0).contains(&x) => gate.min_saving = x,

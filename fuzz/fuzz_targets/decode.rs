@@ -9,13 +9,13 @@ use stc_core::{Limits, Validate};
 
 fuzz_target!(|data: &[u8]| {
     let limits = Limits::default();
-    let decoded = stc_core::decode_bytes(data, &limits);
-    let validated = stc_core::validate_bytes(data, &limits);
+    let decoded = stc_core::decode_bytes_with(data, &limits);
+    let validated = stc_core::validate_bytes_with(data, &limits);
     match decoded {
         Ok(json) => {
             assert!(validated.is_ok(), "decode accepts what validate rejects: {validated:?}");
             stc_core::parse_json(&json, &limits, &mut Validate).expect("decode output is strict JSON");
-            let again = stc_core::decode_bytes(json.as_bytes(), &limits).expect("decode output decodes");
+            let again = stc_core::decode_bytes_with(json.as_bytes(), &limits).expect("decode output decodes");
             assert_eq!(again, json, "decode output is not canonical");
         }
         Err(e) => {

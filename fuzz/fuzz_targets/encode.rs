@@ -11,12 +11,13 @@ fuzz_target!(|data: &[u8]| {
     let limits = Limits::default();
     for profile in [Profile::Compact, Profile::Readable] {
         let options = encode_options(profile, limits);
-        match stc_core::encode_bytes(data, &options) {
+        match stc_core::encode_bytes_with(data, &options) {
             Ok(stc) => {
-                let minified = stc_core::decode_bytes(data, &limits).expect("JSON the encoder took decodes as STC");
-                let back = stc_core::decode_bytes(stc.as_bytes(), &limits).expect("encoder output decodes");
+                let minified =
+                    stc_core::decode_bytes_with(data, &limits).expect("JSON the encoder took decodes as STC");
+                let back = stc_core::decode_bytes_with(stc.as_bytes(), &limits).expect("encoder output decodes");
                 assert_eq!(back, minified, "lossless: decode(encode(x)) must be minify(x)");
-                let again = stc_core::encode(&back, &options).expect("minified JSON encodes");
+                let again = stc_core::encode_with(&back, &options).expect("minified JSON encodes");
                 assert_eq!(again, stc, "idempotent: encode(decode(encode(x))) must be encode(x)");
             }
             Err(e) => assert!(e.offset() <= data.len(), "offset {} past the input ({} bytes)", e.offset(), data.len()),

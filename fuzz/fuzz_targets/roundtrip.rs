@@ -139,8 +139,8 @@ fuzz_target!(|data: &[u8]| {
     let limits = Limits::default();
     for profile in [Profile::Compact, Profile::Readable] {
         let options = encode_options(profile, limits);
-        let stc = stc_core::encode(&spaced, &options).unwrap_or_else(|e| panic!("JSON rejected: {e}\n{spaced}"));
-        let back = stc_core::decode_bytes(stc.as_bytes(), &limits).expect("encoder output decodes");
+        let stc = stc_core::encode_with(&spaced, &options).unwrap_or_else(|e| panic!("JSON rejected: {e}\n{spaced}"));
+        let back = stc_core::decode_bytes_with(stc.as_bytes(), &limits).expect("encoder output decodes");
         assert_eq!(back, minified, "round trip of {spaced}\nthrough {stc}");
     }
 });

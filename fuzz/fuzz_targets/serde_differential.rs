@@ -25,14 +25,14 @@ const SERDE_PRIVATE: &str = "\"$serde_json::private::";
 
 fuzz_target!(|data: &[u8]| {
     let (limits, options) = options(100);
-    let ours = stc_core::encode_bytes(data, &options);
+    let ours = stc_core::encode_bytes_with(data, &options);
     let theirs = serde_json::from_slice::<serde_json::Value>(data);
     match (ours, theirs) {
-        (Ok(_), _) if stc_core::decode_bytes(data, &limits).unwrap_or_default().contains(SERDE_PRIVATE) => {}
+        (Ok(_), _) if stc_core::decode_bytes_with(data, &limits).unwrap_or_default().contains(SERDE_PRIVATE) => {}
         (Ok(_), Ok(value)) => {
             // stc-core's value: its minified JSON (duplicates and lexemes kept),
             // read back by serde_json, which resolves duplicates as it did on the input.
-            let minified = stc_core::decode_bytes(data, &limits).expect("accepted JSON decodes");
+            let minified = stc_core::decode_bytes_with(data, &limits).expect("accepted JSON decodes");
             let ours: serde_json::Value =
                 serde_json::from_str(&minified).expect("minified output is JSON to serde_json");
             assert_eq!(
@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
         (Err(e), Err(_)) => assert!(e.offset() <= data.len()),
         (Err(e), Ok(_)) if e.kind() == ErrorKind::DepthLimit => {}
         (Ok(_), Err(e)) if e.to_string().contains("recursion limit") => {}
-        (Ok(_), Err(_)) if has_lone_surrogate(&stc_core::decode_bytes(data, &limits).unwrap_or_default()) => {}
+        (Ok(_), Err(_)) if has_lone_surrogate(&stc_core::decode_bytes_with(data, &limits).unwrap_or_default()) => {}
         (Err(e), Ok(_)) => panic!("stc-core rejects JSON that serde_json accepts: {e}"),
         (Ok(_), Err(e)) => panic!("stc-core accepts what serde_json rejects: {e}"),
     }

@@ -217,7 +217,7 @@ impl Input {
     }
 
     fn limits(&self) -> Limits {
-        Limits { max_depth: self.max_depth }
+        Limits::default().max_depth(self.max_depth)
     }
 
     fn fail(&self, e: stc_core::Error) -> Failure {
@@ -230,13 +230,15 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
         CodecCommand::Encode(args) if args.lines => encode_lines(&args),
         CodecCommand::Decode(args) if args.lines.lines => {
             let limits = args.input.limits();
-            stream_lines(&args.input, args.lines.max_line_bytes, |line| stc_core::decode_bytes(line, &limits).map(Some))
-                .map(|_| String::new())
+            stream_lines(&args.input, args.lines.max_line_bytes, |line| {
+                stc_core::decode_bytes_with(line, &limits).map(Some)
+            })
+            .map(|_| String::new())
         }
         CodecCommand::Check(args) if args.lines.lines => {
             let limits = args.input.limits();
             let n = stream_lines(&args.input, args.lines.max_line_bytes, |line| {
-                stc_core::validate_bytes(line, &limits).map(|_| None)
+                stc_core::validate_bytes_with(line, &limits).map(|_| None)
             })?;
             Ok(format!("{}: ok ({n} lines)\n", args.input.name()))
         }
@@ -249,9 +251,9 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
                 e => Failure { origin: input.name(), line: 0, column: 0, message: e.to_string() },
             })?;
             let json = truncated.as_deref().unwrap_or(json);
-            let options = EncodeOptions { profile: args.profile.into(), limits: input.limits() };
+            let options = EncodeOptions::default().profile(args.profile.into()).limits(input.limits());
             if args.gate {
-                let gate = GateOptions { min_saving: args.min_saving, tokenizer: args.tokenizer.into() };
+                let gate = GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into());
                 let gated = stc_core::encode_gated(json, &options, &gate).map_err(|e| input.fail(e))?;
                 eprintln!(
                     "stc: gate chose {} ({} tokens as STC, {} as minified JSON, by {})",
@@ -262,18 +264,18 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
                 );
                 Ok(gated.text + "\n")
             } else {
-                stc_core::encode(json, &options).map(|s| s + "\n").map_err(|e| input.fail(e))
+                stc_core::encode_with(json, &options).map(|s| s + "\n").map_err(|e| input.fail(e))
             }
         }
         CodecCommand::Decode(args) => {
             let input = &args.input;
             let bytes = input.read()?;
-            stc_core::decode_bytes(&bytes, &input.limits()).map(|s| s + "\n").map_err(|e| input.fail(e))
+            stc_core::decode_bytes_with(&bytes, &input.limits()).map(|s| s + "\n").map_err(|e| input.fail(e))
         }
         CodecCommand::Check(args) => {
             let input = &args.input;
             let bytes = input.read()?;
-            stc_core::validate_bytes(&bytes, &input.limits()).map_err(|e| input.fail(e))?;
+            stc_core::validate_bytes_with(&bytes, &input.limits()).map_err(|e| input.fail(e))?;
             Ok(format!("{}: ok\n", input.name()))
         }
         CodecCommand::Stats(args) => stats(&args),
@@ -283,8 +285,8 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
 /// `stc encode --lines`: each line encoded (or gated) on its own; with
 /// --gate one summary of the choices on stderr at the end.
 fn encode_lines(args: &EncodeArgs) -> Result<String, Failure> {
-    let options = EncodeOptions { profile: args.profile.into(), limits: args.input.limits() };
-    let gate = GateOptions { min_saving: args.min_saving, tokenizer: args.tokenizer.into() };
+    let options = EncodeOptions::default().profile(args.profile.into()).limits(args.input.limits());
+    let gate = GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into());
     let (mut as_stc, mut as_json) = (0usize, 0usize);
     let result = stream_lines(&args.input, args.max_line_bytes, |line| {
         let json = stc_core::from_utf8(line)?;
@@ -296,7 +298,7 @@ fn encode_lines(args: &EncodeArgs) -> Result<String, Failure> {
             }
             Ok(Some(gated.text))
         } else {
-            stc_core::encode(json, &options).map(Some)
+            stc_core::encode_with(json, &options).map(Some)
         }
     });
     if args.gate {
@@ -395,7 +397,7 @@ fn measure(input: &Input, tokenizer: Tokenizer) -> Result<[(usize, usize); 5], F
     let bytes = input.read()?;
     let text = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
     let doc = Document::parse_json(text, &input.limits()).map_err(|e| input.fail(e))?;
-    let gate = GateOptions { tokenizer, ..GateOptions::default() };
+    let gate = GateOptions::default().tokenizer(tokenizer);
     let gated = doc.encode_gated(Profile::Compact, &gate);
     let forms =
         [doc.to_json_pretty(), doc.to_json(), doc.encode(Profile::Readable), doc.encode(Profile::Compact), gated.text];

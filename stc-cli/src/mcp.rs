@@ -157,7 +157,7 @@ pub fn run_server(args: McpArgs) -> ExitCode {
         }
     };
     let options = ServerOptions {
-        limits: Limits { max_depth: args.max_depth },
+        limits: Limits::default().max_depth(args.max_depth),
         max_message_bytes: args.max_message_bytes,
         stash: Some(stash),
     };
@@ -190,8 +190,8 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         min_bytes: args.min_bytes,
         max_bytes: args.max_bytes,
         profile: args.profile.into(),
-        gate: GateOptions { min_saving: args.min_saving, tokenizer: args.tokenizer.into() },
-        limits: Limits { max_depth: args.max_depth },
+        gate: GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into()),
+        limits: Limits::default().max_depth(args.max_depth),
         keep_json_text: args.keep_json_text,
     };
     if args.budget.is_some() || args.truncate_arrays_at.is_some() {

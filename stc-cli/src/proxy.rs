@@ -87,9 +87,9 @@ pub fn run(args: ProxyArgs) -> ExitCode {
     config.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
     config.stc = StcConfig {
         max_body: args.max_body,
-        gate: GateOptions { min_saving: args.min_saving, tokenizer: args.tokenizer },
+        gate: GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer),
         profile: Profile::Compact,
-        limits: Limits { max_depth: args.max_depth },
+        limits: Limits::default().max_depth(args.max_depth),
     };
     match stc_http::proxy::run(config) {
         Ok(()) => ExitCode::SUCCESS,

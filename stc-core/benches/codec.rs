@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use stc_core::{decode, encode, EncodeOptions};
+use stc_core::{decode, encode_with, EncodeOptions};
 
 fn corpus_dir() -> PathBuf {
     match std::env::var_os("STC_CORPUS") {
@@ -66,11 +66,11 @@ fn serde_roundtrip(text: &str) -> String {
 fn codec(c: &mut Criterion) {
     let options = EncodeOptions::default();
     for (name, json) in corpus() {
-        let stc = encode(&json, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let stc = encode_with(&json, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
         let minified = decode(&stc).unwrap();
         let mut group = c.benchmark_group(name);
         group.throughput(Throughput::Bytes(json.len() as u64));
-        group.bench_function("encode/stc", |b| b.iter(|| encode(black_box(&json), &options).unwrap()));
+        group.bench_function("encode/stc", |b| b.iter(|| encode_with(black_box(&json), &options).unwrap()));
         group.bench_function("encode/serde_json", |b| b.iter(|| serde_roundtrip(black_box(&json))));
         group.throughput(Throughput::Bytes(stc.len() as u64));
         group.bench_function("decode/stc", |b| b.iter(|| decode(black_box(&stc)).unwrap()));

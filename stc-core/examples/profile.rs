@@ -33,8 +33,8 @@ fn main() {
     let run = || -> Result<usize, stc_core::Error> {
         Ok(match mode.as_str() {
             "parse" => black_box(Document::parse_json(&json, &Limits::default())?).node_count(),
-            "encode" => stc_core::encode(&json, &Default::default())?.len(),
-            "decode" => stc_core::decode(black_box(&stc_core::encode(&json, &Default::default())?))?.len(),
+            "encode" => stc_core::encode_with(&json, &Default::default())?.len(),
+            "decode" => stc_core::decode(black_box(&stc_core::encode_with(&json, &Default::default())?))?.len(),
             "to_json" => Document::parse_json(&json, &Limits::default())?.to_json().len(),
             "pretty" => Document::parse_json(&json, &Limits::default())?.to_json_pretty().len(),
             other => {

@@ -6,7 +6,7 @@ fn main() {
     let mut bytes = 0usize;
     for path in std::env::args().skip(1) {
         let json = std::fs::read_to_string(&path).unwrap();
-        let stc = stc_core::encode(&json, &Default::default()).unwrap();
+        let stc = stc_core::encode_with(&json, &Default::default()).unwrap();
         bytes += json.len();
         let reps = 20;
         let t = Instant::now();
@@ -16,7 +16,7 @@ fn main() {
         let d = t.elapsed().as_secs_f64() / reps as f64;
         let t = Instant::now();
         for _ in 0..reps {
-            std::hint::black_box(stc_core::encode(&json, &Default::default()).unwrap());
+            std::hint::black_box(stc_core::encode_with(&json, &Default::default()).unwrap());
         }
         let e = t.elapsed().as_secs_f64() / reps as f64;
         let t = Instant::now();

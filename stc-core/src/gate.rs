@@ -99,7 +99,9 @@ impl std::str::FromStr for Tokenizer {
     }
 }
 
-/// Settings of the gate.
+/// Settings of the gate, built like every option struct:
+/// `GateOptions::default().min_saving(0.1).tokenizer(Tokenizer::Estimate)`.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GateOptions {
     /// The fraction of minified JSON's tokens STC must save to be chosen:
@@ -172,6 +174,20 @@ pub struct Gated {
 }
 
 impl GateOptions {
+    /// Sets [`min_saving`](GateOptions::min_saving).
+    #[must_use]
+    pub fn min_saving(mut self, min_saving: f64) -> Self {
+        self.min_saving = min_saving;
+        self
+    }
+
+    /// Sets [`tokenizer`](GateOptions::tokenizer).
+    #[must_use]
+    pub fn tokenizer(mut self, tokenizer: Tokenizer) -> Self {
+        self.tokenizer = tokenizer;
+        self
+    }
+
     /// The gate's rule: `stc` if it saves at least `min_saving` of the tokens
     /// of `minified` (and at least one token), else `minified`.
     pub(crate) fn choose(&self, stc: String, minified: String) -> Gated {

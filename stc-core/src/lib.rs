@@ -14,11 +14,17 @@
 //! * **Sans-io and panic-free**: no files, network or clock; every input,
 //!   however hostile, ends in a value or an [`Error`] with kind and position.
 //!
+//! The API follows serde_json's convention: [`encode`], [`decode`],
+//! [`validate`] use the defaults; `*_with` take options ([`EncodeOptions`],
+//! [`Limits`]); `*_bytes` siblings take bytes that should be UTF-8;
+//! [`to_string`]/[`from_str`] bridge serde. Option structs are
+//! `#[non_exhaustive]`: build them with `Default` and the field-named setters.
+//!
 //! ```
-//! use stc_core::{decode, encode, EncodeOptions, Profile};
+//! use stc_core::{decode, encode_with, EncodeOptions, Profile};
 //!
 //! let json = r#"[{"id": 1, "name": "users", "method": "GET"}, {"id": 2, "name": "orders", "method": "POST"}]"#;
-//! let stc = encode(json, &EncodeOptions::profile(Profile::Readable))?;
+//! let stc = encode_with(json, &EncodeOptions::default().profile(Profile::Readable))?;
 //! assert_eq!(stc, r#"[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST""#);
 //! assert_eq!(decode(&stc)?, r#"[{"id":1,"name":"users","method":"GET"},{"id":2,"name":"orders","method":"POST"}]"#);
 //! # Ok::<(), stc_core::Error>(())
@@ -55,9 +61,12 @@ pub use gate::{Chosen, GateOptions, Gated, Tokenizer};
 pub use options::{EncodeOptions, Limits, Profile};
 pub use parser::{parse_json, parse_stc, Abort, Sink, Validate, MAX_DEPTH_LIMIT};
 #[cfg(feature = "serde")]
-pub use serde_api::{from_str, to_string};
+pub use serde_api::{from_str, to_string, to_string_with};
 pub use strings::JsonStr;
 pub use write_json::JsonWriter;
+
+/// `Result` with the codec's [`Error`] as the default error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The STC version this crate reads and writes (the `X-STC-Version` header).
 pub const VERSION: u32 = 1;
@@ -65,36 +74,49 @@ pub const VERSION: u32 = 1;
 /// The media type of STC text.
 pub const MEDIA_TYPE: &str = "application/stc+json";
 
-/// Encodes JSON text as STC.
+/// Encodes JSON text as STC with the default options (compact profile,
+/// default limits).
 ///
 /// The input must be strict RFC 8259 JSON; anything else (NaN, trailing
 /// commas, comments, STC syntax, invalid UTF-8 …) is an error, never repaired.
 ///
 /// ```
-/// use stc_core::{encode, EncodeOptions, Profile};
+/// let json = r#"{"tags": ["api", "gateway", "mcp"], "scores": [95, 87, 91]}"#;
+/// assert_eq!(stc_core::encode(json)?, r#"{tags[3]:"api","gateway","mcp",scores[3]:95,87,91}"#);
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+pub fn encode(json: &str) -> Result<String> {
+    encode_with(json, &EncodeOptions::default())
+}
+
+/// [`encode`] with explicit options.
+///
+/// ```
+/// use stc_core::{encode_with, EncodeOptions, Profile};
 /// let json = r#"{"tags": ["api", "gateway", "mcp"], "scores": [95, 87, 91]}"#;
 /// assert_eq!(
-///     encode(json, &EncodeOptions::profile(Profile::Readable))?,
+///     encode_with(json, &EncodeOptions::default().profile(Profile::Readable))?,
 ///     r#"{tags[3]: "api","gateway","mcp", scores[3]: 95,87,91}"#
-/// );
-/// assert_eq!(
-///     encode(json, &EncodeOptions::default())?,
-///     r#"{tags[3]:"api","gateway","mcp",scores[3]:95,87,91}"#
 /// );
 /// # Ok::<(), stc_core::Error>(())
 /// ```
-pub fn encode(json: &str, options: &EncodeOptions) -> Result<String, Error> {
+pub fn encode_with(json: &str, options: &EncodeOptions) -> Result<String> {
     Ok(Document::parse_json(json, &options.limits)?.encode(options.profile))
 }
 
 /// [`encode`] for bytes that should be UTF-8 JSON.
 ///
 /// ```
-/// let err = stc_core::encode_bytes(b"[\"\xff\"]", &Default::default()).unwrap_err();
+/// let err = stc_core::encode_bytes(b"[\"\xff\"]").unwrap_err();
 /// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::InvalidUtf8, 2));
 /// ```
-pub fn encode_bytes(json: &[u8], options: &EncodeOptions) -> Result<String, Error> {
-    encode(parser::utf8(json)?, options)
+pub fn encode_bytes(json: &[u8]) -> Result<String> {
+    encode_bytes_with(json, &EncodeOptions::default())
+}
+
+/// [`encode_with`] for bytes that should be UTF-8 JSON.
+pub fn encode_bytes_with(json: &[u8], options: &EncodeOptions) -> Result<String> {
+    encode_with(parser::utf8(json)?, options)
 }
 
 /// Encodes `json` as STC if that saves at least `gate.min_saving` of the
@@ -130,15 +152,20 @@ pub fn decode(stc: &str) -> Result<String, Error> {
     decode_with(stc, &Limits::default())
 }
 
-/// [`decode`] with explicit limits.
+/// [`decode`] with explicit limits ([`Limits`] are the decoder's options).
 pub fn decode_with(stc: &str, limits: &Limits) -> Result<String, Error> {
     let mut writer = JsonWriter::with_capacity(stc.len() + stc.len() / 2);
     parse_stc(stc, limits, &mut writer)?;
     Ok(writer.into_string())
 }
 
+/// [`decode`] for bytes that should be UTF-8 STC.
+pub fn decode_bytes(stc: &[u8]) -> Result<String> {
+    decode_bytes_with(stc, &Limits::default())
+}
+
 /// [`decode_with`] for bytes that should be UTF-8 STC.
-pub fn decode_bytes(stc: &[u8], limits: &Limits) -> Result<String, Error> {
+pub fn decode_bytes_with(stc: &[u8], limits: &Limits) -> Result<String> {
     decode_with(parser::utf8(stc)?, limits)
 }
 
@@ -169,7 +196,12 @@ pub fn validate_with(stc: &str, limits: &Limits) -> Result<(), Error> {
     parse_stc(stc, limits, &mut Validate)
 }
 
+/// [`validate`] for bytes that should be UTF-8 STC.
+pub fn validate_bytes(stc: &[u8]) -> Result<()> {
+    validate_bytes_with(stc, &Limits::default())
+}
+
 /// [`validate_with`] for bytes that should be UTF-8 STC.
-pub fn validate_bytes(stc: &[u8], limits: &Limits) -> Result<(), Error> {
+pub fn validate_bytes_with(stc: &[u8], limits: &Limits) -> Result<()> {
     validate_with(parser::utf8(stc)?, limits)
 }

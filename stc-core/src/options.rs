@@ -1,11 +1,19 @@
 //! Options: output profile and the limits no input can break.
+//!
+//! Every option struct is `#[non_exhaustive]` (fields may be added without
+//! breaking callers) and is built from `Default` with by-value setters named
+//! like the fields: `EncodeOptions::default().profile(Profile::Readable).max_depth(64)`.
+//! Fields stay public for reading and assignment.
 
-/// Resource limits applied while reading any input.
+/// Resource limits applied while reading any input: the options of
+/// [`decode_with`](crate::decode_with) and [`validate_with`](crate::validate_with)
+/// (decoding has no other knob, so it takes `Limits` directly).
 ///
 /// ```
-/// let strict = stc_core::Limits { max_depth: 16 };
+/// let strict = stc_core::Limits::default().max_depth(16);
 /// assert!(stc_core::validate_with("[[[1]]]", &strict).is_ok());
 /// ```
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Deepest nesting of arrays and objects accepted (default 128). The
@@ -19,6 +27,15 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits { max_depth: 128 }
+    }
+}
+
+impl Limits {
+    /// Sets [`max_depth`](Limits::max_depth).
+    #[must_use]
+    pub fn max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
     }
 }
 
@@ -75,7 +92,14 @@ impl std::str::FromStr for Profile {
     }
 }
 
-/// Options of [`encode`](crate::encode).
+/// Options of [`encode_with`](crate::encode_with).
+///
+/// ```
+/// use stc_core::{EncodeOptions, Profile};
+/// let options = EncodeOptions::default().profile(Profile::Readable).max_depth(64);
+/// assert_eq!((options.profile, options.limits.max_depth), (Profile::Readable, 64));
+/// ```
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EncodeOptions {
     /// Output whitespace style.
@@ -85,8 +109,24 @@ pub struct EncodeOptions {
 }
 
 impl EncodeOptions {
-    /// Options with the given profile and default limits.
-    pub fn profile(profile: Profile) -> Self {
-        EncodeOptions { profile, ..Default::default() }
+    /// Sets [`profile`](EncodeOptions::profile).
+    #[must_use]
+    pub fn profile(mut self, profile: Profile) -> Self {
+        self.profile = profile;
+        self
+    }
+
+    /// Sets [`limits`](EncodeOptions::limits).
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets `limits.max_depth`.
+    #[must_use]
+    pub fn max_depth(mut self, max_depth: usize) -> Self {
+        self.limits.max_depth = max_depth;
+        self
     }
 }

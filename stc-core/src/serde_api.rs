@@ -10,22 +10,34 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::error::{Error, ErrorKind};
 use crate::EncodeOptions;
 
-/// Serializes `value` as STC.
+/// Serializes `value` as STC (compact profile, default limits).
 ///
 /// ```
 /// #[derive(serde::Serialize)]
 /// struct Route { id: u32, method: &'static str }
 /// let routes = vec![Route { id: 1, method: "GET" }, Route { id: 2, method: "POST" }];
 /// assert_eq!(
-///     stc_core::to_string(&routes, &Default::default())?,
+///     stc_core::to_string(&routes)?,
 ///     r#"[2]{id,method}:1,"GET"/2,"POST""#
 /// );
 /// # Ok::<(), stc_core::Error>(())
 /// ```
-pub fn to_string<T: Serialize + ?Sized>(value: &T, options: &EncodeOptions) -> Result<String, Error> {
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+    to_string_with(value, &EncodeOptions::default())
+}
+
+/// [`to_string`] with explicit options.
+///
+/// ```
+/// use stc_core::{EncodeOptions, Profile};
+/// let text = stc_core::to_string_with(&[1, 2], &EncodeOptions::default().profile(Profile::Readable))?;
+/// assert_eq!(text, "[1, 2]");
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+pub fn to_string_with<T: Serialize + ?Sized>(value: &T, options: &EncodeOptions) -> Result<String, Error> {
     let json = serde_json::to_string(value)
         .map_err(|e| Error::detached(ErrorKind::InvalidDocument, format!("cannot serialize: {e}")))?;
-    crate::encode(&json, options)
+    crate::encode_with(&json, options)
 }
 
 /// Deserializes a `T` from STC (or JSON) text.

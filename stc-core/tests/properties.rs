@@ -6,7 +6,7 @@
 //! minified JSON the spec defines. The codec must map the first to the second.
 
 use proptest::prelude::*;
-use stc_core::{decode, encode, EncodeOptions, ErrorKind, Limits, Profile};
+use stc_core::{decode, encode_with, EncodeOptions, ErrorKind, Limits, Profile};
 
 #[derive(Debug, Clone)]
 enum V {
@@ -274,7 +274,7 @@ proptest! {
     fn reversible(v in value_strategy(), seed in any::<u64>()) {
         let (source, expected) = render(&v, seed);
         for p in PROFILES {
-            let stc = encode(&source, &EncodeOptions::profile(p)).unwrap();
+            let stc = encode_with(&source, &EncodeOptions::default().profile(p)).unwrap();
             prop_assert_eq!(decode(&stc).unwrap(), expected.clone(), "profile {:?}, stc {}", p, stc);
         }
     }
@@ -285,12 +285,12 @@ proptest! {
         let (source, _) = render(&v, seed);
         let (other_source, _) = render(&v, seed2);
         for p in PROFILES {
-            let opts = EncodeOptions::profile(p);
-            let stc = encode(&source, &opts).unwrap();
+            let opts = EncodeOptions::default().profile(p);
+            let stc = encode_with(&source, &opts).unwrap();
             // Different whitespace and escapes of the same value: same output.
-            prop_assert_eq!(&encode(&other_source, &opts).unwrap(), &stc);
+            prop_assert_eq!(&encode_with(&other_source, &opts).unwrap(), &stc);
             let json = decode(&stc).unwrap();
-            prop_assert_eq!(encode(&json, &opts).unwrap(), stc.clone());
+            prop_assert_eq!(encode_with(&json, &opts).unwrap(), stc.clone());
             prop_assert_eq!(decode(&json).unwrap(), json);
         }
     }
@@ -307,10 +307,10 @@ proptest! {
     /// decodes is valid JSON.
     #[test]
     fn total_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
-        if let Ok(json) = stc_core::decode_bytes(&bytes, &Limits::default()) {
+        if let Ok(json) = stc_core::decode_bytes_with(&bytes, &Limits::default()) {
             prop_assert!(is_strict_json(&json), "{}", json);
         }
-        let _ = stc_core::encode_bytes(&bytes, &EncodeOptions::default());
+        let _ = stc_core::encode_bytes_with(&bytes, &EncodeOptions::default());
     }
 
     /// Spec 6.5 on near-valid input: mutated STC never panics, and whatever
@@ -318,7 +318,7 @@ proptest! {
     #[test]
     fn total_on_mutated_stc(v in value_strategy(), seed in any::<u64>(), at in any::<usize>(), byte in any::<u8>(), mode in 0u8..3) {
         let (source, _) = render(&v, seed);
-        let stc = encode(&source, &EncodeOptions::default()).unwrap();
+        let stc = encode_with(&source, &EncodeOptions::default()).unwrap();
         let mut bytes = stc.into_bytes();
         let i = if bytes.is_empty() { 0 } else { at % bytes.len() };
         match mode {
@@ -326,7 +326,7 @@ proptest! {
             1 => bytes.insert(i, byte),
             _ => bytes.truncate(i),
         }
-        if let Ok(json) = stc_core::decode_bytes(&bytes, &Limits::default()) {
+        if let Ok(json) = stc_core::decode_bytes_with(&bytes, &Limits::default()) {
             prop_assert!(is_strict_json(&json), "{}", json);
         }
     }
@@ -360,7 +360,7 @@ fn hostile_inputs_fail_fast() {
     let err = decode(&many).unwrap_err();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::DepthLimit, 128));
     // A limit above the hard cap is clamped, so the stack is safe anyway.
-    let err = stc_core::decode_with(&many, &Limits { max_depth: usize::MAX }).unwrap_err();
+    let err = stc_core::decode_with(&many, &Limits::default().max_depth(usize::MAX)).unwrap_err();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::DepthLimit, stc_core::MAX_DEPTH_LIMIT));
     for huge in ["[99999999999999999999999]: 1", "[18446744073709551615]{a}: 1", "{a[4000000000]: 1}"] {
         let err = decode(huge).unwrap_err();

@@ -1,7 +1,7 @@
 //! Snapshots of outputs a person reviews: encoder output on representative
 //! documents, and the text of every kind of error message.
 
-use stc_core::{decode, encode, EncodeOptions, Profile};
+use stc_core::{decode, encode_with, EncodeOptions, Profile};
 
 const DOCUMENTS: &[(&str, &str)] = &[
     ("adr_unquoted_keys", r#"{"name": "foo", "api_version": "v2", "count": 42}"#),
@@ -36,7 +36,7 @@ const DOCUMENTS: &[(&str, &str)] = &[
 fn encoder_output() {
     for (name, json) in DOCUMENTS {
         for profile in [Profile::Readable, Profile::Compact] {
-            let stc = encode(json, &EncodeOptions::profile(profile)).unwrap();
+            let stc = encode_with(json, &EncodeOptions::default().profile(profile)).unwrap();
             insta::assert_snapshot!(format!("{name}__{}", profile.name()), stc, json);
             // Snapshots are only trusted alongside the law they must obey.
             assert_eq!(decode(&stc).unwrap(), decode(json).unwrap(), "{name}");
@@ -82,10 +82,10 @@ fn error_messages() {
     let err = decode(&deep).unwrap_err();
     out.push_str(&format!("decode \"[\" x 200\n  {} @{}: {err}\n", err.kind(), err.offset()));
     for input in ["{a: 1}", "[2]: 1,2", "NaN", "{\"a\"[2]: 1,2}"] {
-        let err = encode(input, &EncodeOptions::default()).unwrap_err();
+        let err = encode_with(input, &EncodeOptions::default()).unwrap_err();
         out.push_str(&format!("encode {input:?}\n  {} @{}: {err}\n", err.kind(), err.offset()));
     }
-    let err = stc_core::decode_bytes(b"[\"\xff\"]", &Default::default()).unwrap_err();
+    let err = stc_core::decode_bytes_with(b"[\"\xff\"]", &Default::default()).unwrap_err();
     out.push_str(&format!("decode bytes [\"\\xff\"]\n  {} @{}: {err}\n", err.kind(), err.offset()));
     insta::assert_snapshot!(out);
 }

@@ -259,8 +259,7 @@ async fn gate_sends_the_original_bytes_when_stc_does_not_save() {
 #[tokio::test]
 async fn gate_margin_and_tokenizer_are_configurable() {
     // Demanding a 99% saving makes even the table go out as JSON.
-    let config =
-        StcConfig { gate: stc_core::GateOptions { min_saving: 0.99, ..Default::default() }, ..StcConfig::default() };
+    let config = StcConfig { gate: stc_core::GateOptions::default().min_saving(0.99), ..StcConfig::default() };
     let addr = serve(router().layer(StcLayer::with_config(config))).await;
     let (_, h, body) = get_with(addr, "/table", &[("accept", "application/stc+json")]).await;
     assert_untouched(&h, &body, table_json().as_bytes());

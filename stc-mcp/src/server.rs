@@ -331,8 +331,9 @@ impl StcServer {
             };
             let profile: Profile = p.profile.into();
             let (text, chosen, json_tokens, stc_tokens) = if p.gate {
-                let gate =
-                    GateOptions { min_saving: p.min_saving.unwrap_or(GateOptions::default().min_saving), tokenizer };
+                let gate = GateOptions::default()
+                    .min_saving(p.min_saving.unwrap_or(GateOptions::default().min_saving))
+                    .tokenizer(tokenizer);
                 let g = doc.encode_gated(profile, &gate);
                 (g.text, g.chosen.name(), g.json_tokens, g.stc_tokens)
             } else {
@@ -432,7 +433,7 @@ impl StcServer {
             let stc = doc.encode(profile);
             let minified = form_size(&doc.to_json());
             let stc_size = form_size(&stc);
-            let gate = GateOptions { tokenizer: Tokenizer::O200kBase, ..GateOptions::default() };
+            let gate = GateOptions::default().tokenizer(Tokenizer::O200kBase);
             let result = EstimateResult {
                 pretty_json: form_size(&doc.to_json_pretty()),
                 stc_vs_minified: if minified.o200k_base == 0 {

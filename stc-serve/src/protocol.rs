@@ -493,7 +493,7 @@ fn encode(req: &Map<String, Value>) -> Result<Value, Failure> {
         None => Profile::Compact,
         Some(name) => name.parse::<Profile>().map_err(|e| fail("invalid_field", format!("\"profile\": {e}")))?,
     };
-    let mut gate = GateOptions { tokenizer: Tokenizer::O200kBase, ..GateOptions::default() };
+    let mut gate = GateOptions::default().tokenizer(Tokenizer::O200kBase);
     match req.get("min_saving") {
         None | Some(Value::Null) => {}
         Some(v) => match v.as_f64() {

@@ -10,6 +10,8 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use stc_core::{Abort, JsonStr, JsonWriter, Limits, Sink, MAX_DEPTH_LIMIT};
+
 use crate::key::Key;
 use crate::marker::{contains_marker_member, marker_key, ranges, MarkerInfo, Recovery, Unit, MARKER_MEMBER};
 use crate::value::{body_chars, body_prefix, Value};
@@ -480,6 +482,9 @@ pub enum RestoreError {
     Unavailable(Option<Key>),
     /// A payload does not have the shape its marker announces.
     BadPayload(Key),
+    /// The output holds a string or key body that is not valid JSON (only a
+    /// hand-built [`Value`] can).
+    InvalidOutput,
 }
 
 impl std::fmt::Display for RestoreError {
@@ -487,6 +492,7 @@ impl std::fmt::Display for RestoreError {
         match self {
             RestoreError::Unavailable(Some(k)) => write!(f, "the stash has no payload for {k}"),
             RestoreError::Unavailable(None) => f.write_str("an omission was not recoverable (lossy truncation)"),
+            RestoreError::InvalidOutput => f.write_str("the output holds a string that is not valid JSON"),
             RestoreError::BadPayload(k) => write!(f, "the payload of {k} does not fit its marker"),
         }
     }
@@ -507,9 +513,102 @@ impl std::error::Error for RestoreError {}
 /// assert_eq!(restore(&p.output, &mut |k| payloads.get(k).cloned()).unwrap(), json);
 /// ```
 pub fn restore(output: &Value<'_>, fetch: &mut dyn FnMut(&Key) -> Option<String>) -> Result<String, RestoreError> {
-    let mut out = String::new();
+    let mut out = JsonWriter::with_capacity(256);
     restore_into(output, fetch, &mut out, 0)?;
-    Ok(out)
+    Ok(out.into_string())
+}
+
+/// Writes the JSON `payload` of `key` through `out`; with `elements_only`
+/// the payload must be a non-empty array and only its elements are written.
+fn splice(payload: &str, key: Key, elements_only: bool, out: &mut JsonWriter) -> Result<(), RestoreError> {
+    /// Forwards to the writer, leaving out the brackets of the top-level array.
+    struct Elements<'w> {
+        out: &'w mut JsonWriter,
+        depth: usize,
+        elements: usize,
+    }
+    impl<'a> Sink<'a> for Elements<'_> {
+        fn null(&mut self) -> Result<(), Abort> {
+            self.top()?;
+            self.out.null()
+        }
+        fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+            self.top()?;
+            self.out.boolean(value)
+        }
+        fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+            self.top()?;
+            self.out.number(lexeme)
+        }
+        fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+            self.top()?;
+            self.out.string(value)
+        }
+        fn begin_array(&mut self, len: Option<usize>) -> Result<(), Abort> {
+            self.depth += 1;
+            if self.depth == 1 {
+                return Ok(());
+            }
+            self.top_container()?;
+            self.out.begin_array(len)
+        }
+        fn end_array(&mut self) -> Result<(), Abort> {
+            self.depth -= 1;
+            if self.depth == 0 {
+                return Ok(());
+            }
+            self.out.end_array()
+        }
+        fn begin_object(&mut self, len: Option<usize>) -> Result<(), Abort> {
+            if self.depth == 0 {
+                return Err(Abort);
+            }
+            self.depth += 1;
+            self.top_container()?;
+            self.out.begin_object(len)
+        }
+        fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+            self.out.key(key)
+        }
+        fn end_object(&mut self) -> Result<(), Abort> {
+            self.depth -= 1;
+            self.out.end_object()
+        }
+    }
+    impl Elements<'_> {
+        /// A scalar: only inside the top-level array.
+        fn top(&mut self) -> Result<(), Abort> {
+            match self.depth {
+                0 => Err(Abort),
+                1 => {
+                    self.elements += 1;
+                    Ok(())
+                }
+                _ => Ok(()),
+            }
+        }
+        /// A container just opened (depth already counts it).
+        fn top_container(&mut self) -> Result<(), Abort> {
+            if self.depth == 2 {
+                self.elements += 1;
+            }
+            Ok(())
+        }
+    }
+
+    let mut limits = Limits::default();
+    limits.max_depth = MAX_DEPTH_LIMIT;
+    let bad = |_| RestoreError::BadPayload(key);
+    if elements_only {
+        let mut sink = Elements { out, depth: 0, elements: 0 };
+        stc_core::parse_json(payload, &limits, &mut sink).map_err(bad)?;
+        if sink.elements == 0 {
+            return Err(RestoreError::BadPayload(key));
+        }
+        Ok(())
+    } else {
+        stc_core::parse_json(payload, &limits, out).map_err(bad)
+    }
 }
 
 fn marker_unit<'v>(v: &'v Value<'_>) -> Option<&'v str> {
@@ -531,55 +630,40 @@ fn fetch_marker(v: &Value<'_>, fetch: &mut dyn FnMut(&Key) -> Option<String>) ->
 fn restore_into(
     v: &Value<'_>,
     fetch: &mut dyn FnMut(&Key) -> Option<String>,
-    out: &mut String,
+    out: &mut JsonWriter,
     depth: usize,
 ) -> Result<(), RestoreError> {
     if depth > MAX_PLAN_DEPTH {
         // The planner never puts a marker this deep.
-        v.write_json(out);
-        return Ok(());
+        return v.replay(out).map_err(|_| RestoreError::InvalidOutput);
     }
     match (v, marker_unit(v)) {
         (_, Some("records" | "chars")) => {
-            let (_, payload) = fetch_marker(v, fetch)?;
-            out.push_str(&payload);
+            let (key, payload) = fetch_marker(v, fetch)?;
+            splice(&payload, key, false, out)?;
         }
         (Value::Array(items), _) => {
-            out.push('[');
-            let mut first = true;
+            out.begin_array(Some(items.len())).map_err(|_| RestoreError::InvalidOutput)?;
             for item in items {
-                if !first {
-                    out.push(',');
-                }
-                first = false;
                 if marker_unit(item) == Some("items") {
                     let (key, payload) = fetch_marker(item, fetch)?;
-                    let inner = payload
-                        .strip_prefix('[')
-                        .and_then(|p| p.strip_suffix(']'))
-                        .filter(|p| !p.is_empty())
-                        .ok_or(RestoreError::BadPayload(key))?;
-                    out.push_str(inner);
+                    splice(&payload, key, true, out)?;
                 } else {
                     restore_into(item, fetch, out, depth + 1)?;
                 }
             }
-            out.push(']');
+            out.end_array().map_err(|_| RestoreError::InvalidOutput)?;
         }
         (Value::Object(members), _) => {
-            out.push('{');
-            for (i, (k, item)) in members.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push('"');
-                out.push_str(k);
-                out.push_str("\":");
+            out.begin_object(Some(members.len())).map_err(|_| RestoreError::InvalidOutput)?;
+            for (k, item) in members {
+                let k = JsonStr::from_escaped(k).ok_or(RestoreError::InvalidOutput)?;
+                out.key(k).map_err(|_| RestoreError::InvalidOutput)?;
                 restore_into(item, fetch, out, depth + 1)?;
             }
-            out.push('}');
+            out.end_object().map_err(|_| RestoreError::InvalidOutput)?;
         }
-        _ => v.write_json(out),
+        _ => v.replay(out).map_err(|_| RestoreError::InvalidOutput)?,
     }
     Ok(())
 }

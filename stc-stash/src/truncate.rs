@@ -158,8 +158,9 @@ pub fn truncate(
     let input = Value::parse_json(json, &options.limits).map_err(TruncateError::Input)?;
     let original = input.to_json();
     let tokens_of = |json: &str| -> (String, usize) {
-        let stc = stc_core::encode(json, &EncodeOptions { profile: Profile::Compact, limits: options.limits })
-            .unwrap_or_else(|_| json.to_string());
+        let stc =
+            stc_core::encode_with(json, &EncodeOptions::default().profile(Profile::Compact).limits(options.limits))
+                .unwrap_or_else(|_| json.to_string());
         let n = options.tokenizer.count(&stc);
         (stc, n)
     };

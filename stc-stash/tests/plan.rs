@@ -91,7 +91,7 @@ proptest! {
         let input = parse(&json);
         let p = plan(&input, &opts);
         let out = p.output.to_json();
-        let stc = stc_core::encode(&out, &Default::default()).unwrap();
+        let stc = stc_core::encode_with(&out, &Default::default()).unwrap();
         prop_assert_eq!(stc_core::decode(&stc).unwrap(), out.clone());
         let mut keys: Vec<Key> = p.omissions.iter().map(|o| o.key).collect();
         keys.sort();

@@ -201,7 +201,7 @@ fn invalid_json_is_an_input_error_and_writes_nothing() {
 fn deep_nesting_at_the_reader_limit_does_not_overflow() {
     let inner = format!("[{}]", (1000..1100).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
     let nest = |depth: usize| format!("{}{inner}{}", "[".repeat(depth - 1), "]".repeat(depth - 1));
-    let limits = stc_core::Limits { max_depth: stc_core::MAX_DEPTH_LIMIT };
+    let limits = stc_core::Limits::default().max_depth(stc_core::MAX_DEPTH_LIMIT);
     let options = TruncateOptions { limits, ..TruncateOptions::default() };
     let store = MemoryStore::new();
     // The deepest document the reader accepts: below MAX_PLAN_DEPTH nothing is cut.

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use stc_core::{
-    decode, encode, encode_gated, parse_json, Abort, EncodeOptions, GateOptions, JsonStr, Limits, Profile, Sink,
+    decode, encode_gated, encode_with, parse_json, Abort, EncodeOptions, GateOptions, JsonStr, Limits, Profile, Sink,
     Tokenizer,
 };
 
@@ -28,7 +28,7 @@ fn main() {
         ["speed", manifest, out] => speed(manifest, out, 300),
         ["speed", manifest, out, budget] => speed(manifest, out, budget.parse().expect("BUDGET_MS")),
         ["dump", manifest, dir] => dump(manifest, dir),
-        ["encode", file] => print!("{}", encode(&read(file), &EncodeOptions::default()).unwrap_or_else(|e| die(e))),
+        ["encode", file] => print!("{}", encode_with(&read(file), &EncodeOptions::default()).unwrap_or_else(|e| die(e))),
         ["decode", file] => print!("{}", decode(&read(file)).unwrap_or_else(|e| die(e))),
         _ => die("usage: stc-bench tokens MANIFEST TOON_DIR OUT | speed MANIFEST OUT [BUDGET_MS] | encode FILE | decode FILE"),
     }
@@ -78,9 +78,9 @@ fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
     let mut docs = Vec::new();
     for doc in manifest(manifest_path) {
         let json = read(&doc.path);
-        let compact = encode(&json, &EncodeOptions::profile(Profile::Compact))
+        let compact = encode_with(&json, &EncodeOptions::default().profile(Profile::Compact))
             .unwrap_or_else(|e| die(format!("{}: {e}", doc.name)));
-        let readable = encode(&json, &EncodeOptions::profile(Profile::Readable)).unwrap();
+        let readable = encode_with(&json, &EncodeOptions::default().profile(Profile::Readable)).unwrap();
         let minified = decode(&json).unwrap();
         let roundtrip_ok = decode(&compact).unwrap() == minified && decode(&readable).unwrap() == minified;
         let pretty = pretty(&json);
@@ -99,7 +99,7 @@ fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
         // The gate as shipped (estimator, default margin) and with the exact tokenizer.
         let mut gates = serde_json::Map::new();
         for (key, tokenizer) in [("gated", Tokenizer::Estimate), ("gated_o200k", Tokenizer::O200kBase)] {
-            let gate = GateOptions { tokenizer, ..GateOptions::default() };
+            let gate = GateOptions::default().tokenizer(tokenizer);
             let g = encode_gated(&json, &EncodeOptions::default(), &gate).unwrap();
             let mut c = counts(&g.text);
             c["chosen"] = json!(g.chosen.name());
@@ -121,7 +121,7 @@ fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
 /// number lexemes and key order exactly.
 fn pretty(json: &str) -> String {
     let mut p = Pretty { out: String::with_capacity(json.len() * 2), stack: Vec::new(), after_key: false };
-    parse_json(json, &Limits { max_depth: 1024 }, &mut p).unwrap_or_else(|e| die(e));
+    parse_json(json, &Limits::default().max_depth(1024), &mut p).unwrap_or_else(|e| die(e));
     p.out
 }
 
@@ -239,7 +239,7 @@ fn speed(manifest_path: &str, out: &str, budget_ms: u64) {
     for doc in manifest(manifest_path) {
         let json = read(&doc.path);
         let options = EncodeOptions::default();
-        let stc = encode(&json, &options).unwrap();
+        let stc = encode_with(&json, &options).unwrap();
         let minified = decode(&json).unwrap();
         let serde_rt = |text: &str| {
             let v: Value = serde_json::from_str(text).unwrap();
@@ -252,7 +252,7 @@ fn speed(manifest_path: &str, out: &str, budget_ms: u64) {
                 json!({ "seconds": secs, "input_bytes": input, "mb_per_s": input as f64 / secs / 1e6 }),
             );
         };
-        put("stc_encode", json.len(), time(budget, || encode(&json, &options).unwrap()));
+        put("stc_encode", json.len(), time(budget, || encode_with(&json, &options).unwrap()));
         put("serde_json_parse_write", json.len(), time(budget, || serde_rt(&json)));
         put("stc_decode", stc.len(), time(budget, || decode(&stc).unwrap()));
         put("serde_json_parse_write_min", minified.len(), time(budget, || serde_rt(&minified)));
@@ -311,8 +311,8 @@ fn dump(manifest_path: &str, dir: &str) {
         let texts = [
             ("json_min", decode(&json).unwrap()),
             ("json_pretty", pretty(&json)),
-            ("stc_compact", encode(&json, &EncodeOptions::profile(Profile::Compact)).unwrap()),
-            ("stc_readable", encode(&json, &EncodeOptions::profile(Profile::Readable)).unwrap()),
+            ("stc_compact", encode_with(&json, &EncodeOptions::default().profile(Profile::Compact)).unwrap()),
+            ("stc_readable", encode_with(&json, &EncodeOptions::default().profile(Profile::Readable)).unwrap()),
         ];
         for (format, text) in texts {
             let file = format!("{}.{format}", doc.name);
