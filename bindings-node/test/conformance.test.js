@@ -15,22 +15,8 @@ const stc = require('..');
 const CASES_DIR = path.join(__dirname, '..', '..', 'conformance', 'cases');
 const CATEGORIES = new Set(['encode', 'decode', 'roundtrip', 'invalid', 'json-invalid']);
 
-/**
- * The case, or for a seed (`prefixes`, conformance/README.md) its family: every
- * proper prefix of the (ASCII) input, named `<name>-<n, 3 digits>`, failing with
- * `prefixes.kind` at offset n unless n is in an `except` range.
- */
-function expand(c) {
-  if (c.prefixes === undefined) return [c];
-  const { name, input, prefixes, note, ...rest } = c;
-  const out = [];
-  for (let n = 0; n < input.length; n++) {
-    const x = (prefixes.except || []).find((r) => r.from <= n && n <= r.to);
-    const error = x ? x.error : { kind: prefixes.kind, offset: n };
-    out.push({ ...rest, name: `${name}-${String(n).padStart(3, '0')}`, input: input.slice(0, n), error });
-  }
-  return out;
-}
+// The seed-family rule, shared with stc-wasm.
+const { expand } = require('../../js-shared/test/cases.mjs');
 
 function inputs(c) {
   if (c.input_hex !== undefined) return [['bytes', Buffer.from(c.input_hex, 'hex')]];

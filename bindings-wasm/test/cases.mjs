@@ -1,6 +1,10 @@
 // The conformance contract (conformance/README.md) as one function, shared by
 // the Node test and the browser page: no Node or DOM APIs here.
 
+// The seed-family rule is shared with stc-node's conformance test (served to
+// the browser under /js-shared/ by test/server.mjs).
+import { expand } from '../../js-shared/test/cases.mjs';
+
 const CATEGORIES = new Set(['encode', 'decode', 'roundtrip', 'invalid', 'json-invalid']);
 
 function hexBytes(hex) {
@@ -9,22 +13,7 @@ function hexBytes(hex) {
   return out;
 }
 
-/**
- * The case, or for a seed (`prefixes`, conformance/README.md) its family: every
- * proper prefix of the (ASCII) input, named `<name>-<n, 3 digits>`, failing with
- * `prefixes.kind` at offset n unless n is in an `except` range.
- */
-export function expand(c) {
-  if (c.prefixes === undefined) return [c];
-  const { name, input, prefixes, note, ...rest } = c;
-  const out = [];
-  for (let n = 0; n < input.length; n++) {
-    const x = (prefixes.except || []).find((r) => r.from <= n && n <= r.to);
-    const error = x ? x.error : { kind: prefixes.kind, offset: n };
-    out.push({ ...rest, name: `${name}-${String(n).padStart(3, '0')}`, input: input.slice(0, n), error });
-  }
-  return out;
-}
+export { expand };
 
 /** Flattens parsed case files ([{file, data}]) into cases tagged with their category. */
 export function flatten(files) {

@@ -23,6 +23,7 @@ const TYPES = {
 const MOUNTS = [
   ['/conformance/', resolve(CASES_DIR, '..')],
   ['/corpus/', CORPUS_DIR],
+  ['/js-shared/', resolve(ROOT, '..', 'js-shared')],
   ['/', ROOT],
 ];
 
