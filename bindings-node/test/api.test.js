@@ -161,16 +161,8 @@ test('encode and decode are text functions; decodeStc is decode', () => {
 });
 
 test('errors carry code, offset, line, column, index and a message', () => {
-  const err = catchErr(() => decode('{a: 1,\n b 2}'));
-  assert.ok(err instanceof StcError);
-  assert.ok(err instanceof SyntaxError);
-  assert.ok(err instanceof Error);
-  assert.equal(err.name, 'StcError');
-  assert.equal(err.code, 'unexpected_char');
-  assert.deepEqual([err.offset, err.line, err.column, err.index], [10, 2, 4, 10]);
-  assert.equal(err.message, "expected ':' after object key, found '2' at line 2 column 4");
-  assert.equal(err.reason, "expected ':' after object key, found '2'");
-  assert.match(err.stack, /StcError/);
+  // The class, fields and message: js-shared/test/api.mjs (both packages).
+  assert.match(catchErr(() => decode('{a: 1,\n b 2}')).stack, /StcError/);
 
   // Offsets count UTF-8 bytes; index counts UTF-16 units of the string.
   const text = '{"é😀": [3]: 1,2}';

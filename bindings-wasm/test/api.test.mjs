@@ -6,19 +6,9 @@ import { join } from 'node:path';
 import { stc, ROOT, CORPUS_DIR } from './load.mjs';
 import { thrown } from '../../js-shared/test/processes.mjs';
 
-test('exports the Node package names', () => {
-  for (const name of ['parse', 'stringify', 'encode', 'decode', 'decodeStc', 'encodeGated', 'countTokens']) {
-    assert.equal(typeof stc[name], 'function', name);
-  }
-});
-
-test('encode and decode, both profiles', () => {
-  const json = '{"name": "foo", "tags": ["a", "b"], "n": 1.0}';
-  assert.equal(stc.encode(json), '{name:"foo",tags[2]:"a","b",n:1.0}');
-  assert.equal(stc.encode(json, { profile: 'readable' }), '{name: "foo", tags[2]: "a","b", n: 1.0}');
-  assert.equal(stc.decode('{name: "foo", tags[2]: "a","b", n: 1.0}'), '{"name":"foo","tags":["a","b"],"n":1.0}');
-  assert.equal(stc.decodeStc('[2]: 1e3,-0'), '[1e3,-0]');
-});
+// Names, values, StcError's fields and messages and the option errors both
+// packages share are tested once, in js-shared/test/api.mjs
+// (test/shared-api.test.mjs); this file keeps what is the wasm build's own.
 
 test('Uint8Array (and Buffer) inputs are UTF-8 bytes', () => {
   assert.equal(stc.decode(new TextEncoder().encode('{k: "é"}')), '{"k":"é"}');
@@ -70,22 +60,6 @@ test('maxDepth is honoured by every function', () => {
   // Default limit is 128.
   assert.equal(thrown(() => stc.decode('['.repeat(129) + ']'.repeat(129))).code, 'depth_limit');
   assert.equal(stc.decode('['.repeat(128) + ']'.repeat(128)).length, 256);
-});
-
-test('bad options throw TypeError or RangeError', () => {
-  assert.throws(() => stc.encode('{}', { profile: 'pretty' }), RangeError);
-  assert.throws(() => stc.encode('{}', { profile: 3 }), TypeError);
-  assert.throws(() => stc.decode('{}', { maxDepth: -1 }), RangeError);
-  assert.throws(() => stc.decode('{}', { maxDepth: 1.5 }), RangeError);
-  assert.throws(() => stc.decode('{}', 'x'), TypeError);
-  assert.throws(() => stc.decode(42), TypeError);
-  assert.throws(() => stc.parse('1', { bigint: 'yes' }), TypeError);
-  assert.throws(() => stc.encodeGated('{}', { minSaving: NaN }), TypeError);
-  assert.throws(() => stc.countTokens(5), TypeError);
-  assert.throws(() => stc.countTokens('x', 'o200k_base'), RangeError, 'exact BPE is not in the wasm build');
-  assert.throws(() => stc.encodeGated('{}', { tokenizer: 'cl100k_base' }), RangeError);
-  assert.throws(() => stc.encodeGated('{}', { tokenizer: 'p50k' }), RangeError);
-  assert.throws(() => stc.stringify({}, { bigint: 1 }), TypeError);
 });
 
 test('parse: numbers like JSON.parse by default', () => {
