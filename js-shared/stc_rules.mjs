@@ -60,7 +60,12 @@ export function withContext(e, prefix) {
   return new StcError(`${prefix}${e.message}`, { code, offset, line, column, reason, cause: e });
 }
 
-const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'bigint' ? `${v}n` : String(v));
+function show(v) {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (v !== null && (typeof v === 'object' || typeof v === 'function')) return typeof v;
+  return String(v);
+}
 // A value of the wrong type is a TypeError; a string that names nothing known, a RangeError.
 const badName = (v, message) => (typeof v === 'string' ? new RangeError(message) : new TypeError(message));
 const oneOf = (names) => names.map((n) => `'${n}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');

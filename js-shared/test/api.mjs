@@ -126,6 +126,8 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
       [() => stc.countTokens(5), TypeError, 'text must be a string, got number'],
       [() => stc.countTokens('x', 'p50k'), RangeError, `tokenizer must be ${tokenizers.map((n) => `'${n}'`).join(', ').replace(/, ([^,]*)$/, ' or $1')}, got "p50k"`],
       [() => stc.encodeGated('[1]', { tokenizer: 7 }), TypeError, /^tokenizer must be .*, got 7$/],
+      [() => stc.encode('[1]', { profile: Object.create(null) }), TypeError, `profile must be 'compact' or 'readable', got object`],
+      [() => stc.encode('[1]', { maxDepth: Symbol('d') }), RangeError, 'maxDepth must be a non-negative integer, got Symbol(d)'],
     ];
     for (const [call, cls, message] of cases) {
       const e = thrown(call);
