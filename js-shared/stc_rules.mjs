@@ -9,7 +9,7 @@
 export const ERROR_CODES = Object.freeze([
   'unexpected_end', 'unexpected_char', 'invalid_number', 'invalid_escape', 'control_character',
   'invalid_utf8', 'trailing_characters', 'depth_limit', 'invalid_count', 'count_too_large',
-  'count_mismatch', 'invalid_document', 'aborted',
+  'count_mismatch', 'invalid_document', 'aborted', 'serde_data',
 ]);
 const CODES = new Set(ERROR_CODES);
 
