@@ -13,13 +13,11 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 use stc_stash::{
-    paths, Kept, Key, Lookup, MemoryStore, PlanOptions, Recovery, SqliteStore, StashStore, StoreConfig, StoreError,
+    paths, MemoryStore, PlanOptions, Recovery, RetrieveError, SqliteStore, StashStore, StoreConfig, StoreError,
     ToolName, TruncateError, TruncateOptions, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY,
 };
 
 use crate::{js_string, limits, napi_failure, set_named, throw, throw_stc, tokenizer, Input, RawEnv, Value};
-
-const NO_RETRY: &str = "retrying will not help; re-run the tool call that produced the marker to get fresh data";
 
 /// Throws `Error(message)` with `code`, `retryable` and (if known) `key`.
 fn throw_stash(env: RawEnv, message: &str, code: &str, retryable: bool, key: Option<&str>) -> Error {
@@ -39,21 +37,14 @@ fn throw_stash(env: RawEnv, message: &str, code: &str, retryable: bool, key: Opt
     throw(env, build())
 }
 
-fn store_code(e: &StoreError) -> &'static str {
-    match e {
-        StoreError::Unavailable(_) => "unavailable",
-        StoreError::Corrupt(_) => "corrupt",
-        StoreError::TooLarge(_) => "too_large",
-        StoreError::GenerationExhausted => "exhausted",
-        StoreError::Config(_) => "config",
-        _ => "store",
-    }
+/// A store failure (code and hint from `stc-stash`).
+fn throw_store(env: RawEnv, e: &StoreError, key: Option<&str>) -> Error {
+    throw_stash(env, &format!("{e}; {}", e.retry_hint()), e.kind(), e.is_transient(), key)
 }
 
-fn throw_store(env: RawEnv, e: &StoreError, key: Option<&str>) -> Error {
-    let hint =
-        if e.is_transient() { "retrying may help once the store is reachable" } else { "retrying will not help" };
-    throw_stash(env, &format!("{e}; {hint}"), store_code(e), e.is_transient(), key)
+/// A failed retrieve.
+fn throw_retrieve(env: RawEnv, e: &RetrieveError) -> Error {
+    throw_stash(env, &e.to_string(), e.kind(), e.retryable(), e.key().map(|k| k.as_str()))
 }
 
 pub(crate) fn invalid(message: String) -> Error {
@@ -93,7 +84,7 @@ impl StashHandle {
     fn get(&self, env: RawEnv) -> Result<Arc<dyn StashStore>> {
         let guard = self.store.lock().unwrap_or_else(PoisonError::into_inner);
         guard.clone().ok_or_else(|| {
-            throw_stash(env, &format!("this {} is closed; retrying will not help", self.kind), "closed", false, None)
+            throw_stash(env, &format!("this {} is closed; {}", self.kind, stc_stash::NO_RETRY), "closed", false, None)
         })
     }
 }
@@ -133,58 +124,19 @@ impl StashHandle {
     #[napi]
     pub fn retrieve(&self, env: Env, key: String) -> Result<String> {
         let env = env.raw();
-        let key = parse_key(env, &key)?;
+        let key = stc_stash::parse_key(&key).map_err(|e| throw_retrieve(env, &e))?;
         let store = self.get(env)?;
-        let k = key.as_str();
-        match store.retrieve(&key).map_err(|e| throw_store(env, &e, Some(k)))? {
-            Lookup::Found(payload) => {
-                // Like `stc retrieve`: this content is never cut again. A
-                // failure to note it does not lose the payload.
-                let _ = store.mark_retrieved(&key);
-                String::from_utf8(payload).map_err(|_| {
-                    throw_stash(
-                        env,
-                        &format!("entry {k} is not UTF-8 text; retrying will not help"),
-                        "corrupt",
-                        false,
-                        Some(k),
-                    )
-                })
-            }
-            Lookup::Expired => Err(throw_stash(
-                env,
-                &format!("entry {k} in {} has expired; {NO_RETRY}", store.describe()),
-                "expired",
-                false,
-                Some(k),
-            )),
-            _ => Err(throw_stash(
-                env,
-                &format!(
-                    "no entry {k} in {} (never stashed there, evicted, rolled back, or expired and purged); {NO_RETRY}",
-                    store.describe()
-                ),
-                "not_found",
-                false,
-                Some(k),
-            )),
-        }
+        // Like `stc retrieve`: this content is never cut again. A failure to
+        // note it does not lose the payload.
+        let (text, _unmarked) = stc_stash::retrieve_text(store.as_ref(), &key).map_err(|e| throw_retrieve(env, &e))?;
+        Ok(text)
     }
-}
-
-/// Parses a key from a marker, or throws `invalid_key` (shows at most 64 characters, escaped).
-fn parse_key(env: RawEnv, key: &str) -> Result<Key> {
-    Key::parse(key).map_err(|e| {
-        let cut: String = key.chars().take(64).collect();
-        let more = if cut.len() < key.len() { "…" } else { "" };
-        throw_stash(env, &format!("invalid key {cut:?}{more}: {e}; retrying will not help"), "invalid_key", false, None)
-    })
 }
 
 /// `retrieve(key, {stash})`: the key is checked before the store is even required.
 #[napi(js_name = "retrieveKey")]
 pub fn retrieve_key(env: Env, key: String, stash: Option<&StashHandle>) -> Result<String> {
-    parse_key(env.raw(), &key)?;
+    stc_stash::parse_key(&key).map_err(|e| throw_retrieve(env.raw(), &e))?;
     match stash {
         Some(h) => h.retrieve(env, key),
         None => Err(invalid("options.stash must be a SqliteStash or a MemoryStash".to_string())),
@@ -241,16 +193,6 @@ pub struct TruncationResult {
     pub omissions: Vec<OmissionResult>,
 }
 
-fn kept_name(kept: Kept) -> &'static str {
-    match kept {
-        Kept::NothingToCut => "nothing_to_cut",
-        Kept::NoStore => "no_store",
-        Kept::Retrieved => "retrieved",
-        Kept::HasMarkers => "has_markers",
-        Kept::NoSaving => "no_saving",
-    }
-}
-
 /// Budget-sized compact STC with stash markers (see `index.js` `truncate`).
 #[napi(js_name = "truncate")]
 #[allow(clippy::too_many_arguments)]
@@ -297,7 +239,7 @@ pub fn truncate_text(
     let out = stc_stash::truncate(text, store.as_deref(), &options).map_err(|e| match e {
         TruncateError::Input(e) => throw_stc(env, &e, input.text()),
         TruncateError::Store(e) => throw_store(env, &e, None),
-        other => throw_stash(env, &format!("{other}; retrying will not help"), "store", false, None),
+        other => throw_stash(env, &format!("{other}; {}", stc_stash::NO_RETRY), "store", false, None),
     })?;
     Ok(TruncationResult {
         keys: out.writes.iter().map(|w| w.key.as_str().to_string()).collect(),
@@ -312,7 +254,7 @@ pub fn truncate_text(
             })
             .collect(),
         truncated: out.kept.is_none(),
-        kept: out.kept.map(|k| kept_name(k).to_string()),
+        kept: out.kept.map(|k| k.code().to_string()),
         tokens: out.tokens as u32,
         original_tokens: out.original_tokens as u32,
         text: out.stc,

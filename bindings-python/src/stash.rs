@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyTuple, PyType};
 use stc_stash::{
-    paths, Kept, Key, Lookup, MemoryStore, PlanOptions, Recovery, SqliteStore, StashStore, StoreConfig, StoreError,
+    paths, Kept, MemoryStore, PlanOptions, Recovery, RetrieveError, SqliteStore, StashStore, StoreConfig, StoreError,
     ToolName, TruncateError, TruncateOptions, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY, DEFAULT_TTL,
 };
 
@@ -25,8 +25,6 @@ use crate::text::{limits, parse_tokenizer};
 static STASH_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static TRUNCATION: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static OMISSION: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-
-const NO_RETRY: &str = "retrying will not help; re-run the tool call that produced the marker to get fresh data";
 
 /// Builds `stc.StashError(message, kind, retryable, key)`.
 fn stash_error(py: Python<'_>, message: String, kind: &str, retryable: bool, key: Option<&str>) -> PyErr {
@@ -40,33 +38,14 @@ fn stash_error(py: Python<'_>, message: String, kind: &str, retryable: bool, key
     }
 }
 
-/// The stable kind of a store failure.
-fn store_kind(e: &StoreError) -> &'static str {
-    match e {
-        StoreError::Unavailable(_) => "unavailable",
-        StoreError::Corrupt(_) => "corrupt",
-        StoreError::TooLarge(_) => "too_large",
-        StoreError::GenerationExhausted => "exhausted",
-        StoreError::Config(_) => "config",
-        _ => "store",
-    }
-}
-
-/// A store failure as `StashError`, saying whether retrying can help.
+/// A store failure as `StashError` (kind and hint from `stc-stash`).
 fn store_error(py: Python<'_>, e: &StoreError, key: Option<&str>) -> PyErr {
-    let hint =
-        if e.is_transient() { "retrying may help once the store is reachable" } else { "retrying will not help" };
-    stash_error(py, format!("{e}; {hint}"), store_kind(e), e.is_transient(), key)
+    stash_error(py, format!("{e}; {}", e.retry_hint()), e.kind(), e.is_transient(), key)
 }
 
-/// Shows at most 64 characters of untrusted text, escaped.
-fn shown(text: &str) -> String {
-    let cut: String = text.chars().take(64).collect();
-    if cut.len() < text.len() {
-        format!("{cut:?}…")
-    } else {
-        format!("{cut:?}")
-    }
+/// A failed retrieve as `StashError`.
+fn retrieve_error(py: Python<'_>, e: &RetrieveError) -> PyErr {
+    stash_error(py, e.to_string(), e.kind(), e.retryable(), e.key().map(|k| k.as_str()))
 }
 
 fn config(ttl: Option<f64>, capacity: Option<usize>, default_capacity: usize) -> PyResult<StoreConfig> {
@@ -100,7 +79,7 @@ impl Handle {
     fn get(&self, py: Python<'_>) -> PyResult<Arc<dyn StashStore>> {
         let guard = self.store.lock().unwrap_or_else(PoisonError::into_inner);
         guard.clone().ok_or_else(|| {
-            stash_error(py, format!("this {} is closed; retrying will not help", self.name), "closed", false, None)
+            stash_error(py, format!("this {} is closed; {}", self.name, stc_stash::NO_RETRY), "closed", false, None)
         })
     }
 
@@ -240,57 +219,15 @@ fn store_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn StashSto
 
 /// Checks the key (before the store is even looked at), then reads it.
 fn retrieve_from(py: Python<'_>, key: &str, store: impl FnOnce() -> PyResult<Arc<dyn StashStore>>) -> PyResult<String> {
-    let key = Key::parse(key).map_err(|e| {
-        stash_error(py, format!("invalid key {}: {e}; retrying will not help", shown(key)), "invalid_key", false, None)
-    })?;
+    let key = stc_stash::parse_key(key).map_err(|e| retrieve_error(py, &e))?;
     let store = store()?;
-    let k = key.as_str();
-    let (lookup, marked) = py
-        .detach(|| {
-            let lookup = store.retrieve(&key)?;
-            // Like `stc retrieve`: from now on the stash never cuts this content again.
-            let marked = match lookup {
-                Lookup::Found(_) => store.mark_retrieved(&key).err(),
-                _ => None,
-            };
-            Ok::<_, StoreError>((lookup, marked))
-        })
-        .map_err(|e| store_error(py, &e, Some(k)))?;
-    match lookup {
-        Lookup::Found(payload) => {
-            if let Some(e) = marked {
-                let msg = format!("could not note the retrieval of {k} ({e}); an STC component may shorten it again");
-                PyErr::warn(py, &py.get_type::<PyRuntimeWarning>(), &std::ffi::CString::new(msg)?, 1)?;
-            }
-            String::from_utf8(payload).map_err(|_| {
-                stash_error(
-                    py,
-                    format!("entry {k} is not UTF-8 text; retrying will not help"),
-                    "corrupt",
-                    false,
-                    Some(k),
-                )
-            })
-        }
-        Lookup::Expired => Err(stash_error(
-            py,
-            format!("entry {k} in {} has expired; {NO_RETRY}", store.describe()),
-            "expired",
-            false,
-            Some(k),
-        )),
-        // `Lookup` is non-exhaustive in spirit: anything else is a miss.
-        _ => Err(stash_error(
-            py,
-            format!(
-                "no entry {k} in {} (never stashed there, evicted, rolled back, or expired and purged); {NO_RETRY}",
-                store.describe()
-            ),
-            "not_found",
-            false,
-            Some(k),
-        )),
+    let (text, unmarked) =
+        py.detach(|| stc_stash::retrieve_text(store.as_ref(), &key)).map_err(|e| retrieve_error(py, &e))?;
+    if let Some(e) = unmarked {
+        let msg = format!("could not note the retrieval of {key} ({e}); an STC component may shorten it again");
+        PyErr::warn(py, &py.get_type::<PyRuntimeWarning>(), &std::ffi::CString::new(msg)?, 1)?;
     }
+    Ok(text)
 }
 
 /// `stc.retrieve(key, *, stash)`: the exact original stashed under `key`.
@@ -298,16 +235,6 @@ fn retrieve_from(py: Python<'_>, key: &str, store: impl FnOnce() -> PyResult<Arc
 #[pyo3(signature = (key, *, stash), text_signature = "(key, *, stash)")]
 pub(crate) fn retrieve(py: Python<'_>, key: &str, stash: &Bound<'_, PyAny>) -> PyResult<String> {
     retrieve_from(py, key, || store_of(py, stash))
-}
-
-fn kept_name(kept: Kept) -> &'static str {
-    match kept {
-        Kept::NothingToCut => "nothing_to_cut",
-        Kept::NoStore => "no_store",
-        Kept::Retrieved => "retrieved",
-        Kept::HasMarkers => "has_markers",
-        Kept::NoSaving => "no_saving",
-    }
 }
 
 /// `stc.truncate(json_text, *, stash, ...)`: a budget-sized STC rendering
@@ -355,7 +282,7 @@ pub(crate) fn truncate<'py>(
     let out = py.detach(|| stc_stash::truncate(text, store.as_deref(), &options)).map_err(|e| match e {
         TruncateError::Input(e) => decode_error(py, &e, json_text, input.bytes()),
         TruncateError::Store(e) => store_error(py, &e, None),
-        other => stash_error(py, format!("{other}; retrying will not help"), "store", false, None),
+        other => stash_error(py, format!("{other}; {}", stc_stash::NO_RETRY), "store", false, None),
     })?;
     let keys: Vec<String> = out.writes.iter().map(|w| w.key.as_str().to_string()).collect();
     let omission = OMISSION.import(py, "stc._types", "Omission")?;
@@ -369,7 +296,7 @@ pub(crate) fn truncate<'py>(
         out.stc,
         out.json,
         out.kept.is_none(),
-        out.kept.map(kept_name),
+        out.kept.map(Kept::code),
         out.tokens,
         out.original_tokens,
         PyTuple::new(py, keys)?,

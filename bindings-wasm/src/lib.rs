@@ -22,6 +22,8 @@
 //! Unicode characters). Bad arguments throw a `TypeError` or `RangeError`.
 #![forbid(unsafe_code)]
 
+mod stash;
+
 use js_sys::{Array, BigInt, JsString, Object, Reflect, Uint8Array};
 use stc_core::{
     Abort, Document, DocumentBuilder, EncodeOptions, Error, GateOptions, JsonStr, Limits, Profile, Sink, Tokenizer,
@@ -102,12 +104,12 @@ fn js_error(e: &Error, input: Option<&str>) -> JsValue {
     };
     set("name", JsValue::from_str("StcError"));
     set("code", JsValue::from_str(e.kind().code()));
-    set("offset", JsValue::from_f64(e.offset() as f64));
-    set("line", JsValue::from_f64(e.line() as f64));
-    set("column", JsValue::from_f64(e.column() as f64));
+    set("offset", JsValue::from_f64(e.offset().unwrap_or(0) as f64));
+    set("line", JsValue::from_f64(e.line().unwrap_or(0) as f64));
+    set("column", JsValue::from_f64(e.column().unwrap_or(0) as f64));
     set("reason", JsValue::from_str(e.message()));
-    if let Some(prefix) = input.and_then(|s| s.get(..e.offset())) {
-        set("index", JsValue::from_f64(prefix.encode_utf16().count() as f64));
+    if let Some(index) = input.and_then(|s| e.utf16_offset(s)) {
+        set("index", JsValue::from_f64(index as f64));
     }
     err.into()
 }

@@ -54,6 +54,20 @@ pub enum Kept {
     NoSaving,
 }
 
+impl Kept {
+    /// The stable code the bindings report (`nothing_to_cut`, `no_store`,
+    /// `retrieved`, `has_markers`, `no_saving`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Kept::NothingToCut => "nothing_to_cut",
+            Kept::NoStore => "no_store",
+            Kept::Retrieved => "retrieved",
+            Kept::HasMarkers => "has_markers",
+            Kept::NoSaving => "no_saving",
+        }
+    }
+}
+
 /// The result of [`truncate`].
 #[derive(Debug, Clone)]
 pub struct Truncated {

@@ -1,0 +1,328 @@
+//! The stash in the browser: `MemoryStash`, `truncate` and `retrieve`, with
+//! the shapes of the Node package (`new MemoryStash({ttl, capacity})`,
+//! `truncate(json, {stash, budget, truncateArraysAt, lossy, retrieveTool,
+//! maxDepth})`, `retrieve(key, {stash})`).
+//!
+//! Only conversions: what is cut, the markers, the keys, the store, the
+//! error codes and messages are `stc-stash`'s. The browser has no file
+//! system, so the only store is the memory one (entries live as long as the
+//! page). WebAssembly has no clock of its own: the store reads
+//! `Date.now()`.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use js_sys::{Array, Object, Reflect};
+use stc_stash::{
+    Clock, MemoryStore, PlanOptions, Recovery, RetrieveError, StashStore, StoreConfig, StoreError, ToolName,
+    TruncateError, TruncateOptions, DEFAULT_MEMORY_CAPACITY,
+};
+use wasm_bindgen::prelude::*;
+
+use crate::{field, js_error, limits_opt, range_error, text_arg, tokenizer_opt, type_error};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_STASH: &str = r#"
+/** Stable codes of `StashError` (as in the Node package; the browser has no `unavailable` store). */
+export type StashErrorCode =
+  | 'invalid_key' | 'not_found' | 'expired' | 'closed' | 'unavailable'
+  | 'corrupt' | 'too_large' | 'exhausted' | 'config' | 'store';
+/** A stash operation failed: an `Error` named `StashError`. */
+export interface StashError extends Error {
+  name: 'StashError';
+  code: StashErrorCode;
+  /** True only if the same call may succeed later; an unknown or expired key never comes back. */
+  retryable: boolean;
+  /** The key concerned, when it was well-formed. */
+  key: string | null;
+}
+/** Options of `new MemoryStash`. */
+export interface StashOptions {
+  /** Seconds an entry lives after its last write (default 7 days). */
+  ttl?: number;
+  /** Live entries kept; beyond it the oldest writes are evicted (default 1 000). */
+  capacity?: number;
+}
+/** Options of `truncate`. */
+export interface TruncateOptions extends DecodeOptions {
+  /** Where the omitted parts go; `null` cuts nothing (`kept: 'no_store'`) unless `lossy`. Required. */
+  stash: MemoryStash | null;
+  /** Cut until the output has at most this many (estimated) tokens. */
+  budget?: number;
+  /** Records kept per record array (and head elements of other arrays); default 32. */
+  truncateArraysAt?: number;
+  /** Cut without stashing (`stash: null`); markers say `recoverable: false`. */
+  lossy?: boolean;
+  /** Markers name a call of this tool (`key=KEY`) instead of `stc retrieve KEY` (1-64 of `A-Za-z0-9_-`). */
+  retrieveTool?: string;
+  /** Default and only choice here: 'estimate'. */
+  tokenizer?: TokenizerName;
+}
+/** Why `truncate` sent the original. */
+export type Kept = 'nothing_to_cut' | 'no_store' | 'retrieved' | 'has_markers' | 'no_saving';
+/** One part `truncate` left out. */
+export interface Omission {
+  unit: 'records' | 'items' | 'chars';
+  /** Its stash key (`null` when lossy). */
+  key: string | null;
+  omitted: number;
+  of: number;
+}
+/** What `truncate` returns. */
+export interface Truncation {
+  /** Compact STC to send (the original, losslessly, when nothing was cut). */
+  text: string;
+  /** The same content as minified JSON. */
+  json: string;
+  /** True if parts were left out (markers in `text` say how to get them back). */
+  truncated: boolean;
+  /** Why nothing was cut, or `null`. */
+  kept: Kept | null;
+  /** Estimated tokens of `text`. */
+  tokens: number;
+  /** Estimated tokens of the original as compact STC. */
+  originalTokens: number;
+  /** The stash keys the markers reference. */
+  keys: string[];
+  /** The omissions, in document order. */
+  omissions: Omission[];
+}
+"#;
+
+/// `Date.now()`: the only clock a wasm32-unknown-unknown module has.
+#[derive(Debug, Clone, Copy)]
+struct DateClock;
+
+impl Clock for DateClock {
+    fn now_ms(&self) -> u64 {
+        js_sys::Date::now().max(0.0) as u64
+    }
+}
+
+thread_local! {
+    /// The open stores by id: `truncate`/`retrieve` find a `MemoryStash`
+    /// passed inside an options object through its id.
+    static STORES: RefCell<HashMap<u32, Arc<MemoryStore>>> = RefCell::new(HashMap::new());
+    static NEXT_ID: Cell<u32> = const { Cell::new(1) };
+}
+
+/// An `Error` named `StashError` with `code`, `retryable` and `key`.
+fn stash_error(message: &str, code: &str, retryable: bool, key: Option<&str>) -> JsValue {
+    let err = js_sys::Error::new(message);
+    let set = |k: &str, v: JsValue| {
+        let _ = Reflect::set(&err, &JsValue::from_str(k), &v);
+    };
+    set("name", JsValue::from_str("StashError"));
+    set("code", JsValue::from_str(code));
+    set("retryable", JsValue::from_bool(retryable));
+    set("key", key.map_or(JsValue::NULL, JsValue::from_str));
+    err.into()
+}
+
+fn store_error(e: &StoreError) -> JsValue {
+    stash_error(&format!("{e}; {}", e.retry_hint()), e.kind(), e.is_transient(), None)
+}
+
+fn retrieve_error(e: &RetrieveError) -> JsValue {
+    stash_error(&e.to_string(), e.kind(), e.retryable(), e.key().map(|k| k.as_str()))
+}
+
+/// A non-negative integer option, or `None`.
+fn count_opt(options: &JsValue, name: &str) -> Result<Option<usize>, JsValue> {
+    match field(options, name)? {
+        None => Ok(None),
+        Some(v) => match v.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 1e15 => Ok(Some(n as usize)),
+            Some(n) => Err(range_error(&format!("{name} must be a non-negative integer, got {n}"))),
+            None => Err(type_error(&format!("{name} must be a number"))),
+        },
+    }
+}
+
+/// A stash in this page's memory: what `truncate` leaves out, under content
+/// keys, until the TTL passes or capacity evicts it (oldest writes first).
+#[wasm_bindgen]
+pub struct MemoryStash {
+    id: u32,
+}
+
+#[wasm_bindgen]
+impl MemoryStash {
+    /// `new MemoryStash({ttl, capacity})`: `ttl` in seconds (default 7
+    /// days), `capacity` in entries (default 1 000).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "StashOptions")] options: Option<JsValue>,
+    ) -> Result<MemoryStash, JsValue> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let mut config = StoreConfig::with_capacity(DEFAULT_MEMORY_CAPACITY);
+        config.clock = Arc::new(DateClock);
+        if let Some(v) = field(&options, "capacity")? {
+            match v.as_f64() {
+                Some(c) if c >= 1.0 && c.fract() == 0.0 && c <= 1e15 => config.capacity = c as usize,
+                Some(c) => return Err(range_error(&format!("capacity must be a positive integer, got {c}"))),
+                None => return Err(type_error("capacity must be a number")),
+            }
+        }
+        if let Some(v) = field(&options, "ttl")? {
+            let t = v.as_f64().ok_or_else(|| type_error("ttl must be a number"))?;
+            config.ttl = Duration::try_from_secs_f64(t)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| range_error(&format!("ttl must be a positive number of seconds, got {t}")))?;
+        }
+        let store = MemoryStore::with_config(config).map_err(|e| store_error(&e))?;
+        let id = NEXT_ID.with(|n| {
+            let id = n.get();
+            n.set(id.wrapping_add(1).max(1));
+            id
+        });
+        STORES.with(|s| s.borrow_mut().insert(id, Arc::new(store)));
+        Ok(MemoryStash { id })
+    }
+
+    /// The exact original stashed under `key`; throws `StashError`.
+    pub fn retrieve(&self, #[wasm_bindgen(unchecked_param_type = "string")] key: &JsValue) -> Result<String, JsValue> {
+        retrieve_in(self.store()?, key)
+    }
+
+    /// Live entries.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> Result<u32, JsValue> {
+        let n = self.store()?.len().map_err(|e| store_error(&e))?;
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    /// Drops the entries; later calls throw `StashError` with code `closed`.
+    pub fn close(&self) {
+        STORES.with(|s| s.borrow_mut().remove(&self.id));
+    }
+
+    /// Internal: how `truncate` and `retrieve` find this store in an options object.
+    #[wasm_bindgen(getter = __stcStashId, skip_typescript)]
+    pub fn stash_id(&self) -> u32 {
+        self.id
+    }
+
+    fn store(&self) -> Result<Arc<MemoryStore>, JsValue> {
+        lookup(self.id).ok_or_else(|| {
+            stash_error(&format!("this MemoryStash is closed; {}", stc_stash::NO_RETRY), "closed", false, None)
+        })
+    }
+}
+
+impl Drop for MemoryStash {
+    fn drop(&mut self) {
+        STORES.with(|s| s.borrow_mut().remove(&self.id));
+    }
+}
+
+fn lookup(id: u32) -> Option<Arc<MemoryStore>> {
+    STORES.with(|s| s.borrow().get(&id).cloned())
+}
+
+/// The store of `options.stash`: `Ok(None)` for `null`.
+fn stash_opt(options: &JsValue, required: bool) -> Result<Option<Arc<MemoryStore>>, JsValue> {
+    let wrong = || type_error("options.stash must be a MemoryStash or null");
+    if !options.is_object() {
+        return Err(type_error("options must be an object"));
+    }
+    let v = Reflect::get(options, &JsValue::from_str("stash"))?;
+    if v.is_undefined() && required {
+        return Err(type_error("options.stash is required: a MemoryStash or null"));
+    }
+    if v.is_null() || v.is_undefined() {
+        return Ok(None);
+    }
+    if !v.is_object() {
+        return Err(wrong());
+    }
+    let id = Reflect::get(&v, &JsValue::from_str("__stcStashId")).ok().and_then(|id| id.as_f64()).ok_or_else(wrong)?;
+    match lookup(id as u32) {
+        Some(store) => Ok(Some(store)),
+        None => {
+            Err(stash_error(&format!("this MemoryStash is closed; {}", stc_stash::NO_RETRY), "closed", false, None))
+        }
+    }
+}
+
+fn retrieve_in(store: Arc<MemoryStore>, key: &JsValue) -> Result<String, JsValue> {
+    let key = key.as_string().ok_or_else(|| type_error("key must be a string"))?;
+    let key = stc_stash::parse_key(&key).map_err(|e| retrieve_error(&e))?;
+    // A failure to note the retrieval cannot happen in memory; the payload is what counts.
+    let (text, _unmarked) = stc_stash::retrieve_text(store.as_ref(), &key).map_err(|e| retrieve_error(&e))?;
+    Ok(text)
+}
+
+/// `retrieve(key, {stash})`: the exact original stashed under `key`. The key
+/// is checked before the store is looked at. Throws `StashError`.
+#[wasm_bindgen(js_name = retrieve, skip_jsdoc)]
+pub fn retrieve(
+    #[wasm_bindgen(unchecked_param_type = "string")] key: &JsValue,
+    #[wasm_bindgen(unchecked_param_type = "{ stash: MemoryStash }")] options: &JsValue,
+) -> Result<String, JsValue> {
+    let text = key.as_string().ok_or_else(|| type_error("key must be a string"))?;
+    stc_stash::parse_key(&text).map_err(|e| retrieve_error(&e))?;
+    match stash_opt(options, true)? {
+        Some(store) => retrieve_in(store, key),
+        None => Err(type_error("options.stash must be a MemoryStash")),
+    }
+}
+
+/// `truncate(json, {stash, budget, truncateArraysAt, lossy, retrieveTool,
+/// maxDepth})`: budget-sized compact STC whose markers say how to get the
+/// omitted parts back. Throws `StcError` for invalid JSON, `StashError` when
+/// the store fails, `TypeError`/`RangeError` for bad options.
+#[wasm_bindgen(js_name = truncate, unchecked_return_type = "Truncation", skip_jsdoc)]
+pub fn truncate(
+    #[wasm_bindgen(unchecked_param_type = "Input")] json: &JsValue,
+    #[wasm_bindgen(unchecked_param_type = "TruncateOptions")] options: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let store = stash_opt(options, true)?;
+    let lossy = crate::bool_opt(options, "lossy")?;
+    if lossy && store.is_some() {
+        return Err(type_error("lossy: true stashes nothing; pass stash: null"));
+    }
+    let mut plan = count_opt(options, "truncateArraysAt")?.map(PlanOptions::with_array_budget).unwrap_or_default();
+    plan.recoverable = !lossy;
+    if let Some(v) = field(options, "retrieveTool")? {
+        let name = v.as_string().ok_or_else(|| type_error("retrieveTool must be a string"))?;
+        plan.recovery = Recovery::Tool(ToolName::new(&name).map_err(|m| range_error(&m))?);
+    }
+    let topts = TruncateOptions {
+        plan,
+        token_budget: count_opt(options, "budget")?,
+        tokenizer: tokenizer_opt(field(options, "tokenizer")?)?,
+        limits: limits_opt(options)?,
+    };
+    let text = text_arg(json, "json")?.into_string()?;
+    let store_ref = store.as_deref().map(|s| s as &dyn StashStore);
+    let out = stc_stash::truncate(&text, store_ref, &topts).map_err(|e| match e {
+        TruncateError::Input(e) => js_error(&e, Some(&text)),
+        TruncateError::Store(e) => store_error(&e),
+        other => stash_error(&format!("{other}; {}", stc_stash::NO_RETRY), "store", false, None),
+    })?;
+    let result = Object::new();
+    let set = |o: &Object, k: &str, v: JsValue| Reflect::set(o, &JsValue::from_str(k), &v).map(|_| ());
+    set(&result, "text", JsValue::from_str(&out.stc))?;
+    set(&result, "json", JsValue::from_str(&out.json))?;
+    set(&result, "truncated", JsValue::from_bool(out.kept.is_none()))?;
+    set(&result, "kept", out.kept.map_or(JsValue::NULL, |k| JsValue::from_str(k.code())))?;
+    set(&result, "tokens", JsValue::from_f64(out.tokens as f64))?;
+    set(&result, "originalTokens", JsValue::from_f64(out.original_tokens as f64))?;
+    let keys: Array = out.writes.iter().map(|w| JsValue::from_str(w.key.as_str())).collect();
+    set(&result, "keys", keys.into())?;
+    let omissions = Array::new();
+    for o in &out.omissions {
+        let item = Object::new();
+        set(&item, "unit", JsValue::from_str(o.unit.name()))?;
+        set(&item, "key", if lossy { JsValue::NULL } else { JsValue::from_str(o.key.as_str()) })?;
+        set(&item, "omitted", JsValue::from_f64(o.omitted as f64))?;
+        set(&item, "of", JsValue::from_f64(o.of as f64))?;
+        omissions.push(&item);
+    }
+    set(&result, "omissions", omissions.into())?;
+    Ok(result.into())
+}
