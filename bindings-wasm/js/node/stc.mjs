@@ -3,6 +3,9 @@
 // argument checks, messages and StcError shared with stc-node
 // (stc_rules.mjs, from js-shared/).
 import wasm from './stc_wasm.js';
+// Everything else of the wasm module (the stash: MemoryStash, truncate,
+// retrieve) as it is; the names below take precedence.
+export * from './stc_wasm.js';
 import { makeApi, StcError, ERROR_CODES } from './stc_rules.mjs';
 
 export const { parse, stringify, encode, decode, decodeStc, encodeGated, countTokens } = makeApi(wasm, {

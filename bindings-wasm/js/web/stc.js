@@ -5,6 +5,9 @@
 import * as wasm from './stc_wasm.js';
 import { makeApi, StcError, ERROR_CODES } from './stc_rules.js';
 
+// Everything else of the wasm module (the stash: MemoryStash, truncate,
+// retrieve; init) as it is; the names below take precedence.
+export * from './stc_wasm.js';
 export { default, initSync } from './stc_wasm.js';
 export const { parse, stringify, encode, decode, decodeStc, encodeGated, countTokens } = makeApi(wasm, {
   tokenizers: ['estimate'],
