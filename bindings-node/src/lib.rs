@@ -265,11 +265,11 @@ fn throw_stc(env: RawEnv, err: &stc_core::Error, text: Option<&str>) -> Error {
         let message = js_string(env, &err.to_string())?;
         let mut obj = ptr::null_mut();
         napi_call!(env, sys::napi_create_error(env, code, message, &mut obj));
-        set_named(env, obj, c"offset", js_number(env, err.offset() as f64)?)?;
-        set_named(env, obj, c"line", js_number(env, err.line() as f64)?)?;
-        set_named(env, obj, c"column", js_number(env, err.column() as f64)?)?;
+        set_named(env, obj, c"offset", js_number(env, err.offset().unwrap_or(0) as f64)?)?;
+        set_named(env, obj, c"line", js_number(env, err.line().unwrap_or(0) as f64)?)?;
+        set_named(env, obj, c"column", js_number(env, err.column().unwrap_or(0) as f64)?)?;
         set_named(env, obj, c"reason", js_string(env, err.message())?)?;
-        if let Some(index) = text.and_then(|t| t.get(..err.offset())).map(|s| s.encode_utf16().count()) {
+        if let Some(index) = text.and_then(|t| err.utf16_offset(t)) {
             set_named(env, obj, c"index", js_number(env, index as f64)?)?;
         }
         Ok(obj)
@@ -305,6 +305,28 @@ fn tokenizer(name: Option<String>, default: Tokenizer) -> Result<Tokenizer> {
         None => Ok(default),
         Some(n) => n.parse::<Tokenizer>().map_err(|e| Error::new(Status::InvalidArg, e.to_string())),
     }
+}
+
+// ---------------------------------------------------------------------------
+// The core's name lists (for the typed unions' checks)
+// ---------------------------------------------------------------------------
+
+/// Every error code of the core (`StcError.code`), in the core's order.
+#[napi(js_name = "errorCodes")]
+pub fn error_codes() -> Vec<&'static str> {
+    stc_core::ErrorKind::CODES.to_vec()
+}
+
+/// Every profile name the encoder accepts.
+#[napi(js_name = "profileNames")]
+pub fn profile_names() -> Vec<&'static str> {
+    Profile::NAMES.to_vec()
+}
+
+/// Every tokenizer name compiled in.
+#[napi(js_name = "tokenizerNames")]
+pub fn tokenizer_names() -> Vec<&'static str> {
+    Tokenizer::NAMES.to_vec()
 }
 
 // ---------------------------------------------------------------------------

@@ -20,9 +20,9 @@ pub(crate) fn decode_error(py: Python<'_>, err: &stc_core::Error, doc: &Bound<'_
         Ok(cls) => cls,
         Err(e) => return e,
     };
-    let offset = err.offset().min(bytes.len());
+    let offset = err.offset().unwrap_or(0).min(bytes.len());
     let pos = bytes[..offset].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
-    let args = (err.message(), doc, pos, err.kind().code(), offset, err.line(), err.column());
+    let args = (err.message(), doc, pos, err.kind().code(), offset, err.line().unwrap_or(0), err.column().unwrap_or(0));
     match cls.call1(args) {
         Ok(value) => PyErr::from_value(value),
         Err(e) => e,

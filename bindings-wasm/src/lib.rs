@@ -252,6 +252,24 @@ fn decode_text(input: &JsValue, options: &JsValue) -> Result<String, JsValue> {
     out.map_err(|e| js_error(&e, text.as_str()))
 }
 
+/// Every error code of the core (`StcError.code`), in the core's order.
+#[wasm_bindgen(js_name = errorCodes)]
+pub fn error_codes() -> Vec<String> {
+    stc_core::ErrorKind::CODES.iter().map(|c| c.to_string()).collect()
+}
+
+/// Every profile name the encoder accepts.
+#[wasm_bindgen(js_name = profileNames)]
+pub fn profile_names() -> Vec<String> {
+    Profile::NAMES.iter().map(|c| c.to_string()).collect()
+}
+
+/// Every tokenizer name compiled in (`estimate` only: no BPE tables in WebAssembly).
+#[wasm_bindgen(js_name = tokenizerNames)]
+pub fn tokenizer_names() -> Vec<String> {
+    Tokenizer::NAMES.iter().map(|c| c.to_string()).collect()
+}
+
 /// Decodes STC (or plain JSON) to minified JSON text.
 #[wasm_bindgen(
     js_name = decode,

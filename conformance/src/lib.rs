@@ -19,12 +19,12 @@ pub mod runner;
 pub const CATEGORIES: [&str; 5] = ["encode", "decode", "roundtrip", "invalid", "json-invalid"];
 
 /// Error kind codes a case may expect: every [`stc_core::ErrorKind::ALL`]
-/// code except the two no input text can cause (`invalid_document`, a
-/// misused `DocumentBuilder`, and `aborted`, a `Sink` that asked to stop).
+/// code an input text can cause (categories `syntax` and `limit`; not `data`,
+/// a misused `DocumentBuilder` or serde error, nor `aborted`, a `Sink` that asked to stop).
 pub fn error_kinds() -> Vec<&'static str> {
     stc_core::ErrorKind::ALL
         .into_iter()
-        .filter(|k| !matches!(k, stc_core::ErrorKind::InvalidDocument | stc_core::ErrorKind::Aborted))
+        .filter(|k| matches!(k.category(), stc_core::Category::Syntax | stc_core::Category::Limit))
         .map(|k| k.code())
         .collect()
 }
@@ -415,7 +415,11 @@ impl Outcome {
     fn of(r: Result<String, Error>) -> Outcome {
         match r {
             Ok(text) => Outcome::Text(text),
-            Err(e) => Outcome::Failed { kind: e.kind().code().to_string(), offset: e.offset(), message: e.to_string() },
+            Err(e) => Outcome::Failed {
+                kind: e.kind().code().to_string(),
+                offset: e.offset().unwrap_or(0),
+                message: e.to_string(),
+            },
         }
     }
 

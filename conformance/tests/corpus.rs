@@ -43,9 +43,11 @@ fn every_prefix_is_total(inputs: &[(String, Vec<u8>, stc_core::Limits)]) -> Resu
         for end in (0..=bytes.len()).filter(|e| e % step == 0 || *e == bytes.len()) {
             let prefix = &bytes[..end];
             let outcome = std::panic::catch_unwind(|| {
-                let decoded = stc_core::decode_bytes_with(prefix, limits).err().map(|e| e.offset());
+                let decoded =
+                    stc_core::decode_bytes_with(prefix, limits).err().map(|e| e.offset().unwrap_or(usize::MAX));
                 let options = stc_core::EncodeOptions::default().limits(*limits);
-                let encoded = stc_core::encode_bytes_with(prefix, &options).err().map(|e| e.offset());
+                let encoded =
+                    stc_core::encode_bytes_with(prefix, &options).err().map(|e| e.offset().unwrap_or(usize::MAX));
                 (decoded, encoded)
             });
             runs += 2;

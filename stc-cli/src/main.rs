@@ -221,7 +221,12 @@ impl Input {
     }
 
     fn fail(&self, e: stc_core::Error) -> Failure {
-        Failure { origin: self.name(), line: e.line(), column: e.column(), message: e.message().to_string() }
+        Failure {
+            origin: self.name(),
+            line: e.line().unwrap_or(0),
+            column: e.column().unwrap_or(0),
+            message: e.message().to_string(),
+        }
     }
 }
 
@@ -362,9 +367,9 @@ fn stream_lines(
                 Ok(None) => Ok(()),
                 Err(e) => {
                     let _ = out.flush();
-                    let (line, column) = match e.line() {
-                        0 => (number, 1),
-                        l => (number + l - 1, e.column()),
+                    let (line, column) = match (e.line(), e.column()) {
+                        (Some(l), Some(c)) => (number + l - 1, c),
+                        _ => (number, 1),
                     };
                     return Err(fail(line, column, e.message().to_string()));
                 }

@@ -42,6 +42,53 @@ pub enum ErrorKind {
     InvalidDocument,
     /// A [`Sink`](crate::Sink) asked the parser to stop.
     Aborted,
+    /// A value serde could not serialize ([`to_string`](crate::to_string):
+    /// a map with non-string keys, a failing `Serialize`) or text that does
+    /// not fit the target type ([`from_str`](crate::from_str)).
+    SerdeData,
+}
+
+/// The broad class of an [`ErrorKind`], in the manner of serde_json's
+/// `Category`: lets a caller tell bad input from a limit, a misuse of the API,
+/// or its own cancellation without listing every kind.
+///
+/// ```
+/// use stc_core::{Category, ErrorKind};
+/// assert_eq!(stc_core::decode("[1,").unwrap_err().category(), Category::Syntax);
+/// assert_eq!(ErrorKind::DepthLimit.category(), Category::Limit);
+/// assert_eq!(ErrorKind::Aborted.category(), Category::Aborted);
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// The input is not valid STC or JSON (including truncated text and
+    /// invalid UTF-8). Errors of this category carry a position.
+    Syntax,
+    /// The input is well-formed but exceeds a configured limit (depth).
+    Limit,
+    /// The data cannot be represented: a misused
+    /// [`DocumentBuilder`](crate::DocumentBuilder) or a serde data error.
+    Data,
+    /// A [`Sink`](crate::Sink) stopped the parser (the caller's own reason).
+    Aborted,
+}
+
+impl Category {
+    /// `"syntax"`, `"limit"`, `"data"` or `"aborted"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Category::Syntax => "syntax",
+            Category::Limit => "limit",
+            Category::Data => "data",
+            Category::Aborted => "aborted",
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl ErrorKind {
@@ -65,11 +112,41 @@ impl ErrorKind {
             ErrorKind::CountMismatch => "count_mismatch",
             ErrorKind::InvalidDocument => "invalid_document",
             ErrorKind::Aborted => "aborted",
+            ErrorKind::SerdeData => "serde_data",
         }
     }
 
+    /// The kind's [`Category`].
+    pub const fn category(self) -> Category {
+        match self {
+            ErrorKind::DepthLimit => Category::Limit,
+            ErrorKind::InvalidDocument | ErrorKind::SerdeData => Category::Data,
+            ErrorKind::Aborted => Category::Aborted,
+            _ => Category::Syntax,
+        }
+    }
+
+    /// Every [`code`](ErrorKind::code), in the order of [`ALL`](ErrorKind::ALL):
+    /// the one list the bindings export and their typed unions are checked against.
+    pub const CODES: &'static [&'static str] = &[
+        "unexpected_end",
+        "unexpected_char",
+        "invalid_number",
+        "invalid_escape",
+        "control_character",
+        "invalid_utf8",
+        "trailing_characters",
+        "depth_limit",
+        "invalid_count",
+        "count_too_large",
+        "count_mismatch",
+        "invalid_document",
+        "aborted",
+        "serde_data",
+    ];
+
     /// Every kind, in declaration order (for tests and documentation).
-    pub const ALL: [ErrorKind; 13] = [
+    pub const ALL: [ErrorKind; 14] = [
         ErrorKind::UnexpectedEnd,
         ErrorKind::UnexpectedChar,
         ErrorKind::InvalidNumber,
@@ -83,6 +160,7 @@ impl ErrorKind {
         ErrorKind::CountMismatch,
         ErrorKind::InvalidDocument,
         ErrorKind::Aborted,
+        ErrorKind::SerdeData,
     ];
 }
 
@@ -99,7 +177,7 @@ impl fmt::Display for ErrorKind {
 /// ```
 /// let err = stc_core::decode("{a: 1,\n b 2}").unwrap_err();
 /// assert_eq!(err.kind(), stc_core::ErrorKind::UnexpectedChar);
-/// assert_eq!((err.line(), err.column(), err.offset()), (2, 4, 10));
+/// assert_eq!((err.line(), err.column(), err.offset()), (Some(2), Some(4), Some(10)));
 /// assert_eq!(err.to_string(), "expected ':' after object key, found '2' at line 2 column 4");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +214,10 @@ impl Error {
     ///
     /// ```
     /// let err = stc_core::Error::invalid_utf8("[\"a\n");
-    /// assert_eq!((err.kind(), err.offset(), err.line(), err.column()), (stc_core::ErrorKind::InvalidUtf8, 4, 2, 1));
+    /// assert_eq!(
+    ///     (err.kind(), err.offset(), err.line(), err.column()),
+    ///     (stc_core::ErrorKind::InvalidUtf8, Some(4), Some(2), Some(1))
+    /// );
     /// ```
     pub fn invalid_utf8(valid_prefix: &str) -> Error {
         let bytes = valid_prefix.as_bytes();
@@ -148,22 +229,59 @@ impl Error {
         self.0.kind
     }
 
-    /// Byte offset into the UTF-8 input where the problem was found.
-    /// For an input that ended early this is the input's length.
-    pub fn offset(&self) -> usize {
-        self.0.offset
+    /// The kind's [`Category`].
+    pub fn category(&self) -> Category {
+        self.0.kind.category()
+    }
+
+    /// Byte offset into the UTF-8 input where the problem was found. For an
+    /// input that ended early this is the input's length. `None` for errors
+    /// that have no position in any input (a misused
+    /// [`DocumentBuilder`](crate::DocumentBuilder), serde data errors).
+    pub fn offset(&self) -> Option<usize> {
+        self.positioned().then_some(self.0.offset)
     }
 
     /// 1-based line of [`offset`](Error::offset); lines end at `\n`.
-    /// Zero for errors that have no input (see [`ErrorKind::InvalidDocument`]).
-    pub fn line(&self) -> usize {
-        self.0.line
+    pub fn line(&self) -> Option<usize> {
+        self.positioned().then_some(self.0.line)
     }
 
     /// 1-based column of [`offset`](Error::offset), counted in Unicode
     /// scalar values from the start of the line.
-    pub fn column(&self) -> usize {
-        self.0.column
+    pub fn column(&self) -> Option<usize> {
+        self.positioned().then_some(self.0.column)
+    }
+
+    /// [`offset`](Error::offset) counted in characters (Unicode scalar
+    /// values) of `input`, the text the error came from: Python's string index.
+    /// A byte that is not UTF-8 counts as one character.
+    ///
+    /// ```
+    /// let input = "[\"é\", 1 1]";
+    /// let err = stc_core::decode(input).unwrap_err();
+    /// assert_eq!((err.offset(), err.char_offset(input)), (Some(9), Some(8)));
+    /// ```
+    pub fn char_offset(&self, input: &str) -> Option<usize> {
+        let prefix = input.as_bytes().get(..self.offset()?)?;
+        Some(prefix.iter().filter(|&&b| (b & 0xC0) != 0x80).count())
+    }
+
+    /// [`offset`](Error::offset) counted in UTF-16 code units of `input`, the
+    /// text the error came from: JavaScript's string index.
+    ///
+    /// ```
+    /// let input = "[\"😀\", 1 1]";
+    /// let err = stc_core::decode(input).unwrap_err();
+    /// assert_eq!((err.offset(), err.utf16_offset(input)), (Some(11), Some(9)));
+    /// ```
+    pub fn utf16_offset(&self, input: &str) -> Option<usize> {
+        let prefix = input.get(..self.offset()?)?;
+        Some(prefix.encode_utf16().count())
+    }
+
+    fn positioned(&self) -> bool {
+        self.0.line != 0
     }
 
     /// The message without position: what was expected and what was found.
@@ -276,6 +394,21 @@ mod tests {
         // 'é' is two bytes but one column.
         assert_eq!(line_column(s, 6), (2, 3));
         assert_eq!(line_column(s, s.len()), (2, 5));
+    }
+
+    #[test]
+    fn codes_list_follows_all() {
+        let codes: Vec<_> = ErrorKind::ALL.iter().map(|k| k.code()).collect();
+        assert_eq!(codes, ErrorKind::CODES);
+    }
+
+    #[test]
+    fn detached_errors_have_no_position() {
+        let err = Error::detached(ErrorKind::InvalidDocument, "x".into());
+        assert_eq!((err.offset(), err.line(), err.column(), err.char_offset("abc")), (None, None, None, None));
+        assert_eq!(err.category(), Category::Data);
+        let at = Error::at(b"", 0, ErrorKind::UnexpectedEnd, "y".into());
+        assert_eq!((at.offset(), at.line(), at.column()), (Some(0), Some(1), Some(1)));
     }
 
     #[test]

@@ -56,7 +56,7 @@ mod write_json;
 mod write_stc;
 
 pub use document::{Document, DocumentBuilder};
-pub use error::{Error, ErrorKind, ParseNameError};
+pub use error::{Category, Error, ErrorKind, ParseNameError};
 pub use gate::{Chosen, GateOptions, Gated, Tokenizer};
 pub use options::{EncodeOptions, Limits, Profile};
 pub use parser::{parse_json, parse_stc, Abort, Sink, Validate, MAX_DEPTH_LIMIT};
@@ -108,7 +108,7 @@ pub fn encode_with(json: &str, options: &EncodeOptions) -> Result<String> {
 ///
 /// ```
 /// let err = stc_core::encode_bytes(b"[\"\xff\"]").unwrap_err();
-/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::InvalidUtf8, 2));
+/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::InvalidUtf8, Some(2)));
 /// ```
 pub fn encode_bytes(json: &[u8]) -> Result<String> {
     encode_bytes_with(json, &EncodeOptions::default())
@@ -169,12 +169,50 @@ pub fn decode_bytes_with(stc: &[u8], limits: &Limits) -> Result<String> {
     decode_with(parser::utf8(stc)?, limits)
 }
 
+/// Converts UTF-16 text (a JavaScript or Java string) to a `String`. A lone
+/// surrogate has no UTF-8 form: it is an [`ErrorKind::InvalidUtf8`] error
+/// positioned where the readers would report it, at the byte offset its UTF-8
+/// form would start; [`Error::utf16_offset`] of the text before it (or
+/// [`utf16_error_index`]) gives the unit index.
+///
+/// ```
+/// let units: Vec<u16> = "[\"a".encode_utf16().chain([0xD800, b'"' as u16, b']' as u16]).collect();
+/// let err = stc_core::from_utf16(&units).unwrap_err();
+/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::InvalidUtf8, Some(3)));
+/// assert_eq!(stc_core::utf16_error_index(&units), Some(3));
+/// assert_eq!(stc_core::from_utf16(&"{}".encode_utf16().collect::<Vec<_>>())?, "{}");
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+pub fn from_utf16(units: &[u16]) -> Result<String> {
+    let mut out = String::with_capacity(units.len());
+    for c in char::decode_utf16(units.iter().copied()) {
+        match c {
+            Ok(c) => out.push(c),
+            Err(_) => return Err(Error::invalid_utf8(&out)),
+        }
+    }
+    Ok(out)
+}
+
+/// The index (in UTF-16 units) of the first lone surrogate of `units`, if any:
+/// the JavaScript position of [`from_utf16`]'s error.
+pub fn utf16_error_index(units: &[u16]) -> Option<usize> {
+    let mut index = 0;
+    for c in char::decode_utf16(units.iter().copied()) {
+        match c {
+            Ok(c) => index += c.len_utf16(),
+            Err(_) => return Some(index),
+        }
+    }
+    None
+}
+
 /// Checks that `input` is UTF-8, with the error every reader reports
 /// otherwise ([`ErrorKind::InvalidUtf8`] at the first bad byte).
 ///
 /// ```
 /// assert_eq!(stc_core::from_utf8(b"{}")?, "{}");
-/// assert_eq!(stc_core::from_utf8(b"[\xc3]").unwrap_err().offset(), 1);
+/// assert_eq!(stc_core::from_utf8(b"[\xc3]").unwrap_err().offset(), Some(1));
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 pub fn from_utf8(input: &[u8]) -> Result<&str, Error> {

@@ -36,7 +36,7 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
 /// ```
 pub fn to_string_with<T: Serialize + ?Sized>(value: &T, options: &EncodeOptions) -> Result<String, Error> {
     let json = serde_json::to_string(value)
-        .map_err(|e| Error::detached(ErrorKind::InvalidDocument, format!("cannot serialize: {e}")))?;
+        .map_err(|e| Error::detached(ErrorKind::SerdeData, format!("cannot serialize: {e}")))?;
     crate::encode_with(&json, options)
 }
 
@@ -51,6 +51,5 @@ pub fn to_string_with<T: Serialize + ?Sized>(value: &T, options: &EncodeOptions)
 /// ```
 pub fn from_str<T: DeserializeOwned>(stc: &str) -> Result<T, Error> {
     let json = crate::decode(stc)?;
-    serde_json::from_str(&json)
-        .map_err(|e| Error::detached(ErrorKind::InvalidDocument, format!("cannot deserialize: {e}")))
+    serde_json::from_str(&json).map_err(|e| Error::detached(ErrorKind::SerdeData, format!("cannot deserialize: {e}")))
 }

@@ -76,16 +76,16 @@ fn error_messages() {
     let mut out = String::new();
     for input in decode_cases {
         let err = decode(input).unwrap_err();
-        out.push_str(&format!("decode {input:?}\n  {} @{}: {err}\n", err.kind(), err.offset()));
+        out.push_str(&format!("decode {input:?}\n  {} @{}: {err}\n", err.kind(), err.offset().unwrap_or(0)));
     }
     let deep = "[".repeat(200);
     let err = decode(&deep).unwrap_err();
-    out.push_str(&format!("decode \"[\" x 200\n  {} @{}: {err}\n", err.kind(), err.offset()));
+    out.push_str(&format!("decode \"[\" x 200\n  {} @{}: {err}\n", err.kind(), err.offset().unwrap_or(0)));
     for input in ["{a: 1}", "[2]: 1,2", "NaN", "{\"a\"[2]: 1,2}"] {
         let err = encode_with(input, &EncodeOptions::default()).unwrap_err();
-        out.push_str(&format!("encode {input:?}\n  {} @{}: {err}\n", err.kind(), err.offset()));
+        out.push_str(&format!("encode {input:?}\n  {} @{}: {err}\n", err.kind(), err.offset().unwrap_or(0)));
     }
     let err = stc_core::decode_bytes_with(b"[\"\xff\"]", &Default::default()).unwrap_err();
-    out.push_str(&format!("decode bytes [\"\\xff\"]\n  {} @{}: {err}\n", err.kind(), err.offset()));
+    out.push_str(&format!("decode bytes [\"\\xff\"]\n  {} @{}: {err}\n", err.kind(), err.offset().unwrap_or(0)));
     insta::assert_snapshot!(out);
 }

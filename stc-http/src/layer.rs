@@ -387,8 +387,8 @@ where
         Err(e) => {
             tracing::warn!(
                 "stc-http: {target}: response body declared as JSON is not valid JSON ({}:{}: {}); sent unchanged",
-                e.line(),
-                e.column(),
+                e.line().unwrap_or(0),
+                e.column().unwrap_or(0),
                 e.message()
             );
             result.action = Action::InvalidJson;

@@ -248,9 +248,9 @@ pub struct StcServer {
 fn input_error(what: &str, e: &stc_core::Error) -> CallToolResult {
     let text = format!(
         "invalid {what} at line {}, column {} (byte offset {}, kind {}): {}",
-        e.line(),
-        e.column(),
-        e.offset(),
+        e.line().unwrap_or(0),
+        e.column().unwrap_or(0),
+        e.offset().unwrap_or(0),
         e.kind().code(),
         e.message()
     );
