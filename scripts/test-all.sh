@@ -16,6 +16,8 @@ rust_crates=(-p stc-core -p stc-cli -p stc-conformance -p stc-http -p stc-mcp -p
 cargo fmt "${rust_crates[@]}" -- --check
 cargo clippy --quiet "${rust_crates[@]}" --all-targets -- -D warnings
 cargo clippy --quiet -p stc-core --no-default-features -- -D warnings
+# The browser build of the stash: memory store only, no SQLite, Redis or Unix APIs.
+cargo clippy --quiet -p stc-stash --no-default-features -- -D warnings
 
 step "prerequisites of the service tests"
 for prereq in scripts/prereqs/*.sh; do
