@@ -361,9 +361,13 @@ pub fn parse(
     let text = text_arg(stc, "stc")?;
     let is_str = text.as_str().is_some();
     let text = text.into_string()?;
-    let mut builder = ValueBuilder { stack: Vec::new(), root: None };
-    stc_core::parse_stc(&text, &limits, &mut builder).map_err(|e| js_error(&e, is_str.then_some(text.as_str())))?;
-    Ok(builder.root.unwrap_or(JsValue::NULL))
+    let mut builder = ValueBuilder { stack: Vec::new(), root: None, error: None };
+    match stc_core::parse_stc(&text, &limits, &mut builder) {
+        Ok(()) => Ok(builder.root.unwrap_or(JsValue::NULL)),
+        // A JavaScript exception raised while building the value is thrown
+        // as it was, not as the parser's `aborted`.
+        Err(e) => Err(builder.error.take().unwrap_or_else(|| js_error(&e, is_str.then_some(text.as_str())))),
+    }
 }
 
 enum Frame {
@@ -375,6 +379,9 @@ enum Frame {
 struct ValueBuilder {
     stack: Vec<Frame>,
     root: Option<JsValue>,
+    /// The JavaScript exception that stopped the build, if one did: `parse`
+    /// throws it instead of the parser's `aborted`.
+    error: Option<JsValue>,
 }
 
 fn js_str(s: &JsonStr<'_>) -> JsValue {
@@ -385,6 +392,12 @@ fn js_str(s: &JsonStr<'_>) -> JsValue {
 }
 
 impl ValueBuilder {
+    /// Keeps a JavaScript exception for `parse` to re-throw, and stops the parser.
+    fn fail(&mut self, e: JsValue) -> Abort {
+        self.error = Some(e);
+        Abort
+    }
+
     fn add(&mut self, value: JsValue) -> Result<(), Abort> {
         match self.stack.last_mut() {
             None => self.root = Some(value),
@@ -393,7 +406,9 @@ impl ValueBuilder {
             }
             Some(Frame::Object(o, key)) => {
                 let key = key.take().ok_or(Abort)?;
-                define(o, &key, &value).map_err(|_| Abort)?;
+                if let Err(e) = define(o, &key, &value) {
+                    return Err(self.fail(e));
+                }
             }
         }
         Ok(())
@@ -438,8 +453,10 @@ impl<'a> Sink<'a> for ValueBuilder {
         let integer = !lexeme.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
         const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
         if integer && n.abs() > MAX_SAFE {
-            let big = BigInt::new(&JsValue::from_str(lexeme)).map_err(|_| Abort)?;
-            self.add(big.into())
+            match BigInt::new(&JsValue::from_str(lexeme)) {
+                Ok(big) => self.add(big.into()),
+                Err(e) => Err(self.fail(e.into())),
+            }
         } else {
             self.add(JsValue::from_f64(n))
         }
@@ -479,7 +496,9 @@ impl<'a> Sink<'a> for ValueBuilder {
 /// functions and symbols dropped from objects and `null` in arrays,
 /// non-finite numbers as `null`); `BigInt` throws a `TypeError` unless
 /// `bigint: true`, which writes it as its exact integer. Returns `undefined`
-/// for a value with no JSON form, as `JSON.stringify` does.
+/// for a value with no JSON form, as `JSON.stringify` does. A circular value
+/// throws a `TypeError` ("Converting circular structure to STC", as in the Node
+/// package); an exception thrown by a `toJSON` or a getter is thrown as it is.
 #[wasm_bindgen(js_name = stringify, skip_jsdoc)]
 pub fn stringify(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: &JsValue,
@@ -488,13 +507,17 @@ pub fn stringify(
     let options = options.unwrap_or(JsValue::UNDEFINED);
     let opts = encode_opt(&options)?;
     let bigint = bool_opt(&options, "bigint")?;
-    let mut b = DocumentBuilder::with_capacity(64, opts.limits.max_depth);
     let root = to_json_value(value, &JsValue::from_str(""))?;
     if skipped(&root) {
         return Ok(None);
     }
-    walk(&mut b, &root, bigint)?;
-    let doc: Document<'_> = b.finish().map_err(|e| js_error(&e, None))?;
+    let mut w = Walker {
+        doc: DocumentBuilder::with_capacity(64, opts.limits.max_depth),
+        bigint,
+        open: js_sys::Set::new(&JsValue::UNDEFINED),
+    };
+    w.walk(&root)?;
+    let doc: Document<'_> = w.doc.finish().map_err(|e| js_error(&e, None))?;
     Ok(Some(doc.encode(opts.profile)))
 }
 
@@ -528,52 +551,83 @@ fn to_json_value(v: &JsValue, key: &JsValue) -> Result<JsValue, JsValue> {
     Ok(v)
 }
 
-fn walk(b: &mut DocumentBuilder<'_>, v: &JsValue, bigint: bool) -> Result<(), JsValue> {
-    let err = |e: Error| js_error(&e, None);
-    if v.is_null() {
-        return b.push_null().map_err(err);
-    }
-    if let Some(x) = v.as_bool() {
-        return b.push_bool(x).map_err(err);
-    }
-    if let Some(n) = v.as_f64() {
-        if !n.is_finite() {
+/// The message of the `TypeError` a circular value throws (the Node package's).
+const CIRCULAR: &str = "Converting circular structure to STC";
+
+/// The stringify walk: the document being built and the open objects and
+/// arrays (for the cycle check).
+struct Walker<'d> {
+    doc: DocumentBuilder<'d>,
+    bigint: bool,
+    /// Objects and arrays being written: meeting one again is a cycle (a
+    /// `TypeError`, as in `JSON.stringify`). A `Set`, so that the check is
+    /// one call whatever the depth; an object shared by siblings is fine.
+    open: js_sys::Set,
+}
+
+impl Walker<'_> {
+    fn walk(&mut self, v: &JsValue) -> Result<(), JsValue> {
+        let err = |e: Error| js_error(&e, None);
+        let b = &mut self.doc;
+        if v.is_null() {
             return b.push_null().map_err(err);
         }
-        // Number.prototype.toString gives the lexeme JSON.stringify writes.
-        let lexeme: String = js_sys::Number::from(n).to_string_with_radix(10)?.into();
-        return b.push_number(&lexeme).map_err(err);
-    }
-    if v.is_bigint() {
-        if !bigint {
-            return Err(type_error("Do not know how to serialize a BigInt (pass { bigint: true })"));
+        if let Some(x) = v.as_bool() {
+            return b.push_bool(x).map_err(err);
         }
-        let big: &BigInt = v.unchecked_ref();
-        let lexeme: String = big.to_string(10)?.into();
-        return b.push_number(&lexeme).map_err(err);
-    }
-    if let Some(s) = v.dyn_ref::<JsString>() {
-        return match s.as_string() {
-            Some(text) if s.is_valid_utf16() => b.push_str(&text).map_err(err),
-            _ => b.push_utf16(&s.iter().collect::<Vec<u16>>()).map_err(err),
-        };
-    }
-    if Array::is_array(v) {
-        let arr: &Array = v.unchecked_ref();
-        b.push_begin_array().map_err(err)?;
-        for i in 0..arr.length() {
-            let item = to_json_value(&arr.get(i), &JsValue::from_str(&i.to_string()))?;
-            if skipped(&item) {
-                b.push_null().map_err(err)?;
-            } else {
-                walk(b, &item, bigint)?;
+        if let Some(n) = v.as_f64() {
+            if !n.is_finite() {
+                return b.push_null().map_err(err);
             }
+            // Number.prototype.toString gives the lexeme JSON.stringify writes.
+            let lexeme: String = js_sys::Number::from(n).to_string_with_radix(10)?.into();
+            return b.push_number(&lexeme).map_err(err);
         }
-        return b.push_end_array().map_err(err);
+        if v.is_bigint() {
+            if !self.bigint {
+                return Err(type_error("Do not know how to serialize a BigInt (pass { bigint: true })"));
+            }
+            let big: &BigInt = v.unchecked_ref();
+            let lexeme: String = big.to_string(10)?.into();
+            return b.push_number(&lexeme).map_err(err);
+        }
+        if let Some(s) = v.dyn_ref::<JsString>() {
+            return match s.as_string() {
+                Some(text) if s.is_valid_utf16() => b.push_str(&text).map_err(err),
+                _ => b.push_utf16(&s.iter().collect::<Vec<u16>>()).map_err(err),
+            };
+        }
+        if !v.is_object() {
+            return Err(type_error("the value has no JSON representation"));
+        }
+        // Checked before the depth limit, as the Node package does.
+        if self.open.has(v) {
+            return Err(type_error(CIRCULAR));
+        }
+        self.open.add(v);
+        let result = self.container(v);
+        self.open.delete(v);
+        result
     }
-    if v.is_object() {
+
+    fn container(&mut self, v: &JsValue) -> Result<(), JsValue> {
+        let err = |e: Error| js_error(&e, None);
+        if Array::is_array(v) {
+            let arr: &Array = v.unchecked_ref();
+            self.doc.push_begin_array().map_err(err)?;
+            for i in 0..arr.length() {
+                // Reflect.get: an index getter that throws comes back as its exception.
+                let item = to_json_value(&Reflect::get_u32(v, i)?, &JsValue::from_str(&i.to_string()))?;
+                if skipped(&item) {
+                    self.doc.push_null().map_err(err)?;
+                } else {
+                    self.walk(&item)?;
+                }
+            }
+            return self.doc.push_end_array().map_err(err);
+        }
         let obj: &Object = v.unchecked_ref();
-        b.push_begin_object().map_err(err)?;
+        self.doc.push_begin_object().map_err(err)?;
         for key in Object::keys(obj).iter() {
             let item = to_json_value(&Reflect::get(v, &key)?, &key)?;
             if skipped(&item) {
@@ -581,12 +635,11 @@ fn walk(b: &mut DocumentBuilder<'_>, v: &JsValue, bigint: bool) -> Result<(), Js
             }
             let k: &JsString = key.unchecked_ref();
             match k.as_string() {
-                Some(text) if k.is_valid_utf16() => b.push_key(&text).map_err(err)?,
-                _ => b.push_key_utf16(&k.iter().collect::<Vec<u16>>()).map_err(err)?,
+                Some(text) if k.is_valid_utf16() => self.doc.push_key(&text).map_err(err)?,
+                _ => self.doc.push_key_utf16(&k.iter().collect::<Vec<u16>>()).map_err(err)?,
             }
-            walk(b, &item, bigint)?;
+            self.walk(&item)?;
         }
-        return b.push_end_object().map_err(err);
+        self.doc.push_end_object().map_err(err)
     }
-    Err(type_error("the value has no JSON representation"))
 }
