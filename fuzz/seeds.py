@@ -21,7 +21,7 @@ def put(target, data):
 
 def main():
     n = 0
-    for path in sorted(CASES.glob("*.json")):
+    for path in sorted(CASES.rglob("*.json")):
         f = json.loads(path.read_text(encoding="utf-8"))
         for case in f["cases"]:
             data = bytes.fromhex(case["input_hex"]) if "input_hex" in case else case["input"].encode()
