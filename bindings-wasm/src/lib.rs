@@ -31,12 +31,19 @@ use stc_core::{
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+// The unions of the core's names (error codes, profiles) are not written
+// here: they come from js-shared's generated `stc_rules` types, which
+// install.mjs generates from the one list (checked against the core's
+// `ErrorKind::CODES` and `Profile::NAMES` by the tests). The node build's copy
+// is `stc_rules.d.mts`: scripts/build.sh rewrites the import there.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
+import type { ErrorCode, Profile } from './stc_rules.js';
+export type { ErrorCode, Profile };
+/** The codec's error codes (`StcError.code`): the same union as `ErrorCode`. */
+export type StcErrorCode = ErrorCode;
 /** Text, or bytes that should be UTF-8 (a `Uint8Array`, e.g. a Node `Buffer`). */
 export type Input = string | Uint8Array;
-/** Output layout of the encoder: `compact` (default) or `readable` (ADR spacing). */
-export type Profile = 'compact' | 'readable';
 export interface DecodeOptions {
   /** Deepest nesting accepted (default 128, larger values are clamped to 1024). */
   maxDepth?: number;
@@ -46,13 +53,14 @@ export interface ParseOptions extends DecodeOptions {
   bigint?: boolean;
 }
 export interface EncodeOptions extends DecodeOptions {
+  /** Output layout of the encoder: `compact` (default) or `readable`. */
   profile?: Profile;
 }
 export interface StringifyOptions extends EncodeOptions {
   /** Default false: a `BigInt` throws a `TypeError`, as in `JSON.stringify`. true: written as its exact integer. */
   bigint?: boolean;
 }
-/** Only the estimate is compiled into the WebAssembly build (the exact BPE tables are megabytes). */
+/** Only the estimate is compiled into the WebAssembly build (the exact BPE tables are megabytes): `tokenizerNames()`. */
 export type TokenizerName = 'estimate';
 export interface GateOptions extends EncodeOptions {
   /** Fraction of minified JSON's tokens STC must save to be chosen (default 0.05). */
@@ -68,26 +76,6 @@ export interface Gated {
   jsonTokens: number;
   /** Estimated tokens of the STC encoding. */
   stcTokens: number;
-}
-/** The codec's error kinds (stc-core `ErrorKind::code`). */
-export type StcErrorCode =
-  | 'unexpected_end' | 'unexpected_char' | 'invalid_number' | 'invalid_escape'
-  | 'control_character' | 'invalid_utf8' | 'trailing_characters' | 'depth_limit'
-  | 'invalid_count' | 'count_too_large' | 'count_mismatch' | 'invalid_document' | 'aborted';
-/** What every codec failure throws: a `SyntaxError` named `StcError`, as in the Node package. */
-export interface StcError extends SyntaxError {
-  name: 'StcError';
-  code: StcErrorCode;
-  /** Byte offset (0-based) into the UTF-8 input. */
-  offset: number;
-  /** 1-based line; 0 when the error has no input position. */
-  line: number;
-  /** 1-based column, counted in Unicode characters; 0 when there is no position. */
-  column: number;
-  /** The message without its position. */
-  reason: string;
-  /** UTF-16 index of `offset` in the input (`text.slice(index)`), when the input was a string. */
-  index?: number;
 }
 "#;
 

@@ -6,7 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { ROOT } from './load.mjs';
+
+const native = createRequire(import.meta.url)(join(ROOT, 'pkg/node/stc_wasm.js'));
 
 const tsc = (args) => spawnSync(join(ROOT, 'node_modules/.bin/tsc'), args, { encoding: 'utf8', cwd: ROOT });
 
@@ -32,6 +35,34 @@ test('a wrong profile, option or result type is a type error', () => {
     assert.match(out, /'"pretty"' is not assignable/);
     assert.match(out, /'"o200k_base"' is not assignable/);
     assert.match(out, /Type 'string' is not assignable to type 'number'/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// The unions are not written by hand anywhere in the package: each must be
+// exactly the list the core reports at run time (ErrorKind::CODES,
+// Profile::NAMES, the tokenizers compiled in), in the web and node builds.
+test('the published unions are exactly the core\'s lists (errorCodes, profileNames, tokenizerNames)', () => {
+  const lists = { ErrorCode: native.errorCodes(), StcErrorCode: native.errorCodes(), Profile: native.profileNames(), TokenizerName: native.tokenizerNames() };
+  assert.ok(lists.ErrorCode.includes('count_mismatch') && lists.Profile.includes('readable'));
+  const dir = mkdtempSync(join(tmpdir(), 'stc-wasm-unions-'));
+  try {
+    const files = [];
+    for (const [entry, out] of [['pkg/web/stc.js', 'web.mts'], ['pkg/node/stc.mjs', 'node.mts']]) {
+      const names = Object.keys(lists);
+      let src = `import type { ${names.join(', ')} } from ${JSON.stringify(join(ROOT, entry))};\n`;
+      src += 'type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;\n';
+      for (const [name, list] of Object.entries(lists)) {
+        src += `const ${name}Exact: Same<${name}, ${list.map((n) => JSON.stringify(n)).join(' | ')}> = true;\n`;
+      }
+      // And the check itself can fail: a name that is not in the list.
+      src += `// @ts-expect-error not an error code\nconst notACode: ErrorCode = 'no_such_code';\n`;
+      writeFileSync(join(dir, out), src);
+      files.push(join(dir, out));
+    }
+    const r = tsc(['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', '', '--lib', 'es2020,esnext.disposable,dom', ...files]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
