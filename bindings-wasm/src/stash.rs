@@ -23,72 +23,19 @@ use wasm_bindgen::prelude::*;
 
 use crate::{field, js_error, limits_opt, range_error, text_arg, tokenizer_opt, type_error};
 
+/// The stash types of both JavaScript packages (one file, `js-shared/stash.d.ts`).
+#[wasm_bindgen(typescript_custom_section)]
+const TS_STASH_SHARED: &str = include_str!("../../js-shared/stash.d.ts");
+
+/// What only the browser package declares: its error shape and store.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_STASH: &str = r#"
-/** Stable codes of `StashError` (as in the Node package; the browser has no `unavailable` store). */
-export type StashErrorCode =
-  | 'invalid_key' | 'not_found' | 'expired' | 'closed' | 'unavailable'
-  | 'corrupt' | 'too_large' | 'exhausted' | 'config' | 'store';
-/** A stash operation failed: an `Error` named `StashError`. */
-export interface StashError extends Error {
+/** A stash operation failed: an `Error` named `StashError` (`code`, `retryable`, `key`). */
+export interface StashError extends Error, StashErrorFields {
   name: 'StashError';
-  code: StashErrorCode;
-  /** True only if the same call may succeed later; an unknown or expired key never comes back. */
-  retryable: boolean;
-  /** The key concerned, when it was well-formed. */
-  key: string | null;
 }
-/** Options of `new MemoryStash`. */
-export interface StashOptions {
-  /** Seconds an entry lives after its last write (default 7 days). */
-  ttl?: number;
-  /** Live entries kept; beyond it the oldest writes are evicted (default 1 000). */
-  capacity?: number;
-}
-/** Options of `truncate`. */
-export interface TruncateOptions extends DecodeOptions {
-  /** Where the omitted parts go; `null` cuts nothing (`kept: 'no_store'`) unless `lossy`. Required. */
-  stash: MemoryStash | null;
-  /** Cut until the output has at most this many (estimated) tokens. */
-  budget?: number;
-  /** Records kept per record array (and head elements of other arrays); default 32. */
-  truncateArraysAt?: number;
-  /** Cut without stashing (`stash: null`); markers say `recoverable: false`. */
-  lossy?: boolean;
-  /** Markers name a call of this tool (`key=KEY`) instead of `stc retrieve KEY` (1-64 of `A-Za-z0-9_-`). */
-  retrieveTool?: string;
-  /** Default and only choice here: 'estimate'. */
-  tokenizer?: TokenizerName;
-}
-/** Why `truncate` sent the original. */
-export type Kept = 'nothing_to_cut' | 'no_store' | 'retrieved' | 'has_markers' | 'no_saving';
-/** One part `truncate` left out. */
-export interface Omission {
-  unit: 'records' | 'items' | 'chars';
-  /** Its stash key (`null` when lossy). */
-  key: string | null;
-  omitted: number;
-  of: number;
-}
-/** What `truncate` returns. */
-export interface Truncation {
-  /** Compact STC to send (the original, losslessly, when nothing was cut). */
-  text: string;
-  /** The same content as minified JSON. */
-  json: string;
-  /** True if parts were left out (markers in `text` say how to get them back). */
-  truncated: boolean;
-  /** Why nothing was cut, or `null`. */
-  kept: Kept | null;
-  /** Estimated tokens of `text`. */
-  tokens: number;
-  /** Estimated tokens of the original as compact STC. */
-  originalTokens: number;
-  /** The stash keys the markers reference. */
-  keys: string[];
-  /** The omissions, in document order. */
-  omissions: Omission[];
-}
+/** Options of `truncate`: the browser's only store is `MemoryStash`, its only tokenizer the estimate. */
+export interface TruncateOptions extends TruncateOptionsOf<MemoryStash, TokenizerName> {}
 "#;
 
 /// `Date.now()`: the only clock a wasm32-unknown-unknown module has.

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -63,6 +63,50 @@ test('the published unions are exactly the core\'s lists (errorCodes, profileNam
     }
     const r = tsc(['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', '', '--lib', 'es2020,esnext.disposable,dom', ...files]);
     assert.equal(r.status, 0, r.stdout + r.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// js-shared/stash.d.ts is the one home of the stash types: it type-checks on
+// its own (stc-node imports it too), both builds publish exactly its current
+// text (a stale build fails here), and no second copy of the codes exists.
+test('the stash types are js-shared/stash.d.ts, published once in both builds', () => {
+  const shared = join(ROOT, '../js-shared/stash.d.ts');
+  const alone = tsc(['--strict', '--noEmit', '--types', '', shared]);
+  assert.equal(alone.status, 0, alone.stdout + alone.stderr);
+  const lines = (text) => text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const want = lines(readFileSync(shared, 'utf8'));
+  for (const dir of ['pkg/web', 'pkg/node']) {
+    const published = readFileSync(join(ROOT, dir, 'stc_wasm.d.ts'), 'utf8');
+    const got = lines(published);
+    const at = got.indexOf(want[0]);
+    assert.ok(at >= 0, `${dir}/stc_wasm.d.ts lacks js-shared/stash.d.ts (rebuild)`);
+    assert.deepEqual(got.slice(at, at + want.length), want, `${dir}/stc_wasm.d.ts holds an old js-shared/stash.d.ts (rebuild)`);
+    assert.equal(published.split('export type StashErrorCode =').length, 2, 'one StashErrorCode union');
+  }
+});
+
+test('a wrong store, tokenizer or stash field is a type error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'stc-wasm-stash-types-'));
+  try {
+    const file = join(dir, 'neg.ts');
+    writeFileSync(
+      file,
+      `import { truncate, MemoryStash, type StashError } from ${JSON.stringify(join(ROOT, 'pkg/node/stc.mjs'))};\n` +
+        `truncate('{}', { stash: 'memory' });\n` +
+        `truncate('{}', { stash: new MemoryStash(), tokenizer: 'o200k_base' });\n` +
+        `const n: number = truncate('{}', { stash: null }).kept;\n` +
+        `declare const e: StashError;\nconst c: 'gone' = e.code;\n`,
+    );
+    const r = tsc(['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', '', '--lib', 'es2020,esnext.disposable', file]);
+    assert.notEqual(r.status, 0);
+    const out = r.stdout + r.stderr;
+    assert.match(out, /neg\.ts\(2,\d+\).*is not assignable to type 'MemoryStash'/);
+    assert.match(out, /'"o200k_base"' is not assignable/);
+    assert.match(out, /neg\.ts\(4,\d+\).*null' is not assignable to type 'number'/);
+    assert.match(out, /Type 'StashErrorCode' is not assignable to type '"gone"'/);
+    assert.equal(out.trim().split('\n').filter((l) => l.includes('error TS')).length, 4, out);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
