@@ -8,6 +8,7 @@
 //! recoverable markers, the SQLite and memory stores).
 
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 mod dumps;
 mod errors;
@@ -27,9 +28,9 @@ fn _stc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MEDIA_TYPE", stc_core::MEDIA_TYPE)?;
     m.add("MAX_DEPTH_LIMIT", stc_core::MAX_DEPTH_LIMIT)?;
     // The core's lists, for the stubs' checks: every error code, profile and tokenizer name.
-    m.add("ERROR_CODES", stc_core::ErrorKind::CODES.to_vec())?;
-    m.add("PROFILES", stc_core::Profile::NAMES.to_vec())?;
-    m.add("TOKENIZERS", stc_core::Tokenizer::NAMES.to_vec())?;
+    m.add("ERROR_CODES", PyTuple::new(m.py(), stc_core::ErrorKind::CODES)?)?;
+    m.add("PROFILES", PyTuple::new(m.py(), stc_core::Profile::NAMES)?)?;
+    m.add("TOKENIZERS", PyTuple::new(m.py(), stc_core::Tokenizer::NAMES)?)?;
     m.add_function(wrap_pyfunction!(loads::loads, m)?)?;
     m.add_function(wrap_pyfunction!(dumps::dumps, m)?)?;
     m.add_function(wrap_pyfunction!(text::encode, m)?)?;

@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_http import stc_binary
 
 import stc
-from test_http import stc_binary
 
 KEY_RE_LEN = 24
 

@@ -29,17 +29,17 @@ too. All format logic lives in the Rust crate ``stc-core``; this package only
 converts types and errors.
 """
 
-from __future__ import annotations
-
-from typing import Any, Callable, Protocol
-
+from ._files import dump, load
 from ._stc import (
+    ERROR_CODES,
     MAX_DEPTH_LIMIT,
     MEDIA_TYPE,
     MEMORY_STASH_DEFAULT_CAPACITY,
+    PROFILES,
     STASH_DEFAULT_CAPACITY,
     STASH_DEFAULT_TTL,
     STC_VERSION,
+    TOKENIZERS,
     MemoryStash,
     SqliteStash,
     __version__,
@@ -67,65 +67,16 @@ from ._types import (
 #: Alias of :func:`decode`, the name used by ADR-066's reference snippet.
 decode_stc = decode
 
-
-class _SupportsRead(Protocol):
-    def read(self) -> str | bytes: ...
-
-
-class _SupportsWrite(Protocol):
-    def write(self, s: str, /) -> object: ...
-
-
-def load(
-    fp: _SupportsRead,
-    *,
-    object_hook: Callable[[dict[str, Any]], Any] | None = None,
-    parse_float: Callable[[str], Any] | None = None,
-    parse_int: Callable[[str], Any] | None = None,
-    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
-    max_depth: int | None = None,
-) -> Any:
-    """Like :func:`loads`, reading the text from a file object."""
-    return loads(
-        fp.read(),
-        object_hook=object_hook,
-        parse_float=parse_float,
-        parse_int=parse_int,
-        object_pairs_hook=object_pairs_hook,
-        max_depth=max_depth,
-    )
-
-
-def dump(
-    obj: Any,
-    fp: _SupportsWrite,
-    *,
-    profile: Profile = "compact",
-    default: Callable[[Any], Any] | None = None,
-    sort_keys: bool = False,
-    skipkeys: bool = False,
-    max_depth: int | None = None,
-) -> None:
-    """Like :func:`dumps`, writing the text to a file object."""
-    fp.write(
-        dumps(
-            obj,
-            profile=profile,
-            default=default,
-            sort_keys=sort_keys,
-            skipkeys=skipkeys,
-            max_depth=max_depth,
-        )
-    )
-
-
 __all__ = [
+    "ERROR_CODES",
     "MAX_DEPTH_LIMIT",
     "MEDIA_TYPE",
     "MEMORY_STASH_DEFAULT_CAPACITY",
+    "PROFILES",
     "STASH_DEFAULT_CAPACITY",
     "STASH_DEFAULT_TTL",
     "STC_VERSION",
+    "TOKENIZERS",
     "GateResult",
     "Kept",
     "MemoryStash",
@@ -157,3 +108,11 @@ GateResult.__module__ = __name__
 StashError.__module__ = __name__
 Omission.__module__ = __name__
 Truncation.__module__ = __name__
+load.__module__ = __name__
+dump.__module__ = __name__
+
+
+def __dir__() -> list[str]:
+    """``dir(stc)``: the public API only (``__all__``), not the private
+    submodules ``_stc``, ``_types`` and ``_files``."""
+    return sorted(__all__)

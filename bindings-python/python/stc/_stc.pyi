@@ -19,6 +19,12 @@ STASH_DEFAULT_TTL: Final[float]
 STASH_DEFAULT_CAPACITY: Final[int]
 #: How many live entries a :class:`MemoryStash` keeps (FIFO beyond it).
 MEMORY_STASH_DEFAULT_CAPACITY: Final[int]
+#: Every error ``kind`` of :class:`STCDecodeError` (stc-core's ``ErrorKind`` codes).
+ERROR_CODES: Final[tuple[str, ...]]
+#: The profile names :func:`encode` and :func:`dumps` accept (see ``Profile``).
+PROFILES: Final[tuple[str, ...]]
+#: The tokenizer names :func:`encode_gated` and :func:`count_tokens` accept (see ``Tokenizer``).
+TOKENIZERS: Final[tuple[str, ...]]
 
 _Text = str | bytes | bytearray
 
