@@ -232,6 +232,162 @@ def gate_section(data, out):
     return harms
 
 
+FLOOR_FORMATS = [
+    ("floor", "values-only floor"),
+    ("stc_v1_old", "v1 old rules"),
+    ("stc_compact", "v1 cost-driven"),
+    ("stc_v2", "v2"),
+    ("toon", "TOON"),
+]
+
+
+def best_stc(data):
+    """The STC text the gap is measured on: v2 when it was built, else v1 cost-driven."""
+    return "stc_v2" if data.get("v2", {}).get("built") else "stc_compact"
+
+
+def gap_parts(members, key, tokenizer):
+    """Tokens of `key` minus the floor's, split by byte class (see bench/stc-bench/src/gap.rs), summed."""
+    parts = {"gap": 0.0, "keys": 0.0, "header_keys": 0.0, "counts": 0.0, "punct": 0.0, "values": 0.0}
+    for d in members:
+        s, f = d["split"].get(key), d["split"]["floor"]
+        if s is None:
+            return None
+        s, f = s[tokenizer], f[tokenizer]
+        parts["gap"] += s["tokens"] - f["tokens"]
+        parts["keys"] += s["key"] + s["header_key"]
+        parts["header_keys"] += s["header_key"]
+        parts["counts"] += s["count"]
+        parts["punct"] += s["punct"] - f["punct"]
+        parts["values"] += s["value"] - f["value"]
+    return parts
+
+
+def floor_row(members, tokenizer, best, label, n=None):
+    j = sum(d["formats"]["json_min"][tokenizer] for d in members)
+    cells = [label] + ([str(n)] if n is not None else []) + [fmt_int(j)]
+    for f, _ in FLOOR_FORMATS:
+        if all(f in d["formats"] for d in members):
+            cells.append(f"{sum(d['formats'][f][tokenizer] for d in members) / j:.3f}")
+        else:
+            cells.append("not built yet" if f == "stc_v2" else "n/a")
+    g = gap_parts(members, best, tokenizer)
+    if g is None or g["gap"] <= 0:
+        cells += [f"{g['gap'] / j:.3f}" if g else "n/a"] + ["—"] * 5
+    else:
+        share = lambda x: f"{100 * x / g['gap']:.0f}%"
+        cells += [f"{g['gap'] / j:.3f}", share(g["keys"]), share(g["header_keys"]), share(g["counts"]),
+                  share(g["punct"]), share(g["values"])]
+    return "| " + " | ".join(cells) + " |"
+
+
+def floor_section(data, out):
+    """Issue 16: the values-only floor, v1 old rules, v1 cost-driven, v2, TOON, and the split of the remaining gap."""
+    docs = data["docs"]
+    best = best_stc(data)
+    best_name = dict(FLOOR_FORMATS)[best]
+    out.append("## Toward the values-only floor (issue 16)\n")
+    out.append("Tokens as a ratio to minified JSON (class rows: ratio of the class totals). Columns:\n")
+    out.append("- **values-only floor**: every scalar value as its JSON lexeme (strings quoted, numbers verbatim), joined by "
+               "commas in document order; no keys, brackets or counts. No format that writes every value in its place "
+               "spends fewer tokens.\n"
+               "- **v1 old rules**: the encoder of commit 59b8d1c (fixed rules), extracted from git history by "
+               "`bench/v1rules.sh` and built beside the current core; compact profile.\n"
+               "- **v1 cost-driven**: the current stc-core, version 1 (default), compact profile.\n"
+               "- **v2**: the current stc-core with version 2, compact profile"
+               + ("" if data.get("v2", {}).get("built") else
+                  f" — **{data.get('v2', {}).get('reason', 'not built yet')}**") + ".\n"
+               "- **TOON**: `@toon-format/toon`, default options.\n")
+    out.append(f"**Gap split** (of {best_name}): gap = its tokens − the floor's tokens, shown as a ratio to minified JSON. "
+               "Every byte of the STC text is classed as value, key (member keys and column names), count (the digits of "
+               "`[N]`/`{N}`) or punctuation (brackets, braces, `:`, `,`, `/`, `~`, whitespace); the floor's bytes as value "
+               "or punctuation (its commas). Each token of the exact BPE encoding is shared among the classes in "
+               "proportion to the bytes it covers, so each text's class shares sum to its token count. Then gap = keys + "
+               "counts + (punctuation − floor's punctuation) + (value tokens − floor's value tokens); the last part is "
+               "the same value bytes cut into tokens differently by their neighbours (negative when STC's neighbours "
+               "merge better than the floor's commas). Shares are of the gap; \"of which column names\" is part of "
+               "\"keys\". The classifier is checked on every text: it finds exactly the document's number of scalars"
+               + ("" if all(s["values_found"] == d["scalars"] for d in docs for s in d["split"].values())
+                  else " (**except where stc-bench warned on stderr**)") + ".\n")
+    head = ("| JSON min tokens | " + " | ".join(n for _, n in FLOOR_FORMATS) +
+            " | gap | keys | of which column names | counts | punctuation | values |")
+    for tokenizer in ("o200k_base", "cl100k_base"):
+        out.append(f"### Per class ({tokenizer})\n")
+        out.append("| class | docs " + head)
+        out.append("|---|---:|---:|" + "---:|" * (len(FLOOR_FORMATS) + 6))
+        for cls, label in CLASSES + [("all", "**all documents**")]:
+            members = [d for d in docs if cls == "all" or d["class"] == cls]
+            out.append(floor_row(members, tokenizer, best, label, len(members)))
+        out.append("")
+        out.append(f"### Per document ({tokenizer})\n")
+        out.append("| document | class " + head)
+        out.append("|---|---|---:|" + "---:|" * (len(FLOOR_FORMATS) + 6))
+        for d in docs:
+            out.append(floor_row([d], tokenizer, best, d["name"], None).replace(f"| {d['name']} |", f"| {d['name']} | {d['class']} |", 1))
+        out.append("")
+    rt_old = sum(1 for d in docs if d.get("old_roundtrip_ok"))
+    v2_rt = [d.get("v2_roundtrip_ok") for d in docs if "stc_v2" in d["formats"]]
+    out.append(f"Round trip of the old rules' text through the current decoder: {rt_old} of {len(docs)} documents.")
+    if v2_rt:
+        checked = [x for x in v2_rt if isinstance(x, bool)]
+        out.append(f" v2 round trip (decoded with version 2): {sum(checked)} of {len(checked)} checked"
+                   + (f" ({len(v2_rt) - len(checked)} not checked)" if len(checked) < len(v2_rt) else "") + ".")
+    out.append("\n")
+
+
+def targets_section(data, crit, out):
+    """The targets of issue 16 with pass/fail, from this run's figures."""
+    docs = data["docs"]
+    v2_built = bool(data.get("v2", {}).get("built"))
+    out.append("## Issue 16 targets (o200k_base, against minified JSON)\n")
+    out.append("| target | v1 cost-driven | v2 |")
+    out.append("|---|---|---|")
+    tok = "o200k_base"
+
+    def total_ratio(cls, f):
+        members = [d for d in docs if d["class"] == cls]
+        return sum(d["formats"][f][tok] for d in members) / sum(d["formats"]["json_min"][tok] for d in members)
+
+    def verdict(ok, text):
+        return f"{'**met**' if ok else '**not met**'}: {text}"
+
+    def per_format(fn):
+        cells = [fn("stc_compact")]
+        cells.append(fn("stc_v2") if v2_built else "not built yet")
+        return cells
+    for cls, label in [("nested", "Nested API responses at most 0.85× (class total)"),
+                       ("semi", "Semi-uniform records at most 0.85× (class total)")]:
+        cells = per_format(lambda f: verdict(total_ratio(cls, f) <= 0.85, f"{total_ratio(cls, f):.3f}×"))
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+
+    def below_toon(f):
+        flat = [d for d in docs if d["class"] == "flat" and "toon" in d["formats"]]
+        worse = [d["name"] for d in flat if d["formats"][f][tok] >= d["formats"]["toon"][tok]]
+        return verdict(not worse, f"{len(flat) - len(worse)} of {len(flat)} below TOON" + (f" (not: {', '.join(worse)})" if worse else ""))
+    out.append("| Flat tables: below TOON on every document | " + " | ".join(per_format(below_toon)) + " |")
+
+    def no_worse(f):
+        worse = [f"{d['name']} (+{d['formats'][f][tok] - d['formats']['stc_v1_old'][tok]})" for d in docs
+                 if d["formats"][f][tok] > d["formats"]["stc_v1_old"][tok]]
+        return verdict(not worse, f"{len(docs) - len(worse)} of {len(docs)} documents at most the old rules' tokens"
+                       + (f"; more: {', '.join(worse)}" if worse else ""))
+    out.append("| No document more expensive than v1 with the old rules | " + " | ".join(per_format(no_worse)) + " |")
+
+    def harm(gated_key):
+        harmed = [d["name"] for d in docs if d["formats"][gated_key][tok] > d["formats"]["json_min"][tok]]
+        return verdict(not harmed, f"{len(harmed)} of {len(docs)} harmed" + (f" ({', '.join(harmed)})" if harmed else ""))
+    out.append("| The gate (estimator, default margin) harms no document | " + harm("gated") + " | "
+               + (harm("gated_v2") if v2_built else "not built yet") + " |")
+    if crit and crit.get("geomean"):
+        g = crit["geomean"]["encode"]
+        out.append(f"| Encode speed at least 1× serde_json parse+write (criterion, geometric mean) | "
+                   f"{verdict(g >= 1.0, f'{g:.2f}×')} (default version) | not measured separately |")
+    else:
+        out.append(f"| Encode speed at least 1× serde_json parse+write (criterion) | not measured: "
+                   f"{(crit or {}).get('reason', 'criterion.json missing')} | |")
+    out.append("")
+
+
 def flat_rows(rows):
     """Markdown table of a list of dicts, one level of nested dicts flattened (`seconds.stc.loads`)."""
     flat = []
@@ -461,6 +617,8 @@ def main():
     out.append("")
     out.append("![Tokens by format and class](tokens.svg)\n")
     chart(docs, os.path.join(bench_dir, "tokens.svg"))
+    targets_section(data, crit, out)
+    floor_section(data, out)
 
     out.append("## Tokens\n")
     out.append("Formats: JSON pretty (2-space indent), JSON minified (the gate's baseline), TOON (`@toon-format/toon`, "

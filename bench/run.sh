@@ -43,7 +43,12 @@ run npm ci --prefix bench/toon --no-audit --no-fund --silent
 run node bench/toon/toon.mjs bench/out/manifest.json bench/out/toon
 
 step "stc-bench (tokens, Rust speed)"
-run cargo build --release --quiet --manifest-path bench/stc-bench/Cargo.toml
+# The encoder with the old rules (commit 59b8d1c) comes from git history, built beside the current one.
+run bash bench/v1rules.sh
+# STC v2 rows only when stc-core has the `Version` knob; otherwise the report says "not built yet".
+FEATURES=()
+if grep -q 'pub enum Version' "$ROOT/stc-core/src/options.rs"; then FEATURES=(--features v2); fi
+run cargo build --release --quiet --manifest-path bench/stc-bench/Cargo.toml "${FEATURES[@]}"
 STC_BENCH="$BENCH_TARGET/release/stc-bench"
 run "$STC_BENCH" tokens bench/out/manifest.json bench/out/toon bench/out/tokens.json
 run "$STC_BENCH" speed bench/out/manifest.json bench/out/speed_rust.json 300

@@ -1,7 +1,8 @@
 //! The measuring tool behind `bench/REPORT.md`. Run by `bench/run.sh`.
 //!
 //! ```text
-//! stc-bench tokens MANIFEST TOON_DIR OUT.json   token counts of every format
+//! stc-bench tokens MANIFEST TOON_DIR OUT.json   token counts of every format, the values-only
+//!                                               floor and the split of the gap to it (issue 16)
 //! stc-bench speed MANIFEST OUT.json [BUDGET_MS] Rust speed: stc vs serde_json vs toon-format
 //! stc-bench dump MANIFEST DIR                   texts + o200k counts, for calibrating the estimator
 //! stc-bench encode FILE | decode FILE           stc-core on a file, output to stdout (peak RSS fallback)
@@ -10,6 +11,8 @@
 //! MANIFEST is a JSON array of `{"name", "class", "path"}` written by
 //! `bench/gen.py`. TOON_DIR holds `NAME.toon`, written by `bench/toon/toon.mjs`
 //! with the reference TypeScript encoder.
+
+mod gap;
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -73,6 +76,39 @@ fn counts(text: &str) -> Value {
     Value::Object(m)
 }
 
+/// The encoder with the rules of commit 59b8d1c (before issue 16), compact profile.
+fn encode_v1_old_rules(json: &str) -> String {
+    use stc_core_v1rules as old;
+    old::encode_with(json, &old::EncodeOptions::default().profile(old::Profile::Compact))
+        .unwrap_or_else(|e| die(format!("old rules: {e}")))
+}
+
+/// STC v2 (compact profile) and its gated output, when stc-core has `Version`.
+#[cfg(feature = "v2")]
+fn encode_v2(json: &str) -> Option<(String, stc_core::Gated)> {
+    let options = EncodeOptions::default().profile(Profile::Compact).version(stc_core::Version::V2);
+    let text = encode_with(json, &options).unwrap_or_else(|e| die(format!("v2: {e}")));
+    let gated = encode_gated(json, &options, &GateOptions::default()).unwrap_or_else(|e| die(format!("v2 gate: {e}")));
+    Some((text, gated))
+}
+
+#[cfg(not(feature = "v2"))]
+fn encode_v2(_json: &str) -> Option<(String, stc_core::Gated)> {
+    None
+}
+
+/// Decodes a v2 text with a version-2 decoder.
+#[cfg(feature = "v2")]
+fn decode_v2(stc: &str) -> Option<String> {
+    let options = stc_core::DecodeOptions::default().version(stc_core::Version::V2);
+    Some(stc_core::decode_with(stc, options).unwrap_or_else(|e| die(format!("v2 decode: {e}"))))
+}
+
+#[cfg(not(feature = "v2"))]
+fn decode_v2(_stc: &str) -> Option<String> {
+    None
+}
+
 /// Token counts of every format of every document.
 fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
     let mut docs = Vec::new();
@@ -106,13 +142,49 @@ fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
             gates.insert(key.into(), json!(g.chosen.name()));
             formats.insert(key.into(), c);
         }
+        // Issue 16: the floor, the old rules, v2, and the split of each STC text.
+        let (floor_text, floor_classes, scalars) = gap::floor(&json);
+        formats.insert("floor".into(), counts(&floor_text));
+        let old = encode_v1_old_rules(&json);
+        let old_roundtrip_ok = decode(&old).unwrap() == minified;
+        formats.insert("stc_v1_old".into(), counts(&old));
+        let mut split = serde_json::Map::new();
+        split.insert("floor".into(), gap::splits(&floor_text, &floor_classes));
+        split.insert("stc_v1_old".into(), gap::splits(&old, &gap::classify(&old)));
+        split.insert("stc_compact".into(), gap::splits(&compact, &gap::classify(&compact)));
+        let mut v2_roundtrip = Value::Null;
+        if let Some((v2, gated_v2)) = encode_v2(&json) {
+            v2_roundtrip = match decode_v2(&v2) {
+                Some(back) => json!(back == minified),
+                None => json!("not checked"),
+            };
+            formats.insert("stc_v2".into(), counts(&v2));
+            let mut c = counts(&gated_v2.text);
+            c["chosen"] = json!(gated_v2.chosen.name());
+            formats.insert("gated_v2".into(), c);
+            split.insert("stc_v2".into(), gap::splits(&v2, &gap::classify(&v2)));
+        }
+        for (key, s) in &split {
+            if s["values_found"] != json!(scalars) {
+                eprintln!(
+                    "stc-bench: {}: {key}: the classifier found {} values, the document has {scalars}",
+                    doc.name, s["values_found"]
+                );
+            }
+        }
         eprintln!("tokens: {}", doc.name);
         docs.push(json!({
             "name": doc.name, "class": doc.class, "path": doc.path,
-            "roundtrip_ok": roundtrip_ok, "formats": formats,
+            "roundtrip_ok": roundtrip_ok, "old_roundtrip_ok": old_roundtrip_ok, "v2_roundtrip_ok": v2_roundtrip,
+            "scalars": scalars, "formats": formats, "split": split,
         }));
     }
-    let result = json!({ "min_saving": GateOptions::default().min_saving, "docs": docs });
+    let v2 = if cfg!(feature = "v2") {
+        json!({ "built": true })
+    } else {
+        json!({ "built": false, "reason": "not built yet: stc-core at this commit has no `Version` (STC v2)" })
+    };
+    let result = json!({ "min_saving": GateOptions::default().min_saving, "v2": v2, "docs": docs });
     std::fs::write(out, serde_json::to_string_pretty(&result).unwrap()).unwrap_or_else(|e| die(e));
 }
 
