@@ -17,7 +17,11 @@ use stc_stash::{
     ToolName, TruncateError, TruncateOptions, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY,
 };
 
-use crate::{js_string, limits, napi_failure, set_named, throw, throw_stc, tokenizer, Input, RawEnv, Value};
+use crate::errors::{throw, throw_stc};
+use crate::input::Input;
+use crate::js::{js_string, set_named};
+use crate::options::{limits, tokenizer};
+use crate::{RawEnv, Value};
 
 /// Throws `Error(message)` with `code`, `retryable` and (if known) `key`.
 fn throw_stash(env: RawEnv, message: &str, code: &str, retryable: bool, key: Option<&str>) -> Error {

@@ -1,0 +1,129 @@
+//! The text argument of every entry point: a JavaScript string or UTF-8 bytes.
+
+use std::ptr;
+
+use napi::bindgen_prelude::*;
+use napi::sys;
+
+use crate::js::type_of;
+use crate::{RawEnv, Value};
+
+/// The text argument of every entry point: a string, or a `Buffer` /
+/// `Uint8Array` holding UTF-8 bytes.
+pub(crate) enum Input<'a> {
+    Text(String),
+    Bytes(&'a [u8]),
+    /// A string holding a lone surrogate as a raw character: it has no UTF-8
+    /// form. Keeps the UTF-8 of the text before it, to report the position.
+    LoneSurrogate(String),
+    /// UTF-8 bytes copied out of a buffer (see [`parse_values`]).
+    OwnedBytes(String),
+}
+
+/// Reads a JavaScript string and converts it to UTF-8 here: copying UTF-16
+/// out of V8 and converting in Rust is faster than napi's UTF-8 writer on
+/// two-byte strings, and it finds raw lone surrogates, which napi would turn
+/// into U+FFFD silently.
+fn read_text(env: RawEnv, v: Value) -> Result<Input<'static>> {
+    let mut len = 0usize;
+    napi_call!(env, sys::napi_get_value_string_utf16(env, v, ptr::null_mut(), 0, &mut len));
+    let mut units: Vec<u16> = vec![0; len + 1];
+    let mut written = 0usize;
+    napi_call!(env, sys::napi_get_value_string_utf16(env, v, units.as_mut_ptr(), len + 1, &mut written));
+    units.truncate(written.min(len));
+    let mut out: Vec<u8> = Vec::with_capacity(units.len() + units.len() / 8 + 16);
+    let mut i = 0;
+    while i < units.len() {
+        // ASCII runs, 16 units at a time (vectorizes).
+        if let Some(chunk) = units.get(i..i + 16) {
+            if chunk.iter().fold(0u16, |acc, &u| acc | u) < 0x80 {
+                out.extend(chunk.iter().map(|&u| u as u8));
+                i += 16;
+                continue;
+            }
+        }
+        let u = units[i];
+        if u < 0x80 {
+            out.push(u as u8);
+            i += 1;
+            continue;
+        }
+        let (code, width) = match u {
+            0xD800..=0xDBFF => match units.get(i + 1) {
+                Some(&lo @ 0xDC00..=0xDFFF) => {
+                    (0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(lo) - 0xDC00), 2)
+                }
+                _ => (u32::MAX, 1),
+            },
+            0xDC00..=0xDFFF => (u32::MAX, 1),
+            _ => (u32::from(u), 1),
+        };
+        match char::from_u32(code) {
+            Some(c) => out.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes()),
+            None => {
+                let prefix = String::from_utf8(out).unwrap_or_default();
+                return Ok(Input::LoneSurrogate(prefix));
+            }
+        }
+        i += width;
+    }
+    // Valid by construction; the check is a fast scan.
+    let text =
+        String::from_utf8(out).map_err(|_| Error::new(Status::GenericFailure, "UTF-16 conversion".to_string()))?;
+    Ok(Input::Text(text))
+}
+
+impl Input<'_> {
+    pub(crate) fn read(env: RawEnv, v: Value) -> Result<Input<'static>> {
+        if type_of(env, v)? == sys::ValueType::napi_string {
+            return read_text(env, v);
+        }
+        let mut is_buffer = false;
+        napi_call!(env, sys::napi_is_buffer(env, v, &mut is_buffer));
+        let mut data: *mut std::ffi::c_void = ptr::null_mut();
+        let mut len = 0usize;
+        if is_buffer {
+            napi_call!(env, sys::napi_get_buffer_info(env, v, &mut data, &mut len));
+        } else {
+            let mut is_typed = false;
+            napi_call!(env, sys::napi_is_typedarray(env, v, &mut is_typed));
+            let mut kind = -1;
+            if is_typed {
+                let mut ab = ptr::null_mut();
+                let mut offset = 0usize;
+                napi_call!(
+                    env,
+                    sys::napi_get_typedarray_info(env, v, &mut kind, &mut len, &mut data, &mut ab, &mut offset)
+                );
+            }
+            if kind != sys::TypedarrayType::uint8_array {
+                return Err(Error::new(Status::InvalidArg, "expected a string, Buffer or Uint8Array".to_string()));
+            }
+        }
+        // The argument keeps the bytes alive for the whole call; array buffer
+        // contents never move. An empty view may have a null pointer.
+        let bytes: &'static [u8] = if len == 0 || data.is_null() {
+            &[]
+        } else {
+            unsafe { std::slice::from_raw_parts(data as *const u8, len) }
+        };
+        Ok(Input::Bytes(bytes))
+    }
+
+    /// The input as `&str`, or the core's own `invalid_utf8` error.
+    pub(crate) fn as_str(&self) -> std::result::Result<&str, stc_core::Error> {
+        match self {
+            Input::Text(s) | Input::OwnedBytes(s) => Ok(s),
+            Input::Bytes(b) => stc_core::from_utf8(b),
+            // No UTF-8 form: the core's invalid_utf8 where the surrogate starts.
+            Input::LoneSurrogate(prefix) => Err(stc_core::Error::invalid_utf8(prefix)),
+        }
+    }
+
+    pub(crate) fn text(&self) -> Option<&str> {
+        match self {
+            Input::Text(s) | Input::LoneSurrogate(s) => Some(s),
+            Input::Bytes(_) | Input::OwnedBytes(_) => None,
+        }
+    }
+}
