@@ -100,41 +100,24 @@ export { DEFAULT_ACCEPT };
 /** `fetch` that asks for STC and resolves to a `Response` whose `.json()` and `.text()` give the JSON (see `StcFetch`). */
 export declare const stcFetch: StcFetch;
 
-/** Stable codes of `StashError`. */
-export type StashErrorCode =
-  | 'invalid_key'
-  | 'not_found'
-  | 'expired'
-  | 'closed'
-  | 'unavailable'
-  | 'corrupt'
-  | 'too_large'
-  | 'exhausted'
-  | 'config'
-  | 'store';
+// The stash types shared with stc-wasm (js-shared/stash.d.ts, copied into
+// shared/ by `npm run build`).
+import type {
+  StashErrorCode, StashErrorFields, StashOptions, TruncateOptionsOf, Kept, Omission, Truncation,
+} from './shared/stash.mjs';
+export type { StashErrorCode, StashErrorFields, StashOptions, Kept, Omission, Truncation };
 
 /**
  * A stash operation failed: a malformed key (`invalid_key`, checked before the store is read), an
  * unknown or expired key (`not_found`, `expired`), a closed store, an unreachable store
  * (`unavailable`), or a path the policy refuses (`config`).
  */
-export declare class StashError extends Error {
-  constructor(message: string, fields?: { code?: StashErrorCode; retryable?: boolean; key?: string | null });
+export declare class StashError extends Error implements StashErrorFields {
+  constructor(message: string, fields?: Partial<StashErrorFields>);
   readonly name: 'StashError';
-  /** What went wrong. */
   code: StashErrorCode;
-  /** True only if the same call may succeed later; an unknown or expired key never comes back (re-run the tool call). */
   retryable: boolean;
-  /** The key concerned, when it was well-formed. */
   key: string | null;
-}
-
-/** Options of the stores. */
-export interface StashOptions {
-  /** Seconds an entry lives after its last write (default 7 days). */
-  ttl?: number;
-  /** Live entries kept; beyond it the oldest writes are evicted (default 10 000 for SQLite, 1 000 in memory). */
-  capacity?: number;
 }
 
 declare abstract class Stash {
@@ -162,53 +145,8 @@ export declare class MemoryStash extends Stash {
   constructor(options?: StashOptions);
 }
 
-/** Options of `truncate`. */
-export interface TruncateOptions extends Limits {
-  /** Where the omitted parts go; `null` cuts nothing (`kept: 'no_store'`) unless `lossy`. Required. */
-  stash: SqliteStash | MemoryStash | null;
-  /** Cut until the output has at most this many tokens (halving the array and string budgets). */
-  budget?: number;
-  /** Records kept per record array (and head elements of other arrays); default 32. */
-  truncateArraysAt?: number;
-  /** Cut without stashing (`stash: null`); markers say `recoverable: false`. */
-  lossy?: boolean;
-  /** Markers name a call of this tool (`key=KEY`) instead of `stc retrieve KEY` (1-64 of `A-Za-z0-9_-`). */
-  retrieveTool?: string;
-  /** How tokens are counted; default `'estimate'`. */
-  tokenizer?: TokenizerName;
-}
-
-/** Why `truncate` sent the original. */
-export type Kept = 'nothing_to_cut' | 'no_store' | 'retrieved' | 'has_markers' | 'no_saving';
-
-/** One part `truncate` left out. */
-export interface Omission {
-  unit: 'records' | 'items' | 'chars';
-  /** Its stash key (`null` when lossy). */
-  key: string | null;
-  omitted: number;
-  of: number;
-}
-
-/** What `truncate` returns. */
-export interface Truncation {
-  /** Compact STC to send (the original, losslessly, when nothing was cut). */
-  text: string;
-  /** The same content as minified JSON. */
-  json: string;
-  /** True if parts were left out (markers in `text` say how to get them back). */
-  truncated: boolean;
-  /** Why nothing was cut, or `null`. */
-  kept: Kept | null;
-  /** Tokens of `text`. */
-  tokens: number;
-  /** Tokens of the original as compact STC. */
-  originalTokens: number;
-  /** The stash keys the markers reference. */
-  keys: string[];
-  /** The omissions, in document order. */
-  omissions: Omission[];
-}
+/** Options of `truncate` (this package's stores and tokenizer names). */
+export interface TruncateOptions extends TruncateOptionsOf<SqliteStash | MemoryStash, TokenizerName> {}
 
 /**
  * Budget-sized compact STC of a JSON response: long arrays and strings are cut, what is cut is stashed,

@@ -2,7 +2,8 @@
 // stc-wasm are installed separately:
 //   node js-shared/install.mjs DEST_DIR [.mjs|.js]
 // writes DEST_DIR/stc_rules{ext}, DEST_DIR/stc_fetch_core{ext} and their
-// types (.d.mts for .mjs, .d.ts for .js). The TypeScript unions (ErrorCode,
+// types (.d.mts for .mjs, .d.ts for .js), and the stash types (stash.d.ts as
+// DEST_DIR/stash.d.mts or .d.ts). The TypeScript unions (ErrorCode,
 // Profile, TokenizerName) are generated from stc_rules.mjs's lists, so the
 // list of error codes has one source.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -65,6 +66,8 @@ export function install(dest, ext = '.mjs') {
   mkdirSync(dest, { recursive: true });
   for (const name of ['stc_rules', 'stc_fetch_core']) copyFileSync(join(here, `${name}.mjs`), join(dest, `${name}${ext}`));
   copyFileSync(join(here, 'stc_fetch_core.d.mts'), join(dest, `stc_fetch_core${types}`));
+  // Types only (no JavaScript twin): `import type ... from './stash.mjs'` (or `.js`) finds it.
+  copyFileSync(join(here, 'stash.d.ts'), join(dest, `stash${types}`));
   writeFileSync(join(dest, `stc_rules${types}`), rulesTypes());
 }
 
