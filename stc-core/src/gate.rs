@@ -173,6 +173,35 @@ pub struct Gated {
     pub stc_tokens: usize,
 }
 
+/// The error of [`encode_gated_with_counter`](crate::encode_gated_with_counter):
+/// the JSON input was refused, or the caller's token counter failed (its error
+/// comes back unchanged).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateError<E> {
+    /// The input is not JSON within the limits (nothing was counted).
+    Codec(crate::Error),
+    /// The first error the token counter returned.
+    Counter(E),
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for GateError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GateError::Codec(err) => err.fmt(f),
+            GateError::Counter(err) => write!(f, "token counter failed: {err}"),
+        }
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for GateError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GateError::Codec(err) => Some(err),
+            GateError::Counter(err) => Some(err),
+        }
+    }
+}
+
 impl GateOptions {
     /// Sets [`min_saving`](GateOptions::min_saving).
     #[must_use]
@@ -193,6 +222,24 @@ impl GateOptions {
     pub(crate) fn choose(&self, stc: String, minified: String) -> Gated {
         let json_tokens = self.tokenizer.count(&minified);
         let stc_tokens = self.tokenizer.count(&stc);
+        self.decide(stc, minified, json_tokens, stc_tokens)
+    }
+
+    /// [`choose`](Self::choose) with the caller's token counter instead of
+    /// [`tokenizer`](GateOptions::tokenizer): it counts minified JSON first,
+    /// then the STC text; its first error is returned unchanged.
+    pub(crate) fn choose_counted<E>(
+        &self,
+        stc: String,
+        minified: String,
+        mut counter: impl FnMut(&str) -> Result<usize, E>,
+    ) -> Result<Gated, E> {
+        let json_tokens = counter(&minified)?;
+        let stc_tokens = counter(&stc)?;
+        Ok(self.decide(stc, minified, json_tokens, stc_tokens))
+    }
+
+    fn decide(&self, stc: String, minified: String, json_tokens: usize, stc_tokens: usize) -> Gated {
         let min_saving = if self.min_saving.is_nan() { 0.0 } else { self.min_saving.clamp(0.0, 1.0) };
         let budget = json_tokens as f64 * (1.0 - min_saving);
         let (text, chosen) = if stc_tokens < json_tokens && (stc_tokens as f64) <= budget {

@@ -57,13 +57,14 @@ mod write_stc;
 
 pub use document::{Document, DocumentBuilder};
 pub use error::{Category, Error, ErrorKind, ParseNameError};
-pub use gate::{Chosen, GateOptions, Gated, Tokenizer};
+pub use gate::{Chosen, GateError, GateOptions, Gated, Tokenizer};
 pub use options::{EncodeOptions, Limits, Profile};
 pub use parser::{parse_json, parse_stc, Abort, Sink, Validate, MAX_DEPTH_LIMIT};
 #[cfg(feature = "serde")]
 pub use serde_api::{from_str, to_string, to_string_with};
 pub use strings::JsonStr;
 pub use write_json::JsonWriter;
+pub use write_stc::encode_gated_with_counter;
 
 /// `Result` with the codec's [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

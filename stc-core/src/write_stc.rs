@@ -6,9 +6,9 @@
 //! array's elements first, so it walks the document's tape.
 
 use crate::document::{Document, Node};
-use crate::gate::{GateOptions, Gated};
+use crate::gate::{GateError, GateOptions, Gated};
 use crate::identifier::is_identifier;
-use crate::options::Profile;
+use crate::options::{EncodeOptions, Profile};
 
 impl Document<'_> {
     /// Writes the document as STC in the given profile. Infallible: a
@@ -43,6 +43,61 @@ impl Document<'_> {
     pub fn encode_gated(&self, profile: Profile, gate: &GateOptions) -> Gated {
         gate.choose(self.encode(profile), self.to_json())
     }
+
+    /// [`encode_gated`](Document::encode_gated) with the caller's token
+    /// counter (a `tiktoken` or `gpt-tokenizer` encoder behind a binding, an
+    /// exact BPE …) in place of [`GateOptions::tokenizer`], which is ignored.
+    /// The counter is called twice, on minified JSON and then on the STC
+    /// text; the first error it returns comes back unchanged. Of `options`
+    /// only the output settings matter (the document is already read).
+    ///
+    /// ```
+    /// use stc_core::{Chosen, Document, EncodeOptions, GateOptions, Limits};
+    /// let doc = Document::parse_json(r#"[{"id":1,"ok":true},{"id":2,"ok":false}]"#, &Limits::default())?;
+    /// // Any counter: here one token per byte.
+    /// let bytes = |text: &str| Ok::<usize, std::convert::Infallible>(text.len());
+    /// let g = doc.encode_gated_with_counter(&EncodeOptions::default(), &GateOptions::default(), bytes).unwrap();
+    /// assert_eq!((g.chosen, g.text.as_str()), (Chosen::Stc, "[2]{id,ok}:1,true/2,false"));
+    /// assert_eq!((g.json_tokens, g.stc_tokens), (40, 25));
+    /// // A failing counter: its error, unchanged.
+    /// let err = doc.encode_gated_with_counter(&EncodeOptions::default(), &GateOptions::default(), |_| Err("offline"));
+    /// assert_eq!(err, Err("offline"));
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn encode_gated_with_counter<E>(
+        &self,
+        options: &EncodeOptions,
+        gate: &GateOptions,
+        counter: impl FnMut(&str) -> Result<usize, E>,
+    ) -> Result<Gated, E> {
+        gate.choose_counted(self.encode(options.profile), self.to_json(), counter)
+    }
+}
+
+/// [`encode_gated`](crate::encode_gated) with the caller's token counter in
+/// place of [`GateOptions::tokenizer`] (see
+/// [`Document::encode_gated_with_counter`]): how a binding built without the
+/// `bpe` tables still gates on exact counts. A refused input is
+/// [`GateError::Codec`] (the counter is not called); the counter's first
+/// error is [`GateError::Counter`], unchanged.
+///
+/// ```
+/// use stc_core::{encode_gated_with_counter, Chosen, EncodeOptions, GateError, GateOptions};
+/// let (options, gate) = (EncodeOptions::default(), GateOptions::default());
+/// let words = |text: &str| Ok::<usize, String>(text.split(|c: char| !c.is_alphanumeric()).count());
+/// let g = encode_gated_with_counter(r#"{"tags":["a","b","c"]}"#, &options, &gate, words).unwrap();
+/// assert_eq!(g.chosen, Chosen::Stc);
+/// let err = encode_gated_with_counter("[1,", &options, &gate, words).unwrap_err();
+/// assert!(matches!(err, GateError::Codec(e) if e.kind() == stc_core::ErrorKind::UnexpectedEnd));
+/// ```
+pub fn encode_gated_with_counter<E>(
+    json: &str,
+    options: &EncodeOptions,
+    gate: &GateOptions,
+    counter: impl FnMut(&str) -> Result<usize, E>,
+) -> Result<Gated, GateError<E>> {
+    let doc = Document::parse_json(json, &options.limits).map_err(GateError::Codec)?;
+    doc.encode_gated_with_counter(options, gate, counter).map_err(GateError::Counter)
 }
 
 /// Separators of one profile.
@@ -258,6 +313,77 @@ impl Encoder<'_, '_> {
                 self.scalar(row + 2 + 2 * m);
             }
             row = self.skip(row);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::Chosen;
+    use crate::options::Limits;
+
+    const TABLE: &str = r#"[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}]"#;
+
+    #[test]
+    fn the_counter_decides_the_choice() {
+        let doc = Document::parse_json(TABLE, &Limits::default()).unwrap();
+        let (options, gate) = (EncodeOptions::default(), GateOptions::default());
+        // The estimate picks STC for this table.
+        assert_eq!(doc.encode_gated(Profile::Compact, &gate).chosen, Chosen::Stc);
+        // A counter that charges STC's `/` heavily makes JSON the answer; it sees JSON first, then STC.
+        let mut seen = Vec::new();
+        let slashes = |text: &str| {
+            seen.push(text.to_string());
+            Ok::<usize, ()>(text.len() + 100 * text.matches('/').count())
+        };
+        let g = doc.encode_gated_with_counter(&options, &gate, slashes).unwrap();
+        assert_eq!(g.chosen, Chosen::Json);
+        assert_eq!(g.text, doc.to_json());
+        assert_eq!(seen, [doc.to_json(), doc.encode(Profile::Compact)]);
+        assert_eq!((g.json_tokens, g.stc_tokens), (seen[0].len(), seen[1].len() + 200));
+        // The same counts through the text-level call.
+        let g2 = encode_gated_with_counter(TABLE, &options, &gate, |t: &str| {
+            Ok::<usize, ()>(t.len() + 100 * t.matches('/').count())
+        })
+        .unwrap();
+        assert_eq!(g2, g);
+        // min_saving applies to the counter's numbers: 61 vs 30 bytes saves 51%.
+        let bytes = |t: &str| Ok::<usize, ()>(t.len());
+        assert_eq!((TABLE.len(), doc.encode(Profile::Compact).len()), (61, 30));
+        let strict = GateOptions::default().min_saving(0.55);
+        assert_eq!(doc.encode_gated_with_counter(&options, &strict, bytes).unwrap().chosen, Chosen::Json);
+        let g = doc.encode_gated_with_counter(&options, &GateOptions::default().min_saving(0.45), bytes).unwrap();
+        assert_eq!((g.chosen, g.text), (Chosen::Stc, doc.encode(Profile::Compact)));
+    }
+
+    #[test]
+    fn a_counter_error_comes_back_unchanged() {
+        #[derive(Debug, PartialEq)]
+        struct Offline(u32);
+        let doc = Document::parse_json(TABLE, &Limits::default()).unwrap();
+        let (options, gate) = (EncodeOptions::default(), GateOptions::default());
+        assert_eq!(doc.encode_gated_with_counter(&options, &gate, |_| Err(Offline(7))), Err(Offline(7)));
+        // Failing on the second call (the STC text) also stops the gate.
+        let mut calls = 0;
+        let second = |_: &str| {
+            calls += 1;
+            if calls == 2 {
+                Err(Offline(2))
+            } else {
+                Ok(10)
+            }
+        };
+        assert_eq!(doc.encode_gated_with_counter(&options, &gate, second), Err(Offline(2)));
+        match encode_gated_with_counter(TABLE, &options, &gate, |_| Err(Offline(9))) {
+            Err(GateError::Counter(Offline(9))) => {}
+            other => panic!("{other:?}"),
+        }
+        // A refused input never reaches the counter.
+        let never = |_: &str| -> Result<usize, Offline> { panic!("counted a refused input") };
+        match encode_gated_with_counter("[1,]", &options, &gate, never) {
+            Err(GateError::Codec(err)) => assert_eq!(err.offset(), Some(3)),
+            other => panic!("{other:?}"),
         }
     }
 }
