@@ -503,6 +503,7 @@ pub fn stringify(
         doc: DocumentBuilder::with_capacity(64, opts.limits.max_depth),
         bigint,
         open: js_sys::Set::new(&JsValue::UNDEFINED),
+        stack: Vec::new(),
     };
     w.walk(&root)?;
     let doc: Document<'_> = w.doc.finish().map_err(|e| js_error(&e, None))?;
@@ -542,8 +543,15 @@ fn to_json_value(v: &JsValue, key: &JsValue) -> Result<JsValue, JsValue> {
 /// The message of the `TypeError` a circular value throws (the Node package's).
 const CIRCULAR: &str = "Converting circular structure to STC";
 
-/// The stringify walk: the document being built and the open objects and
-/// arrays (for the cycle check).
+/// An open array or object of the stringify walk, with how far it is read.
+enum Open {
+    Array { value: JsValue, len: u32, next: u32 },
+    Object { value: JsValue, keys: Array, len: u32, next: u32 },
+}
+
+/// The stringify walk: the document being built, the open arrays and objects
+/// (its own stack on the heap: no recursion on the value's depth), and the
+/// same containers in a `Set` for the cycle check.
 struct Walker<'d> {
     doc: DocumentBuilder<'d>,
     bigint: bool,
@@ -551,25 +559,77 @@ struct Walker<'d> {
     /// `TypeError`, as in `JSON.stringify`). A `Set`, so that the check is
     /// one call whatever the depth; an object shared by siblings is fine.
     open: js_sys::Set,
+    /// The containers being written, innermost last.
+    stack: Vec<Open>,
+}
+
+fn doc_error(e: Error) -> JsValue {
+    js_error(&e, None)
 }
 
 impl Walker<'_> {
-    fn walk(&mut self, v: &JsValue) -> Result<(), JsValue> {
-        let err = |e: Error| js_error(&e, None);
+    /// Writes `root` (already through `toJSON`), depth first, with an
+    /// explicit stack.
+    fn walk(&mut self, root: &JsValue) -> Result<(), JsValue> {
+        self.value(root)?;
+        loop {
+            let item = match self.stack.last_mut() {
+                None => return Ok(()),
+                Some(Open::Array { value, len, next }) => {
+                    if *next == *len {
+                        self.close_array()?;
+                        continue;
+                    }
+                    let i = *next;
+                    *next += 1;
+                    // Reflect.get: an index getter that throws comes back as its exception.
+                    let item = to_json_value(&Reflect::get_u32(value, i)?, &JsValue::from_str(&i.to_string()))?;
+                    if skipped(&item) {
+                        self.doc.push_null().map_err(doc_error)?;
+                        continue;
+                    }
+                    item
+                }
+                Some(Open::Object { value, keys, len, next }) => {
+                    if *next == *len {
+                        self.close_object()?;
+                        continue;
+                    }
+                    let key = keys.get(*next);
+                    *next += 1;
+                    let item = to_json_value(&Reflect::get(value, &key)?, &key)?;
+                    if skipped(&item) {
+                        continue;
+                    }
+                    let k: &JsString = key.unchecked_ref();
+                    match k.as_string() {
+                        Some(text) if k.is_valid_utf16() => self.doc.push_key(&text),
+                        _ => self.doc.push_key_utf16(&k.iter().collect::<Vec<u16>>()),
+                    }
+                    .map_err(doc_error)?;
+                    item
+                }
+            };
+            self.value(&item)?;
+        }
+    }
+
+    /// Writes a scalar, or opens an array or object (pushed on the stack).
+    fn value(&mut self, v: &JsValue) -> Result<(), JsValue> {
         let b = &mut self.doc;
         if v.is_null() {
-            return b.push_null().map_err(err);
+            return b.push_null().map_err(doc_error);
         }
         if let Some(x) = v.as_bool() {
-            return b.push_bool(x).map_err(err);
+            return b.push_bool(x).map_err(doc_error);
         }
         if let Some(n) = v.as_f64() {
             if !n.is_finite() {
-                return b.push_null().map_err(err);
+                return b.push_null().map_err(doc_error);
             }
             // Number.prototype.toString gives the lexeme JSON.stringify writes.
             let lexeme: String = js_sys::Number::from(n).to_string_with_radix(10)?.into();
-            return b.push_number(&lexeme).map_err(err);
+            return b.push_number(&lexeme).map_err(doc_error);
         }
         if v.is_bigint() {
             if !self.bigint {
@@ -577,12 +637,12 @@ impl Walker<'_> {
             }
             let big: &BigInt = v.unchecked_ref();
             let lexeme: String = big.to_string(10)?.into();
-            return b.push_number(&lexeme).map_err(err);
+            return b.push_number(&lexeme).map_err(doc_error);
         }
         if let Some(s) = v.dyn_ref::<JsString>() {
             return match s.as_string() {
-                Some(text) if s.is_valid_utf16() => b.push_str(&text).map_err(err),
-                _ => b.push_utf16(&s.iter().collect::<Vec<u16>>()).map_err(err),
+                Some(text) if s.is_valid_utf16() => b.push_str(&text).map_err(doc_error),
+                _ => b.push_utf16(&s.iter().collect::<Vec<u16>>()).map_err(doc_error),
             };
         }
         if !v.is_object() {
@@ -592,42 +652,31 @@ impl Walker<'_> {
         if self.open.has(v) {
             return Err(type_error(CIRCULAR));
         }
+        if Array::is_array(v) {
+            b.push_begin_array().map_err(doc_error)?;
+            let len = v.unchecked_ref::<Array>().length();
+            self.stack.push(Open::Array { value: v.clone(), len, next: 0 });
+        } else {
+            b.push_begin_object().map_err(doc_error)?;
+            let keys = Object::keys(v.unchecked_ref::<Object>());
+            let len = keys.length();
+            self.stack.push(Open::Object { value: v.clone(), keys, len, next: 0 });
+        }
         self.open.add(v);
-        let result = self.container(v);
-        self.open.delete(v);
-        result
+        Ok(())
     }
 
-    fn container(&mut self, v: &JsValue) -> Result<(), JsValue> {
-        let err = |e: Error| js_error(&e, None);
-        if Array::is_array(v) {
-            let arr: &Array = v.unchecked_ref();
-            self.doc.push_begin_array().map_err(err)?;
-            for i in 0..arr.length() {
-                // Reflect.get: an index getter that throws comes back as its exception.
-                let item = to_json_value(&Reflect::get_u32(v, i)?, &JsValue::from_str(&i.to_string()))?;
-                if skipped(&item) {
-                    self.doc.push_null().map_err(err)?;
-                } else {
-                    self.walk(&item)?;
-                }
-            }
-            return self.doc.push_end_array().map_err(err);
+    fn close_array(&mut self) -> Result<(), JsValue> {
+        if let Some(Open::Array { value, .. }) = self.stack.pop() {
+            self.open.delete(&value);
         }
-        let obj: &Object = v.unchecked_ref();
-        self.doc.push_begin_object().map_err(err)?;
-        for key in Object::keys(obj).iter() {
-            let item = to_json_value(&Reflect::get(v, &key)?, &key)?;
-            if skipped(&item) {
-                continue;
-            }
-            let k: &JsString = key.unchecked_ref();
-            match k.as_string() {
-                Some(text) if k.is_valid_utf16() => self.doc.push_key(&text).map_err(err)?,
-                _ => self.doc.push_key_utf16(&k.iter().collect::<Vec<u16>>()).map_err(err)?,
-            }
-            self.walk(&item)?;
+        self.doc.push_end_array().map_err(doc_error)
+    }
+
+    fn close_object(&mut self) -> Result<(), JsValue> {
+        if let Some(Open::Object { value, .. }) = self.stack.pop() {
+            self.open.delete(&value);
         }
-        self.doc.push_end_object().map_err(err)
+        self.doc.push_end_object().map_err(doc_error)
     }
 }

@@ -238,11 +238,14 @@ pub fn truncate(
         let name = v.as_string().ok_or_else(|| type_error("retrieveTool must be a string"))?;
         plan.recovery = Recovery::Tool(ToolName::new(&name).map_err(|m| range_error(&m))?);
     }
+    // Fields this binding does not set keep their defaults (stc-stash adds options over time).
+    #[allow(clippy::needless_update)]
     let topts = TruncateOptions {
         plan,
         token_budget: count_opt(options, "budget")?,
         tokenizer: tokenizer_opt(field(options, "tokenizer")?)?,
         limits: limits_opt(options)?,
+        ..TruncateOptions::default()
     };
     let text = text_arg(json, "json")?.into_string()?;
     let store_ref = store.as_deref().map(|s| s as &dyn StashStore);

@@ -12,6 +12,9 @@ import { flatten } from './cases.mjs';
 
 let server, chromium, page;
 
+/** Until stc-core reads and writes without recursion (H1 reader, H2 encoder), the deep checks are TODO. */
+const DEEP_TODO = 'waits for stc-core without recursion on input depth (reader, encoder)';
+
 before(async () => {
   server = await serve();
   chromium = await launch();
@@ -49,6 +52,16 @@ test('errors in the browser are Error objects with code, offset, line, column', 
   try { stc.decode('{\n  ids[3]: 1,2\n}'); } catch (e) { node = e; }
   assert.equal(r.error.offset, node.offset);
   assert.equal(r.error.message, node.message);
+});
+
+// No recursion on input depth (design D.5) in the page's main thread, with
+// Chromium's default stack: 100,000 nested arrays, maxDepth 100000.
+test('100,000 nested arrays through every function on the page\'s default stack', { todo: DEEP_TODO }, async () => {
+  const { recursion, checks } = await page.evaluate((d) => window.deepChecks(d), 100_000);
+  console.log(`# chromium page: plain JavaScript recursion stops at ${recursion} frames`);
+  assert.ok(recursion < 100_000, `recursion reached ${recursion}`);
+  assert.equal(checks.length, 10);
+  assert.deepEqual(checks.filter((c) => !c.ok), []);
 });
 
 for (const name of ['twitter.json', 'citm_catalog.json', 'github_events.json']) {
