@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use stc_core::{EncodeOptions, Error, Limits, Profile};
+use stc_core::{DecodeOptions, EncodeOptions, Error, Limits, Profile, Version};
 
 pub mod runner;
 
@@ -157,6 +157,9 @@ pub struct Options {
     /// Depth limit for every operation of the case (default 128).
     #[serde(default)]
     pub max_depth: Option<usize>,
+    /// STC version of every operation of the case (1 or 2; default 1).
+    #[serde(default)]
+    pub version: Option<u8>,
 }
 
 /// `error` of a case.
@@ -279,7 +282,12 @@ pub fn structure_problems(file: &CaseFile) -> Vec<String> {
                     p("options.profile applies to encode cases only (roundtrip runs both profiles)".into());
                 }
             }
-            if options.profile.is_none() && options.max_depth.is_none() {
+            if let Some(v) = options.version {
+                if Version::from_u8(v).is_none() {
+                    p(format!("options.version must be 1 or 2, not {v}"));
+                }
+            }
+            if options.profile.is_none() && options.max_depth.is_none() && options.version.is_none() {
                 p("empty options object".into());
             }
         }
@@ -341,9 +349,10 @@ fn seed_problems(category: &str, case: &Case, family: &Prefixes) -> Vec<String> 
     }
     // The whole input must be valid: only then is every proper prefix a truncation.
     let limits = case.limits();
+    let version = case.version();
     let whole = match category {
-        "invalid" => decode_with(input.as_bytes(), limits),
-        _ => encode_with(input.as_bytes(), Profile::Compact, limits),
+        "invalid" => decode_with(input.as_bytes(), limits, version),
+        _ => encode_with(input.as_bytes(), Profile::Compact, limits, version),
     };
     if let Outcome::Failed { .. } = whole {
         problems.push(format!("a seed's whole input must be valid, but it gives {}", whole.show()));
@@ -381,6 +390,11 @@ impl Case {
             Some(max_depth) => Limits::default().max_depth(max_depth),
             None => Limits::default(),
         }
+    }
+
+    /// The STC version of every operation of the case (1 unless the case says otherwise).
+    pub fn version(&self) -> Version {
+        self.options.as_ref().and_then(|o| o.version).and_then(Version::from_u8).unwrap_or_default()
     }
 
     /// The encode profile (compact unless the case says otherwise).
@@ -437,30 +451,38 @@ pub fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
 }
 
-fn encode_with(input: &[u8], profile: Profile, limits: Limits) -> Outcome {
-    Outcome::of(stc_core::encode_bytes_with(input, &EncodeOptions::default().profile(profile).limits(limits)))
+fn encode_with(input: &[u8], profile: Profile, limits: Limits, version: Version) -> Outcome {
+    let options = EncodeOptions::default().profile(profile).limits(limits).version(version);
+    Outcome::of(stc_core::encode_bytes_with(input, &options))
 }
 
-fn decode_with(input: &[u8], limits: Limits) -> Outcome {
-    Outcome::of(stc_core::decode_bytes_with(input, &limits))
+fn decode_options(limits: Limits, version: Version) -> DecodeOptions {
+    DecodeOptions::default().limits(limits).version(version)
+}
+
+fn decode_with(input: &[u8], limits: Limits, version: Version) -> Outcome {
+    Outcome::of(stc_core::decode_bytes_with(input, &decode_options(limits, version)))
 }
 
 /// The operations a case of `category` runs, as (description, outcome).
 pub fn run(category: &str, case: &Case) -> Vec<(String, Outcome)> {
     let input = case.input_bytes();
     let limits = case.limits();
+    let version = case.version();
     match category {
         "encode" => {
             let profile = case.profile();
-            vec![(format!("encode(input, {})", profile.name()), encode_with(&input, profile, limits))]
+            vec![(format!("encode(input, {})", profile.name()), encode_with(&input, profile, limits, version))]
         }
-        "decode" | "invalid" => vec![("decode(input)".to_string(), decode_with(&input, limits))],
-        "json-invalid" => vec![("encode(input, compact)".to_string(), encode_with(&input, Profile::Compact, limits))],
+        "decode" | "invalid" => vec![("decode(input)".to_string(), decode_with(&input, limits, version))],
+        "json-invalid" => {
+            vec![("encode(input, compact)".to_string(), encode_with(&input, Profile::Compact, limits, version))]
+        }
         "roundtrip" => [Profile::Compact, Profile::Readable]
             .into_iter()
             .map(|profile| {
-                let outcome = match encode_with(&input, profile, limits) {
-                    Outcome::Text(stc) => decode_with(stc.as_bytes(), limits),
+                let outcome = match encode_with(&input, profile, limits, version) {
+                    Outcome::Text(stc) => decode_with(stc.as_bytes(), limits, version),
                     failed => failed,
                 };
                 (format!("decode(encode(input, {}))", profile.name()), outcome)
@@ -524,11 +546,12 @@ pub fn check(file: &Path, category: &str, case: &Case) -> Result<(), String> {
 fn reference_checks(category: &str, case: &Case) -> Vec<String> {
     let input = case.input_bytes();
     let limits = case.limits();
+    let version = case.version();
     let mut problems = Vec::new();
     match category {
         "encode" => {
-            let original = decode_with(&input, limits);
-            let back = case.expected.as_deref().map(|e| decode_with(e.as_bytes(), limits));
+            let original = decode_with(&input, limits, version);
+            let back = case.expected.as_deref().map(|e| decode_with(e.as_bytes(), limits, version));
             if back.as_ref() != Some(&original) {
                 problems.push(format!(
                     "lossless: decode(expected) must equal decode(input) (the minified input)\ndecode(input):    {}\ndecode(expected): {}",
@@ -537,7 +560,7 @@ fn reference_checks(category: &str, case: &Case) -> Vec<String> {
                 ));
             } else if let (Some(expected), Outcome::Text(json)) = (&case.expected, &original) {
                 // Spec §6.4: encode(decode(encode(x))) == encode(x).
-                let again = encode_with(json.as_bytes(), case.profile(), limits);
+                let again = encode_with(json.as_bytes(), case.profile(), limits, version);
                 if again != Outcome::Text(expected.clone()) {
                     problems.push(format!(
                         "idempotent: encode(decode(expected)) must equal expected\nencode(decode(expected)): {}",
@@ -552,18 +575,18 @@ fn reference_checks(category: &str, case: &Case) -> Vec<String> {
                 if let Err(e) = stc_core::parse_json(expected, &limits, &mut validate) {
                     problems.push(format!("expected output is not strict JSON: {e}"));
                 }
-                let again = decode_with(expected.as_bytes(), limits);
+                let again = decode_with(expected.as_bytes(), limits, version);
                 if again != Outcome::Text(expected.clone()) {
                     problems.push(format!("expected output is not canonical: decode(expected) gives {}", again.show()));
                 }
             }
         }
         "invalid" => {
-            let validated = match stc_core::validate_bytes_with(&input, &limits) {
+            let validated = match stc_core::validate_bytes_with(&input, &decode_options(limits, version)) {
                 Ok(()) => Outcome::Text(String::new()),
                 Err(e) => Outcome::of(Err(e)),
             };
-            let decoded = decode_with(&input, limits);
+            let decoded = decode_with(&input, limits, version);
             if validated != decoded {
                 problems.push(format!(
                     "validate and decode disagree\nvalidate: {}\ndecode:   {}",
@@ -586,7 +609,11 @@ fn report(file: &Path, category: &str, case: &Case, failures: &[String]) -> Stri
         let _ = writeln!(out, "note:      {note}");
     }
     if let Some(options) = &case.options {
-        let _ = writeln!(out, "options:   profile={:?} max_depth={:?}", options.profile, options.max_depth);
+        let _ = writeln!(
+            out,
+            "options:   profile={:?} max_depth={:?} version={:?}",
+            options.profile, options.max_depth, options.version
+        );
     }
     match (&case.input, &case.input_hex) {
         (Some(text), _) => {
@@ -616,6 +643,7 @@ pub fn display_path(path: &Path) -> String {
 pub fn blessed(category: &str, case: &Case) -> Result<Case, String> {
     let input = case.input_bytes();
     let limits = case.limits();
+    let version = case.version();
     let mut new = case.clone();
     let outcome = match category {
         // The canonical minified JSON of the input, read through the
@@ -624,11 +652,11 @@ pub fn blessed(category: &str, case: &Case) -> Result<Case, String> {
             Ok(text) => {
                 let mut strict = stc_core::Validate;
                 match stc_core::parse_json(text, &limits, &mut strict) {
-                    Ok(()) => decode_with(&input, limits),
+                    Ok(()) => decode_with(&input, limits, version),
                     Err(e) => Outcome::of(Err(e)),
                 }
             }
-            Err(_) => decode_with(&input, limits),
+            Err(_) => decode_with(&input, limits, version),
         },
         _ => run(category, case).into_iter().next().map(|(_, o)| o).ok_or("unknown category")?,
     };
@@ -678,6 +706,9 @@ pub fn format_file(file: &CaseFile) -> String {
             }
             if let Some(max_depth) = options.max_depth {
                 parts.push(format!("\"max_depth\": {max_depth}"));
+            }
+            if let Some(version) = options.version {
+                parts.push(format!("\"version\": {version}"));
             }
             fields.push(format!("\"options\": {{ {} }}", parts.join(", ")));
         }

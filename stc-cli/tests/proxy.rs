@@ -205,7 +205,7 @@ async fn a_rust_client_reads_stc_through_the_binary() {
         assert_eq!(content_type == "application/stc+json", stc, "{accept}");
         assert_eq!(r.headers().get("x-stc-version").is_some(), stc, "{accept}");
         let body = r.bytes().await.unwrap();
-        let json = stc_core::decode_bytes_with(&body, &Default::default()).unwrap();
+        let json = stc_core::decode_bytes_with(&body, &stc_core::Limits::default()).unwrap();
         assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap(), table());
     }
     // A POST body goes through, streamed, and the upstream's JSON echo comes back as STC-or-JSON.
@@ -216,9 +216,10 @@ async fn a_rust_client_reads_stc_through_the_binary() {
         .send()
         .await
         .unwrap();
-    let echo: serde_json::Value =
-        serde_json::from_str(&stc_core::decode_bytes_with(&r.bytes().await.unwrap(), &Default::default()).unwrap())
-            .unwrap();
+    let echo: serde_json::Value = serde_json::from_str(
+        &stc_core::decode_bytes_with(&r.bytes().await.unwrap(), &stc_core::Limits::default()).unwrap(),
+    )
+    .unwrap();
     assert_eq!(echo["method"], "POST");
     assert_eq!(echo["body"].as_str().unwrap().len(), 300_000);
 }

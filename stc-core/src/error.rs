@@ -46,6 +46,11 @@ pub enum ErrorKind {
     /// a map with non-string keys, a failing `Serialize`) or text that does
     /// not fit the target type ([`from_str`](crate::from_str)).
     SerdeData,
+    /// A construct of a newer STC version than the reader was asked to read
+    /// (a version 2 column group, absent cell or keyed table read as version
+    /// 1), positioned at the construct's first byte. Decode with
+    /// [`Version::V2`](crate::Version::V2).
+    NewerVersion,
 }
 
 /// The broad class of an [`ErrorKind`], in the manner of serde_json's
@@ -113,6 +118,7 @@ impl ErrorKind {
             ErrorKind::InvalidDocument => "invalid_document",
             ErrorKind::Aborted => "aborted",
             ErrorKind::SerdeData => "serde_data",
+            ErrorKind::NewerVersion => "newer_version",
         }
     }
 
@@ -143,10 +149,11 @@ impl ErrorKind {
         "invalid_document",
         "aborted",
         "serde_data",
+        "newer_version",
     ];
 
     /// Every kind, in declaration order (for tests and documentation).
-    pub const ALL: [ErrorKind; 14] = [
+    pub const ALL: [ErrorKind; 15] = [
         ErrorKind::UnexpectedEnd,
         ErrorKind::UnexpectedChar,
         ErrorKind::InvalidNumber,
@@ -161,6 +168,7 @@ impl ErrorKind {
         ErrorKind::InvalidDocument,
         ErrorKind::Aborted,
         ErrorKind::SerdeData,
+        ErrorKind::NewerVersion,
     ];
 }
 

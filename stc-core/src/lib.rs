@@ -58,7 +58,7 @@ mod write_stc;
 pub use document::{Document, DocumentBuilder};
 pub use error::{Category, Error, ErrorKind, ParseNameError};
 pub use gate::{Chosen, GateError, GateOptions, Gated, Tokenizer};
-pub use options::{EncodeOptions, Limits, Profile};
+pub use options::{AsDecodeOptions, DecodeOptions, EncodeOptions, Limits, Profile, Version};
 pub use parser::{parse_json, parse_stc, Abort, Sink, Validate, MAX_DEPTH_LIMIT};
 #[cfg(feature = "serde")]
 pub use serde_api::{from_str, to_string, to_string_with};
@@ -69,7 +69,9 @@ pub use write_stc::encode_gated_with_counter;
 /// `Result` with the codec's [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The STC version this crate reads and writes (the `X-STC-Version` header).
+/// The STC version this crate reads and writes by default (the
+/// `X-STC-Version` header of a response without a `version` parameter);
+/// [`Version`] names every version it knows.
 pub const VERSION: u32 = 1;
 
 /// The media type of STC text.
@@ -153,10 +155,18 @@ pub fn decode(stc: &str) -> Result<String, Error> {
     decode_with(stc, &Limits::default())
 }
 
-/// [`decode`] with explicit limits ([`Limits`] are the decoder's options).
-pub fn decode_with(stc: &str, limits: &Limits) -> Result<String, Error> {
+/// [`decode`] with explicit options: `&`[`DecodeOptions`] (limits and
+/// version), or `&Limits` (version 1).
+///
+/// ```
+/// use stc_core::{decode_with, DecodeOptions, Limits, Version};
+/// assert_eq!(decode_with("[2]: 1,2", &Limits::default().max_depth(1))?, "[1,2]");
+/// assert_eq!(decode_with("[2]: 1,2", &DecodeOptions::default().version(Version::V2))?, "[1,2]");
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+pub fn decode_with(stc: &str, options: &(impl AsDecodeOptions + ?Sized)) -> Result<String, Error> {
     let mut writer = JsonWriter::with_capacity(stc.len() + stc.len() / 2);
-    parse_stc(stc, limits, &mut writer)?;
+    parse_stc(stc, options, &mut writer)?;
     Ok(writer.into_string())
 }
 
@@ -166,8 +176,8 @@ pub fn decode_bytes(stc: &[u8]) -> Result<String> {
 }
 
 /// [`decode_with`] for bytes that should be UTF-8 STC.
-pub fn decode_bytes_with(stc: &[u8], limits: &Limits) -> Result<String> {
-    decode_with(parser::utf8(stc)?, limits)
+pub fn decode_bytes_with(stc: &[u8], options: &(impl AsDecodeOptions + ?Sized)) -> Result<String> {
+    decode_with(parser::utf8(stc)?, options)
 }
 
 /// Converts UTF-16 text (a JavaScript or Java string) to a `String`. A lone
@@ -230,9 +240,9 @@ pub fn validate(stc: &str) -> Result<(), Error> {
     validate_with(stc, &Limits::default())
 }
 
-/// [`validate`] with explicit limits.
-pub fn validate_with(stc: &str, limits: &Limits) -> Result<(), Error> {
-    parse_stc(stc, limits, &mut Validate)
+/// [`validate`] with explicit options (a [`DecodeOptions`] or `&Limits`).
+pub fn validate_with(stc: &str, options: &(impl AsDecodeOptions + ?Sized)) -> Result<(), Error> {
+    parse_stc(stc, options, &mut Validate)
 }
 
 /// [`validate`] for bytes that should be UTF-8 STC.
@@ -241,6 +251,6 @@ pub fn validate_bytes(stc: &[u8]) -> Result<()> {
 }
 
 /// [`validate_with`] for bytes that should be UTF-8 STC.
-pub fn validate_bytes_with(stc: &[u8], limits: &Limits) -> Result<()> {
-    validate_with(parser::utf8(stc)?, limits)
+pub fn validate_bytes_with(stc: &[u8], options: &(impl AsDecodeOptions + ?Sized)) -> Result<()> {
+    validate_with(parser::utf8(stc)?, options)
 }

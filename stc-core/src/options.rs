@@ -18,9 +18,7 @@
 pub struct Limits {
     /// Deepest nesting of arrays and objects accepted (default 128). The
     /// top-level container is depth 1; a columnar array's rows count as one
-    /// level below the array. Values above [`MAX_DEPTH_LIMIT`] are clamped.
-    ///
-    /// [`MAX_DEPTH_LIMIT`]: crate::MAX_DEPTH_LIMIT
+    /// level below the array.
     pub max_depth: usize,
 }
 
@@ -92,6 +90,156 @@ impl std::str::FromStr for Profile {
     }
 }
 
+/// The STC version a text is written in or read as.
+///
+/// Version 2 adds column groups, absent cells (`~`) and keyed tables; a
+/// version 2 reader reads every version 1 text. A version 1 reader given a
+/// version 2 construct fails with [`ErrorKind::NewerVersion`](crate::ErrorKind::NewerVersion)
+/// at its first byte. The default is version 1 for both directions.
+///
+/// ```
+/// use stc_core::Version;
+/// assert_eq!("2".parse::<Version>(), Ok(Version::V2));
+/// assert_eq!((Version::default(), Version::V2.as_u8(), Version::V2.to_string()), (Version::V1, 2, "2".to_string()));
+/// let err = "3".parse::<Version>().unwrap_err();
+/// assert_eq!(err.to_string(), r#"unknown version "3" (expected one of: 1, 2)"#);
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub enum Version {
+    /// STC version 1: identifier keys, compact and columnar arrays.
+    #[default]
+    V1,
+    /// STC version 2: version 1 plus column groups, `~` absent cells and keyed tables.
+    V2,
+}
+
+impl Version {
+    /// Every version's name, in declaration order: what [`FromStr`](std::str::FromStr) accepts.
+    pub const NAMES: &'static [&'static str] = &["1", "2"];
+
+    /// The newest version this crate reads and writes.
+    pub const LATEST: Version = Version::V2;
+
+    /// The version number (`1` or `2`).
+    pub const fn as_u8(self) -> u8 {
+        match self {
+            Version::V1 => 1,
+            Version::V2 => 2,
+        }
+    }
+
+    /// The version's name (`"1"` or `"2"`, also its `Display` form); no allocation.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Version::V1 => "1",
+            Version::V2 => "2",
+        }
+    }
+
+    /// The version numbered `n`, if there is one.
+    pub const fn from_u8(n: u8) -> Option<Version> {
+        match n {
+            1 => Some(Version::V1),
+            2 => Some(Version::V2),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses `"1"` or `"2"`; the error lists the valid names.
+impl std::str::FromStr for Version {
+    type Err = crate::ParseNameError;
+
+    fn from_str(name: &str) -> Result<Version, Self::Err> {
+        match name {
+            "1" => Ok(Version::V1),
+            "2" => Ok(Version::V2),
+            _ => Err(crate::ParseNameError::new("version", name, Version::NAMES)),
+        }
+    }
+}
+
+/// Options of [`decode_with`](crate::decode_with), [`validate_with`](crate::validate_with)
+/// and [`parse_stc`](crate::parse_stc): the [`Limits`] and the STC [`Version`]
+/// to read.
+///
+/// Those functions take `&impl` [`AsDecodeOptions`]: `&DecodeOptions`, or
+/// `&Limits` as before (version 1). An untyped `&Default::default()` no
+/// longer infers; write `&Limits::default()` or `&DecodeOptions::default()`.
+///
+/// ```
+/// use stc_core::{decode_with, DecodeOptions, Limits, Version};
+/// let v2 = DecodeOptions::default().version(Version::V2).max_depth(16);
+/// assert_eq!(decode_with("[1]{a}: 1", &v2)?, r#"[{"a":1}]"#);
+/// assert_eq!(decode_with("[1]{a}: 1", &Limits::default())?, r#"[{"a":1}]"#);
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DecodeOptions {
+    /// Limits applied while reading.
+    pub limits: Limits,
+    /// The STC version to read (default [`Version::V1`]).
+    pub version: Version,
+}
+
+impl DecodeOptions {
+    /// Sets [`limits`](DecodeOptions::limits).
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets `limits.max_depth`.
+    #[must_use]
+    pub fn max_depth(mut self, max_depth: usize) -> Self {
+        self.limits.max_depth = max_depth;
+        self
+    }
+
+    /// Sets [`version`](DecodeOptions::version).
+    #[must_use]
+    pub fn version(mut self, version: Version) -> Self {
+        self.version = version;
+        self
+    }
+}
+
+impl From<Limits> for DecodeOptions {
+    fn from(limits: Limits) -> Self {
+        DecodeOptions { limits, version: Version::V1 }
+    }
+}
+
+/// What the reading functions ([`decode_with`](crate::decode_with),
+/// [`validate_with`](crate::validate_with), [`parse_stc`](crate::parse_stc),
+/// their `_bytes` siblings) take by reference: a [`DecodeOptions`], or
+/// [`Limits`] alone (read as version 1, as before versions existed).
+pub trait AsDecodeOptions {
+    /// The options to read with.
+    fn as_decode_options(&self) -> DecodeOptions;
+}
+
+impl AsDecodeOptions for DecodeOptions {
+    fn as_decode_options(&self) -> DecodeOptions {
+        *self
+    }
+}
+
+impl AsDecodeOptions for Limits {
+    fn as_decode_options(&self) -> DecodeOptions {
+        DecodeOptions::from(*self)
+    }
+}
+
 /// Options of [`encode_with`](crate::encode_with).
 ///
 /// ```
@@ -106,6 +254,9 @@ pub struct EncodeOptions {
     pub profile: Profile,
     /// Limits applied while reading the JSON input.
     pub limits: Limits,
+    /// The STC version to write (default [`Version::V1`]): version 2 output
+    /// needs a version 2 reader.
+    pub version: Version,
 }
 
 impl EncodeOptions {
@@ -127,6 +278,13 @@ impl EncodeOptions {
     #[must_use]
     pub fn max_depth(mut self, max_depth: usize) -> Self {
         self.limits.max_depth = max_depth;
+        self
+    }
+
+    /// Sets [`version`](EncodeOptions::version).
+    #[must_use]
+    pub fn version(mut self, version: Version) -> Self {
+        self.version = version;
         self
     }
 }

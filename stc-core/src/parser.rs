@@ -8,7 +8,7 @@
 
 use crate::error::{describe, Error, ErrorKind};
 use crate::identifier;
-use crate::options::Limits;
+use crate::options::{AsDecodeOptions, Limits};
 use crate::strings::{escape_len, JsonStr};
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
@@ -89,8 +89,16 @@ pub const MAX_DEPTH_LIMIT: usize = 1024;
 ///
 /// This is the most general entry point; [`decode`](crate::decode) and
 /// [`validate`](crate::validate) are built on it.
-pub fn parse_stc<'a, S: Sink<'a>>(input: &'a str, limits: &Limits, sink: &mut S) -> Result<(), Error> {
-    Parser::new(input, limits, Dialect::Stc, sink).run()
+///
+/// `options` is `&`[`DecodeOptions`](crate::DecodeOptions) (limits and
+/// version) or `&Limits` (version 1).
+pub fn parse_stc<'a, S: Sink<'a>>(
+    input: &'a str,
+    options: &(impl AsDecodeOptions + ?Sized),
+    sink: &mut S,
+) -> Result<(), Error> {
+    let options = options.as_decode_options();
+    Parser::new(input, &options.limits, Dialect::Stc, sink).run()
 }
 
 /// Reads `input` as strict RFC 8259 JSON (no STC syntax), reporting values

@@ -85,7 +85,7 @@ fn error_messages() {
         let err = encode_with(input, &EncodeOptions::default()).unwrap_err();
         out.push_str(&format!("encode {input:?}\n  {} @{}: {err}\n", err.kind(), err.offset().unwrap_or(0)));
     }
-    let err = stc_core::decode_bytes_with(b"[\"\xff\"]", &Default::default()).unwrap_err();
+    let err = stc_core::decode_bytes_with(b"[\"\xff\"]", &stc_core::Limits::default()).unwrap_err();
     out.push_str(&format!("decode bytes [\"\\xff\"]\n  {} @{}: {err}\n", err.kind(), err.offset().unwrap_or(0)));
     insta::assert_snapshot!(out);
 }

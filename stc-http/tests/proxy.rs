@@ -85,7 +85,7 @@ fn table() -> serde_json::Value {
 }
 
 fn decode(body: &[u8]) -> serde_json::Value {
-    serde_json::from_str(&stc_core::decode_bytes_with(body, &Default::default()).unwrap()).unwrap()
+    serde_json::from_str(&stc_core::decode_bytes_with(body, &stc_core::Limits::default()).unwrap()).unwrap()
 }
 
 const ASK: (&str, &str) = ("accept", "application/stc+json, application/json;q=0.9");
