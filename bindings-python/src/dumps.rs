@@ -19,10 +19,30 @@ struct Walker<'py, 'd> {
     sort_keys: bool,
     skipkeys: bool,
     max_depth: usize,
+    /// The open containers, innermost last: the walk keeps its own stack on
+    /// the heap, so nesting depth costs no native stack (and Python's
+    /// recursion limit plays no part).
+    stack: Vec<Frame<'py>>,
     /// How many `default` results are being walked right now: a hook that
-    /// keeps returning unsupported objects must end in an error, not in
-    /// unbounded recursion.
+    /// keeps returning unsupported objects must end in an error, not in an
+    /// endless loop.
     default_depth: usize,
+}
+
+/// An open container being walked, and how many `default` calls produced it
+/// (given back to [`Walker::default_depth`] when it closes).
+struct Frame<'py> {
+    items: Items<'py>,
+    next: usize,
+    defaults: usize,
+}
+
+enum Items<'py> {
+    List(Bound<'py, PyList>),
+    Tuple(Bound<'py, PyTuple>),
+    /// A snapshot of a dict's `(key, value)` pairs: hooks may mutate the dict
+    /// while it is walked.
+    Dict(Bound<'py, PyList>),
 }
 
 /// A builder error as a Python exception.
@@ -160,80 +180,127 @@ fn float_repr(value: f64) -> String {
 }
 
 impl<'py> Walker<'py, '_> {
-    fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
-        if obj.is_none() {
-            return self.builder.push_null().map_err(builder_error);
-        }
-        if let Ok(b) = obj.cast::<PyBool>() {
-            return self.builder.push_bool(b.is_true()).map_err(builder_error);
-        }
-        if let Ok(s) = obj.cast::<PyString>() {
-            return match text_of(s)? {
-                Text::Utf8(bytes) => self.builder.push_str(as_str(&bytes)?),
-                Text::Utf16(units) => self.builder.push_utf16(&units),
+    /// Walks `root` and everything in it, in document order, without recursion.
+    fn walk(&mut self, root: &Bound<'py, PyAny>) -> PyResult<()> {
+        self.value(root.clone())?;
+        while let Some(frame) = self.stack.last_mut() {
+            let index = frame.next;
+            frame.next += 1;
+            match &frame.items {
+                Items::List(list) => {
+                    // The length is read at each step: a `default` hook may
+                    // have changed the list (as json.dumps allows).
+                    if index < list.len() {
+                        let item = list.get_item(index)?;
+                        self.value(item)?;
+                    } else {
+                        self.close(false)?;
+                    }
+                }
+                Items::Tuple(tuple) => {
+                    if index < tuple.len() {
+                        let item = tuple.get_item(index)?;
+                        self.value(item)?;
+                    } else {
+                        self.close(false)?;
+                    }
+                }
+                Items::Dict(items) => {
+                    if index < items.len() {
+                        let pair = items.get_item(index)?;
+                        let (key, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair.extract()?;
+                        if self.key(&key)? {
+                            self.value(value)?;
+                        }
+                    } else {
+                        self.close(true)?;
+                    }
+                }
             }
-            .map_err(builder_error);
         }
-        if obj.is_instance_of::<PyInt>() {
-            let lexeme = int_lexeme(obj)?;
-            return self.builder.push_number(&lexeme).map_err(builder_error);
-        }
-        if obj.is_instance_of::<PyFloat>() {
-            let lexeme = float_lexeme(obj)?;
-            return self.builder.push_number(&lexeme).map_err(builder_error);
-        }
-        if let Ok(list) = obj.cast::<PyList>() {
-            self.builder.push_begin_array().map_err(builder_error)?;
-            for item in list.iter() {
-                self.value(&item)?;
-            }
-            return self.builder.push_end_array().map_err(builder_error);
-        }
-        if let Ok(tuple) = obj.cast::<PyTuple>() {
-            self.builder.push_begin_array().map_err(builder_error)?;
-            for item in tuple.iter() {
-                self.value(&item)?;
-            }
-            return self.builder.push_end_array().map_err(builder_error);
-        }
-        if let Ok(dict) = obj.cast::<PyDict>() {
-            return self.dict(dict);
-        }
-        self.via_default(obj)
+        Ok(())
     }
 
-    fn via_default(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
-        let Some(default) = self.default else {
-            return Err(PyTypeError::new_err(format!("Object of type {} is not JSON serializable", type_name(obj))));
-        };
-        if self.default_depth >= self.max_depth {
-            return Err(PyValueError::new_err(format!(
-                "the default hook was applied more than {} times in a row",
-                self.max_depth
-            )));
+    /// Closes the innermost container.
+    fn close(&mut self, object: bool) -> PyResult<()> {
+        if let Some(frame) = self.stack.pop() {
+            self.default_depth -= frame.defaults;
         }
-        let replacement = default.call1((obj,))?;
-        self.default_depth += 1;
-        let r = self.value(&replacement);
-        self.default_depth -= 1;
-        r
+        if object {
+            self.builder.push_end_object().map_err(builder_error)
+        } else {
+            self.builder.push_end_array().map_err(builder_error)
+        }
     }
 
-    fn dict(&mut self, dict: &Bound<'py, PyDict>) -> PyResult<()> {
-        // A snapshot of the items: hooks may mutate the dict while we walk it.
-        let items = dict.items();
-        if self.sort_keys {
-            items.sort()?;
-        }
-        self.builder.push_begin_object().map_err(builder_error)?;
-        for item in items.iter() {
-            let (key, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item.extract()?;
-            if !self.key(&key)? {
-                continue;
+    /// Writes a scalar, or opens a container (its items follow in [`walk`](Self::walk)).
+    fn value(&mut self, mut obj: Bound<'py, PyAny>) -> PyResult<()> {
+        // `default` calls applied to reach `obj`, while they return objects
+        // that need another call.
+        let mut defaults = 0;
+        loop {
+            if obj.is_none() {
+                return self.builder.push_null().map_err(builder_error);
             }
-            self.value(&value)?;
+            if let Ok(b) = obj.cast::<PyBool>() {
+                return self.builder.push_bool(b.is_true()).map_err(builder_error);
+            }
+            if let Ok(s) = obj.cast::<PyString>() {
+                return match text_of(s)? {
+                    Text::Utf8(bytes) => self.builder.push_str(as_str(&bytes)?),
+                    Text::Utf16(units) => self.builder.push_utf16(&units),
+                }
+                .map_err(builder_error);
+            }
+            if obj.is_instance_of::<PyInt>() {
+                let lexeme = int_lexeme(&obj)?;
+                return self.builder.push_number(&lexeme).map_err(builder_error);
+            }
+            if obj.is_instance_of::<PyFloat>() {
+                let lexeme = float_lexeme(&obj)?;
+                return self.builder.push_number(&lexeme).map_err(builder_error);
+            }
+            let items = if let Ok(list) = obj.cast::<PyList>() {
+                Some(Items::List(list.clone()))
+            } else if let Ok(tuple) = obj.cast::<PyTuple>() {
+                Some(Items::Tuple(tuple.clone()))
+            } else {
+                None
+            };
+            if let Some(items) = items {
+                self.builder.push_begin_array().map_err(builder_error)?;
+                return self.open(items, defaults);
+            }
+            if let Ok(dict) = obj.cast::<PyDict>() {
+                // A snapshot of the items: hooks may mutate the dict while we walk it.
+                let items = dict.items();
+                if self.sort_keys {
+                    items.sort()?;
+                }
+                self.builder.push_begin_object().map_err(builder_error)?;
+                return self.open(Items::Dict(items), defaults);
+            }
+            let Some(default) = self.default else {
+                return Err(PyTypeError::new_err(format!(
+                    "Object of type {} is not JSON serializable",
+                    type_name(&obj)
+                )));
+            };
+            if self.default_depth + defaults >= self.max_depth {
+                return Err(PyValueError::new_err(format!(
+                    "the default hook was applied more than {} times in a row",
+                    self.max_depth
+                )));
+            }
+            obj = default.call1((obj,))?;
+            defaults += 1;
         }
-        self.builder.push_end_object().map_err(builder_error)
+    }
+
+    fn open(&mut self, items: Items<'py>, defaults: usize) -> PyResult<()> {
+        self.default_depth += defaults;
+        self.stack.push(Frame { items, next: 0, defaults });
+        Ok(())
     }
 
     /// Writes a key the way `json.dumps` converts keys; `Ok(false)` when the
@@ -291,9 +358,10 @@ pub(crate) fn dumps<'py>(
         sort_keys,
         skipkeys,
         max_depth,
+        stack: Vec::new(),
         default_depth: 0,
     };
-    walker.value(obj)?;
+    walker.walk(obj)?;
     let doc = walker.builder.finish().map_err(builder_error)?;
     // The tape is built; writing it out needs no Python object.
     let size_hint = doc.node_count() * 8;

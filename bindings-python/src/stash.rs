@@ -271,11 +271,14 @@ pub(crate) fn truncate<'py>(
         Some(s) => Some(store_of(py, s)?),
         None => None,
     };
+    // `..Default` keeps this compiling when stc-stash adds an option.
+    #[allow(clippy::needless_update)]
     let options = TruncateOptions {
         plan,
         token_budget: budget,
         tokenizer: parse_tokenizer(&tokenizer)?,
         limits: limits(max_depth),
+        ..TruncateOptions::default()
     };
     let input = TextInput::new(json_text, "json_text")?;
     let text = input.text(json_text)?;
