@@ -72,7 +72,8 @@ impl<'a> Document<'a> {
     /// Reports the document's values to `sink` in order, exactly as the
     /// parser reports a text holding the same value: strings and keys come in
     /// canonical escaping, numbers as their exact lexemes, and containers with
-    /// their length (`Some(n)`). Stops at the first [`Abort`].
+    /// their length (`Some(n)`). Stops at the sink's first refusal and returns
+    /// it unchanged ([`Abort`], or the sink's own error type).
     ///
     /// This is how a document is written as JSON: [`to_json`](Document::to_json)
     /// replays it into the same [`JsonWriter`] that decoding uses.
@@ -94,7 +95,7 @@ impl<'a> Document<'a> {
     /// assert_eq!(keys.0, ["a", "b\n", "c"]);
     /// # Ok::<(), stc_core::Error>(())
     /// ```
-    pub fn replay<'s>(&'s self, sink: &mut impl Sink<'s>) -> Result<(), Abort> {
+    pub fn replay<'s, E>(&'s self, sink: &mut impl Sink<'s, E>) -> Result<(), E> {
         // The containers still open: where each ends, and whether it is an array.
         let mut open: Vec<(usize, bool)> = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {

@@ -22,6 +22,14 @@ pub struct Abort;
 /// is preceded by exactly one [`key`](Sink::key). `len` is `Some(n)` when the
 /// size is known up front (STC compact and columnar arrays, columnar rows).
 ///
+/// Every method may refuse with the sink's error type `E`. The default,
+/// [`Abort`], carries nothing: [`parse_stc`] and [`parse_json`] turn it into
+/// an [`ErrorKind::Aborted`] error at the current token. A sink with its own
+/// error type (a binding's exception, an I/O error) is driven by
+/// [`parse_stc_to`] / [`parse_json_to`], which hand that value back unchanged
+/// as [`Failure::Sink`]; [`Document::replay`](crate::Document::replay) returns
+/// it as is.
+///
 /// ```
 /// use stc_core::{parse_stc, Abort, JsonStr, Limits, Sink};
 ///
@@ -36,42 +44,109 @@ pub struct Abort;
 /// assert_eq!(sink.0, 4);
 /// ```
 #[allow(unused_variables)]
-pub trait Sink<'a> {
+pub trait Sink<'a, E = Abort> {
     /// `null`.
-    fn null(&mut self) -> Result<(), Abort> {
+    fn null(&mut self) -> Result<(), E> {
         Ok(())
     }
     /// `true` or `false`.
-    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+    fn boolean(&mut self, value: bool) -> Result<(), E> {
         Ok(())
     }
     /// A number, as its exact lexeme (valid JSON number grammar).
-    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+    fn number(&mut self, lexeme: &'a str) -> Result<(), E> {
         Ok(())
     }
     /// A string value.
-    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), E> {
         Ok(())
     }
     /// The start of an array.
-    fn begin_array(&mut self, len: Option<usize>) -> Result<(), Abort> {
+    fn begin_array(&mut self, len: Option<usize>) -> Result<(), E> {
         Ok(())
     }
     /// The end of the innermost array.
-    fn end_array(&mut self) -> Result<(), Abort> {
+    fn end_array(&mut self) -> Result<(), E> {
         Ok(())
     }
     /// The start of an object.
-    fn begin_object(&mut self, len: Option<usize>) -> Result<(), Abort> {
+    fn begin_object(&mut self, len: Option<usize>) -> Result<(), E> {
         Ok(())
     }
     /// An object key; the member's value follows.
-    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), E> {
         Ok(())
     }
     /// The end of the innermost object.
-    fn end_object(&mut self) -> Result<(), Abort> {
+    fn end_object(&mut self) -> Result<(), E> {
         Ok(())
+    }
+}
+
+/// Why [`parse_stc_to`] or [`parse_json_to`] stopped: the input (a syntax
+/// or limit [`Error`], with its position), or the sink's own error value,
+/// returned unchanged.
+///
+/// ```
+/// use stc_core::{parse_stc_to, Failure, Limits, Sink};
+///
+/// /// Refuses numbers above a bound, with its own error type.
+/// struct Bounded(u64);
+/// #[derive(Debug, PartialEq)]
+/// struct TooBig(String);
+/// impl<'a> Sink<'a, TooBig> for Bounded {
+///     fn number(&mut self, lexeme: &'a str) -> Result<(), TooBig> {
+///         match lexeme.parse::<u64>() {
+///             Ok(n) if n <= self.0 => Ok(()),
+///             _ => Err(TooBig(lexeme.to_string())),
+///         }
+///     }
+/// }
+///
+/// let r = parse_stc_to("{scores[3]: 95,870,91}", &Limits::default(), &mut Bounded(100));
+/// assert!(matches!(r, Err(Failure::Sink(TooBig(ref n))) if n == "870"));
+/// let r = parse_stc_to("{scores[3]: 95}", &Limits::default(), &mut Bounded(100));
+/// assert_eq!(r.unwrap_err().input_error().map(|e| e.kind()), Some(stc_core::ErrorKind::CountMismatch));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure<E> {
+    /// The input is not valid (syntax) or exceeds a limit.
+    Input(Error),
+    /// The sink refused, with its own error value.
+    Sink(E),
+}
+
+impl<E> Failure<E> {
+    /// The input error, if the input was at fault.
+    pub fn input_error(&self) -> Option<&Error> {
+        match self {
+            Failure::Input(e) => Some(e),
+            Failure::Sink(_) => None,
+        }
+    }
+}
+
+impl<E> From<Error> for Failure<E> {
+    fn from(e: Error) -> Self {
+        Failure::Input(e)
+    }
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for Failure<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Input(e) => e.fmt(f),
+            Failure::Sink(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for Failure<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Failure::Input(e) => Some(e),
+            Failure::Sink(e) => Some(e),
+        }
     }
 }
 
@@ -98,12 +173,32 @@ pub fn parse_stc<'a, S: Sink<'a>>(
     sink: &mut S,
 ) -> Result<(), Error> {
     let options = options.as_decode_options();
-    Parser::new(input, &options.limits, Dialect::Stc, sink).run()
+    let mut parser = Parser::new(input, &options.limits, Dialect::Stc, sink);
+    let r = parser.run();
+    parser.aborted(r)
 }
 
 /// Reads `input` as strict RFC 8259 JSON (no STC syntax), reporting values
 /// to `sink`.
 pub fn parse_json<'a, S: Sink<'a>>(input: &'a str, limits: &Limits, sink: &mut S) -> Result<(), Error> {
+    let mut parser = Parser::new(input, limits, Dialect::Json, sink);
+    let r = parser.run();
+    parser.aborted(r)
+}
+
+/// [`parse_stc`] for a sink with its own error type `E`: a refusal comes
+/// back unchanged as [`Failure::Sink`], an input error as [`Failure::Input`].
+pub fn parse_stc_to<'a, E, S: Sink<'a, E>>(
+    input: &'a str,
+    options: &(impl AsDecodeOptions + ?Sized),
+    sink: &mut S,
+) -> Result<(), Failure<E>> {
+    let options = options.as_decode_options();
+    Parser::new(input, &options.limits, Dialect::Stc, sink).run()
+}
+
+/// [`parse_json`] for a sink with its own error type `E` (see [`parse_stc_to`]).
+pub fn parse_json_to<'a, E, S: Sink<'a, E>>(input: &'a str, limits: &Limits, sink: &mut S) -> Result<(), Failure<E>> {
     Parser::new(input, limits, Dialect::Json, sink).run()
 }
 
@@ -119,7 +214,7 @@ enum Dialect {
     Stc,
 }
 
-struct Parser<'a, 's, S> {
+struct Parser<'a, 's, S, E> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
@@ -127,11 +222,26 @@ struct Parser<'a, 's, S> {
     max_depth: usize,
     dialect: Dialect,
     sink: &'s mut S,
+    /// Where the sink refused (the position of an `Aborted` error).
+    refused_at: usize,
+    error_type: std::marker::PhantomData<fn() -> E>,
 }
 
-type PResult = Result<(), Error>;
+type PResult<E> = Result<(), Failure<E>>;
 
-impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
+impl<'a, 's, S: Sink<'a, Abort>> Parser<'a, 's, S, Abort> {
+    /// Turns a refusal into an [`ErrorKind::Aborted`] error at the token.
+    fn aborted(&self, r: PResult<Abort>) -> Result<(), Error> {
+        r.map_err(|f| match f {
+            Failure::Input(e) => e,
+            Failure::Sink(Abort) => {
+                self.err_at(self.refused_at, ErrorKind::Aborted, "stopped by the caller".to_string())
+            }
+        })
+    }
+}
+
+impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     fn new(text: &'a str, limits: &Limits, dialect: Dialect, sink: &'s mut S) -> Self {
         Parser {
             text,
@@ -141,18 +251,22 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
             max_depth: limits.max_depth.min(MAX_DEPTH_LIMIT),
             dialect,
             sink,
+            refused_at: 0,
+            error_type: std::marker::PhantomData,
         }
     }
 
-    fn run(mut self) -> PResult {
+    fn run(&mut self) -> PResult<E> {
         self.skip_ws();
         self.value()?;
         self.skip_ws();
         if self.pos < self.bytes.len() {
-            return Err(self.err(
-                ErrorKind::TrailingCharacters,
-                format!("expected end of input after the value, found {}", self.found()),
-            ));
+            return Err(self
+                .err(
+                    ErrorKind::TrailingCharacters,
+                    format!("expected end of input after the value, found {}", self.found()),
+                )
+                .into());
         }
         Ok(())
     }
@@ -178,8 +292,11 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         self.err(kind, format!("expected {what}, found {}", self.found()))
     }
 
-    fn sink_result(&self, r: Result<(), Abort>, at: usize) -> PResult {
-        r.map_err(|Abort| self.err_at(at, ErrorKind::Aborted, "stopped by the caller".to_string()))
+    fn sink_result(&mut self, r: Result<(), E>, at: usize) -> PResult<E> {
+        r.map_err(|e| {
+            self.refused_at = at;
+            Failure::Sink(e)
+        })
     }
 
     // ---- lexing ------------------------------------------------------------
@@ -196,7 +313,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         }
     }
 
-    fn enter(&mut self, at: usize, levels: usize) -> PResult {
+    fn enter(&mut self, at: usize, levels: usize) -> Result<(), Error> {
         if self.depth + levels > self.max_depth {
             return Err(self.err_at(
                 at,
@@ -283,7 +400,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         self.err_at(at, kind, format!("invalid number: expected {what}, found {}", describe(self.bytes, at)))
     }
 
-    fn literal(&mut self, word: &'static str) -> PResult {
+    fn literal(&mut self, word: &'static str) -> Result<(), Error> {
         let end = self.pos + word.len();
         let got = &self.bytes[self.pos..end.min(self.bytes.len())];
         if got == word.as_bytes() {
@@ -300,7 +417,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
 
     /// value = object / array / string / number / true / false / null
     /// (leading whitespace already skipped)
-    fn value(&mut self) -> PResult {
+    fn value(&mut self) -> PResult<E> {
         let at = self.pos;
         match self.peek() {
             Some(b'{') => self.object(),
@@ -330,11 +447,11 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                 let r = self.sink.null();
                 self.sink_result(r, at)
             }
-            _ => Err(self.expected("a value")),
+            _ => Err(self.expected("a value").into()),
         }
     }
 
-    fn object(&mut self) -> PResult {
+    fn object(&mut self) -> PResult<E> {
         let open = self.pos;
         self.enter(open, 1)?;
         self.pos += 1;
@@ -356,7 +473,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                         self.pos += 1;
                         break;
                     }
-                    _ => return Err(self.expected("',' or '}' after object member")),
+                    _ => return Err(self.expected("',' or '}' after object member").into()),
                 }
             }
         }
@@ -366,7 +483,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
     }
 
     /// member = key ":" value / key array-header ":" body   (STC only: the second)
-    fn member(&mut self) -> PResult {
+    fn member(&mut self) -> PResult<E> {
         let key_at = self.pos;
         let key = self.key()?;
         self.skip_ws();
@@ -386,7 +503,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                 let count = self.count_token()?;
                 self.skip_ws();
                 if self.peek() != Some(b']') {
-                    return Err(self.expected("']' after the array count"));
+                    return Err(self.expected("']' after the array count").into());
                 }
                 self.pos += 1;
                 self.skip_ws();
@@ -394,10 +511,10 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                 self.sink_result(r, key_at)?;
                 match self.peek() {
                     Some(b':' | b'{') => self.header_body(open, count, count_at),
-                    _ => Err(self.expected("':' or '{' after the array header")),
+                    _ => Err(self.expected("':' or '{' after the array header").into()),
                 }
             }
-            _ => Err(self.expected("':' after object key")),
+            _ => Err(self.expected("':' after object key").into()),
         }
     }
 
@@ -443,7 +560,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
     }
 
     /// array = "[" [ value *( "," value ) ] "]" / header-array   (at '[')
-    fn array(&mut self) -> PResult {
+    fn array(&mut self) -> PResult<E> {
         let open = self.pos;
         self.enter(open, 1)?;
         self.pos += 1;
@@ -498,7 +615,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                     self.pos += 1;
                     break;
                 }
-                _ => return Err(self.expected("',' or ']' after array element")),
+                _ => return Err(self.expected("',' or ']' after array element").into()),
             }
         }
         self.depth -= 1;
@@ -507,7 +624,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
     }
 
     /// After `[N]` (at ':' or '{'): a compact body or a column list and rows.
-    fn header_body(&mut self, open: usize, count: usize, count_at: usize) -> PResult {
+    fn header_body(&mut self, open: usize, count: usize, count_at: usize) -> PResult<E> {
         if self.peek() == Some(b'{') {
             let columns = self.columns()?;
             self.check_fits(count_at, count, Some(count.saturating_mul(columns.len())))?;
@@ -521,7 +638,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
 
     /// Fails before any work when `cells` values cannot fit in the rest of the
     /// input (each value needs at least one byte).
-    fn check_fits(&self, at: usize, count: usize, cells: Option<usize>) -> PResult {
+    fn check_fits(&self, at: usize, count: usize, cells: Option<usize>) -> Result<(), Error> {
         let remaining = self.bytes.len() - self.pos;
         if cells.unwrap_or(count) > remaining {
             let digits = self.bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
@@ -536,7 +653,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
     }
 
     /// compact-body = [ value *( "," value ) ]  — exactly `count` values.
-    fn compact_body(&mut self, open: usize, count: usize) -> PResult {
+    fn compact_body(&mut self, open: usize, count: usize) -> PResult<E> {
         self.enter(open, 1)?;
         let r = self.sink.begin_array(Some(count));
         self.sink_result(r, open)?;
@@ -549,12 +666,14 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                         self.skip_ws();
                     }
                     Some(b'}' | b']' | b'/') => {
-                        return Err(self.err(
-                            ErrorKind::CountMismatch,
-                            format!("array header declares {} but only {i} were given", plural(count, "value")),
-                        ))
+                        return Err(self
+                            .err(
+                                ErrorKind::CountMismatch,
+                                format!("array header declares {} but only {i} were given", plural(count, "value")),
+                            )
+                            .into())
                     }
-                    _ => return Err(self.expected("',' between array values")),
+                    _ => return Err(self.expected("',' between array values").into()),
                 }
             }
             self.value()?;
@@ -594,7 +713,7 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
 
     /// rows = [ row *( "/" row ) ], row = value *( "," value ) — exactly
     /// `count` rows of exactly `columns.len()` values.
-    fn columnar_body(&mut self, open: usize, count: usize, columns: &[JsonStr<'a>]) -> PResult {
+    fn columnar_body(&mut self, open: usize, count: usize, columns: &[JsonStr<'a>]) -> PResult<E> {
         let width = columns.len();
         self.enter(open, 2)?;
         let r = self.sink.begin_array(Some(count));
@@ -608,18 +727,22 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                         self.skip_ws();
                     }
                     Some(b',') => {
-                        return Err(self.err(
-                            ErrorKind::CountMismatch,
-                            format!("row {row} has more values than the header's {}", plural(width, "column")),
-                        ))
+                        return Err(self
+                            .err(
+                                ErrorKind::CountMismatch,
+                                format!("row {row} has more values than the header's {}", plural(width, "column")),
+                            )
+                            .into())
                     }
                     Some(b'}' | b']') => {
-                        return Err(self.err(
-                            ErrorKind::CountMismatch,
-                            format!("array header declares {} but only {row} were given", plural(count, "row")),
-                        ))
+                        return Err(self
+                            .err(
+                                ErrorKind::CountMismatch,
+                                format!("array header declares {} but only {row} were given", plural(count, "row")),
+                            )
+                            .into())
                     }
-                    _ => return Err(self.expected("'/' between rows")),
+                    _ => return Err(self.expected("'/' between rows").into()),
                 }
             }
             let row_at = self.pos;
@@ -634,17 +757,19 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
                             self.skip_ws();
                         }
                         Some(b'/' | b'}' | b']') => {
-                            return Err(self.err(
-                                ErrorKind::CountMismatch,
-                                format!(
-                                    "row {} has {} but the header names {}",
-                                    row + 1,
-                                    plural(c, "value"),
-                                    plural(width, "column")
-                                ),
-                            ))
+                            return Err(self
+                                .err(
+                                    ErrorKind::CountMismatch,
+                                    format!(
+                                        "row {} has {} but the header names {}",
+                                        row + 1,
+                                        plural(c, "value"),
+                                        plural(width, "column")
+                                    ),
+                                )
+                                .into())
                         }
-                        _ => return Err(self.expected("',' between row values")),
+                        _ => return Err(self.expected("',' between row values").into()),
                     }
                 }
                 let at = self.pos;
@@ -659,9 +784,9 @@ impl<'a, 's, S: Sink<'a>> Parser<'a, 's, S> {
         let before = self.pos;
         self.skip_ws();
         if self.peek() == Some(b'/') {
-            return Err(
-                self.err(ErrorKind::CountMismatch, format!("more rows than the {count} the array header declares"))
-            );
+            return Err(self
+                .err(ErrorKind::CountMismatch, format!("more rows than the {count} the array header declares"))
+                .into());
         }
         self.pos = before;
         self.depth -= 2;
