@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Deterministic benchmark datasets and the manifest of every measured document.
 
-Usage: python3 bench/gen.py CORPUS_DIR OUT_DIR
+Usage: python3 bench/gen.py CORPUS_DIR OUT_DIR [--big-mb N]
 
 Writes OUT_DIR/data/*.json (generated, seeded: same bytes on every run),
 OUT_DIR/manifest.json (documents measured for tokens and speed) and
-OUT_DIR/memory.json (documents measured for peak RSS). Corpus documents are
+OUT_DIR/memory.json (documents measured for peak RSS; with --big-mb N also a generated
+event log of about N MB, the issue-12 memory input, written but never committed). Corpus documents are
 read in place; only `amazon_cellphones.ndjson` (one JSON array per line, the
 first line a header) is turned into two JSON documents: its rows as one array
 of arrays, and the same rows as objects keyed by the header.
@@ -177,8 +178,29 @@ CORPUS_CLASSES = {
 }
 
 
+def big_event_log(path, megabytes):
+    """An event log of about `megabytes` MB (semi-uniform records, ~150 bytes each), written in chunks."""
+    rng = random.Random(200)
+    target = megabytes * 1_000_000
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{"logs": [')
+        written, i = 0, 0
+        while written < target:
+            chunk = event_logs(rng, 10000)["logs"]
+            text = json.dumps(chunk, ensure_ascii=False)[1:-1]
+            f.write((", " if i else "") + text)
+            written += len(text) + 2
+            i += 1
+        f.write("]}")
+
+
 def main():
-    corpus, out = sys.argv[1], sys.argv[2]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    big_mb = 0
+    if "--big-mb" in sys.argv:
+        big_mb = int(sys.argv[sys.argv.index("--big-mb") + 1])
+        args.remove(str(big_mb))
+    corpus, out = args[0], args[1]
     data = os.path.join(out, "data")
     os.makedirs(data, exist_ok=True)
     manifest = []
@@ -217,12 +239,17 @@ def main():
         add(name, cls, path, "generated")
 
     memory = []
-    for fname in ["twitter.json", "citm_catalog.json", "canada.json"]:
+    # The largest corpus documents.
+    for fname in ["twitter.json", "citm_catalog.json", "canada.json", "gsoc-2018.json"]:
         if os.path.exists(os.path.join(corpus, fname)):
             memory.append(os.path.abspath(os.path.join(corpus, fname)))
     for n in [1000, 10000, 100000]:
         path = os.path.join(data, f"mem_employees_{n}.json")
         dump(path, employees(random.Random(n), n))
+        memory.append(os.path.abspath(path))
+    if big_mb:
+        path = os.path.join(data, f"mem_event_logs_{big_mb}mb.json")
+        big_event_log(path, big_mb)
         memory.append(os.path.abspath(path))
 
     with open(os.path.join(out, "manifest.json"), "w") as f:

@@ -1,16 +1,32 @@
 #!/usr/bin/env python3
-"""Peak RSS of `TOOL encode FILE` and `TOOL decode FILE.stc` against input size.
+"""Peak RSS of `TOOL encode FILE` and `TOOL decode FILE.stc` against input size (issue 12).
 
-Usage: python3 bench/rss.py TOOL MEMORY_JSON OUT_DIR   (writes OUT_DIR/rss.json)
+Usage: python3 bench/rss.py TOOL MEMORY_JSON OUT_DIR [RESULT_NAME] [--nodes STC_BENCH]
+       (writes OUT_DIR/RESULT_NAME, default rss.json)
 
 TOOL is `target/release/stc` (the CLI) or, when the CLI is not built,
-`stc-bench` (same stc-core calls). Measured with GNU time's `-v`.
+`stc-bench` (same stc-core calls). MEMORY_JSON lists the inputs (written by
+bench/gen.py: the largest corpus documents, generated employee tables and,
+with `gen.py --big-mb N`, an event log of about N MB). Measured with GNU
+time's `-v` (maximum resident set size). The STC text of each input is
+written to OUT_DIR/mem/ and decoded from there; the decoded JSON is compared
+with the input's minified form by size only (the byte-exact round trip is the
+codec's tests' business), to catch a truncated output.
+
+Targets (issue 12): encode peak RSS at most 2 x the input plus a constant,
+decode at most 1.5 x the (STC) input plus a constant; the constant is the
+baseline, the same tool encoding `{}`. With `--nodes STC_BENCH`, each input's
+number of tape nodes (`stc-bench nodes FILE`) is recorded too, for the
+report's estimate of what a more compact encoder tape would give.
 """
 import json
 import os
 import re
 import subprocess
 import sys
+
+ENCODE_TARGET = 2.0
+DECODE_TARGET = 1.5
 
 
 def peak_kb(argv, stdout):
@@ -21,27 +37,49 @@ def peak_kb(argv, stdout):
 
 
 def main():
-    tool, memory_json, out_dir = sys.argv[1:4]
+    args = sys.argv[1:]
+    nodes_tool = None
+    if "--nodes" in args:
+        i = args.index("--nodes")
+        nodes_tool = args[i + 1]
+        del args[i:i + 2]
+    tool, memory_json, out_dir = args[:3]
+    result_name = args[3] if len(args) > 3 else "rss.json"
     with open(memory_json) as f:
         inputs = json.load(f)
     mem_dir = os.path.join(out_dir, "mem")
     os.makedirs(mem_dir, exist_ok=True)
-    rows = []
-    for path in inputs:
-        name = os.path.basename(path)
-        stc_path = os.path.join(mem_dir, name + ".stc")
-        with open(stc_path, "w") as f:
-            encode_kb = peak_kb([tool, "encode", path], f)
-        decode_kb = peak_kb([tool, "decode", stc_path], subprocess.DEVNULL)
-        rows.append({"name": name, "json_bytes": os.path.getsize(path), "stc_bytes": os.path.getsize(stc_path),
-                     "encode_kb": encode_kb, "decode_kb": decode_kb})
-        print(f"rss.py: {name}: encode {encode_kb} kB, decode {decode_kb} kB", file=sys.stderr)
     tiny = os.path.join(mem_dir, "tiny.json")
     with open(tiny, "w") as f:
         f.write("{}")
     baseline = peak_kb([tool, "encode", tiny], subprocess.DEVNULL)
-    with open(os.path.join(out_dir, "rss.json"), "w") as f:
-        json.dump({"tool": tool, "baseline_kb": baseline, "rows": rows}, f, indent=1)
+    rows = []
+    for path in inputs:
+        name = os.path.basename(path)
+        stc_path = os.path.join(mem_dir, name + ".stc")
+        json_path = os.path.join(mem_dir, name + ".out.json")
+        with open(stc_path, "w") as f:
+            encode_kb = peak_kb([tool, "encode", path], f)
+        with open(json_path, "w") as f:
+            decode_kb = peak_kb([tool, "decode", stc_path], f)
+        json_bytes, stc_bytes = os.path.getsize(path), os.path.getsize(stc_path)
+        out_bytes = os.path.getsize(json_path)
+        os.remove(json_path)
+        enc = (encode_kb - baseline) * 1024 / json_bytes
+        dec = (decode_kb - baseline) * 1024 / stc_bytes
+        rows.append({"name": name, "json_bytes": json_bytes, "stc_bytes": stc_bytes, "decoded_bytes": out_bytes,
+                     "encode_kb": encode_kb, "decode_kb": decode_kb, "encode_ratio": enc, "decode_ratio": dec,
+                     "encode_ok": enc <= ENCODE_TARGET, "decode_ok": dec <= DECODE_TARGET})
+        if nodes_tool:
+            r = subprocess.run([nodes_tool, "nodes", path], capture_output=True, text=True, check=True)
+            rows[-1]["nodes"] = int(r.stdout)
+        if name.endswith("mb.json"):
+            os.remove(stc_path)  # the big input's STC text is large; nothing reads it again
+        print(f"rss.py: {name}: encode {encode_kb} kB ({enc:.2f} x input), decode {decode_kb} kB ({dec:.2f} x input)",
+              file=sys.stderr)
+    with open(os.path.join(out_dir, result_name), "w") as f:
+        json.dump({"tool": tool, "baseline_kb": baseline, "encode_target": ENCODE_TARGET,
+                   "decode_target": DECODE_TARGET, "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 #
 #   bench/run.sh                   everything (about 10-15 minutes on 2 cores)
 #   bench/run.sh --no-criterion    skip the criterion run of stc-core/benches/codec.rs
+#   bench/run.sh --quick           for trying the scripts: no criterion, no 200 MB memory input,
+#                                  shorter speed runs (the figures are then rougher)
 #
 # Needs: cargo, node + npm, python3, GNU time (/usr/bin/time). The corpus is read
 # in place from ../shared/corpus next to the repository (override: STC_CORPUS).
@@ -16,10 +18,13 @@ OUT="$BENCH/out"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 BENCH_TARGET="${CARGO_TARGET_DIR:-$BENCH/stc-bench/target}"
 CRITERION=1
+BIG_MB=200
+SPEED_MS=300
 for arg in "$@"; do
   case "$arg" in
     --no-criterion) CRITERION=0 ;;
-    *) echo "usage: bench/run.sh [--no-criterion]" >&2; exit 2 ;;
+    --quick) CRITERION=0; BIG_MB=0; SPEED_MS=50 ;;
+    *) echo "usage: bench/run.sh [--no-criterion] [--quick]" >&2; exit 2 ;;
   esac
 done
 [ -d "$CORPUS" ] || { echo "run.sh: no corpus at $CORPUS (set STC_CORPUS)" >&2; exit 1; }
@@ -36,7 +41,7 @@ step() { echo "== $* ($(date -u +%H:%M:%S))" >&2; }
 START=$(date +%s)
 
 step "datasets"
-run python3 bench/gen.py "$CORPUS" bench/out
+run python3 bench/gen.py "$CORPUS" bench/out --big-mb "$BIG_MB"
 
 step "TOON (npm @toon-format/toon)"
 run npm ci --prefix bench/toon --no-audit --no-fund --silent
@@ -51,7 +56,7 @@ if grep -q 'pub enum Version' "$ROOT/stc-core/src/options.rs"; then FEATURES=(--
 run cargo build --release --quiet --manifest-path bench/stc-bench/Cargo.toml "${FEATURES[@]}"
 STC_BENCH="$BENCH_TARGET/release/stc-bench"
 run "$STC_BENCH" tokens bench/out/manifest.json bench/out/toon bench/out/tokens.json
-run "$STC_BENCH" speed bench/out/manifest.json bench/out/speed_rust.json 300
+run "$STC_BENCH" speed bench/out/manifest.json bench/out/speed_rust.json "$SPEED_MS"
 
 if [ "$CRITERION" = 1 ]; then
   step "criterion"
@@ -59,7 +64,7 @@ if [ "$CRITERION" = 1 ]; then
   run cargo bench --quiet -p stc-core --bench codec
   run python3 bench/report.py criterion "$TARGET/criterion" bench/out/criterion.json
 else
-  echo '{"docs": [], "reason": "skipped (bench/run.sh --no-criterion)"}' > "$OUT/criterion.json"
+  echo '{"docs": [], "reason": "skipped (bench/run.sh --no-criterion or --quick)"}' > "$OUT/criterion.json"
 fi
 
 step "bindings"
@@ -90,7 +95,7 @@ else
   echo "run.sh: the stc CLI did not build; measuring peak RSS with stc-bench (same stc-core calls)" >&2
   TOOL="$STC_BENCH"
 fi
-run python3 bench/rss.py "$TOOL" bench/out/memory.json bench/out
+run python3 bench/rss.py "$TOOL" bench/out/memory.json bench/out --nodes "$STC_BENCH"
 
 step "services (HTTP proxy, MCP proxy, TCP service)"
 # Each bench/services/NAME.sh measures one service on loopback, bounded in

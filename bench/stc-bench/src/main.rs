@@ -6,6 +6,7 @@
 //! stc-bench speed MANIFEST OUT.json [BUDGET_MS] Rust speed: stc vs serde_json vs toon-format
 //! stc-bench dump MANIFEST DIR                   texts + o200k counts, for calibrating the estimator
 //! stc-bench encode FILE | decode FILE           stc-core on a file, output to stdout (peak RSS fallback)
+//! stc-bench nodes FILE                          nodes of the encoder's tape for a JSON file (memory estimate)
 //! ```
 //!
 //! MANIFEST is a JSON array of `{"name", "class", "path"}` written by
@@ -33,7 +34,12 @@ fn main() {
         ["dump", manifest, dir] => dump(manifest, dir),
         ["encode", file] => print!("{}", encode_with(&read(file), &EncodeOptions::default()).unwrap_or_else(|e| die(e))),
         ["decode", file] => print!("{}", decode(&read(file)).unwrap_or_else(|e| die(e))),
-        _ => die("usage: stc-bench tokens MANIFEST TOON_DIR OUT | speed MANIFEST OUT [BUDGET_MS] | encode FILE | decode FILE"),
+        ["nodes", file] => {
+            let json = read(file);
+            let doc = stc_core::Document::parse_json(&json, &Limits::default()).unwrap_or_else(|e| die(e));
+            println!("{}", doc.node_count());
+        }
+        _ => die("usage: stc-bench tokens MANIFEST TOON_DIR OUT | speed MANIFEST OUT [BUDGET_MS] | encode FILE | decode FILE | nodes FILE"),
     }
 }
 
@@ -101,7 +107,7 @@ fn encode_v2(_json: &str) -> Option<(String, stc_core::Gated)> {
 #[cfg(feature = "v2")]
 fn decode_v2(stc: &str) -> Option<String> {
     let options = stc_core::DecodeOptions::default().version(stc_core::Version::V2);
-    Some(stc_core::decode_with(stc, options).unwrap_or_else(|e| die(format!("v2 decode: {e}"))))
+    Some(stc_core::decode_with(stc, &options).unwrap_or_else(|e| die(format!("v2 decode: {e}"))))
 }
 
 #[cfg(not(feature = "v2"))]
