@@ -1,5 +1,5 @@
 // Type-checked by `npm test` (tsc --strict --noEmit): the web build's .d.ts in use.
-import init, { decode, encode, parse, stringify, encodeGated, countTokens, type StcError, type Gated } from '../pkg/web/stc.js';
+import init, { decode, encode, parse, stringify, encodeGated, countTokens, type StcError, type Gated, type TokenCounter } from '../pkg/web/stc.js';
 
 export async function demo(): Promise<void> {
   await init();
@@ -9,6 +9,10 @@ export async function demo(): Promise<void> {
   const back: string | undefined = stringify(value, { profile: 'compact', bigint: true });
   const gated: Gated = encodeGated(json, { minSaving: 0.1, tokenizer: 'estimate' });
   const n: number = countTokens(gated.text);
+  // Exact counts from your own tokenizer (e.g. gpt-tokenizer's countTokens): any (text) => number.
+  const words: TokenCounter = (text) => text.split(/\W+/).length;
+  const exact: Gated = encodeGated(json, { tokenizer: words, minSaving: 0 });
+  console.log(exact.stcTokens, countTokens('a b', words));
   try {
     decode('[3]: 1,2');
   } catch (e) {

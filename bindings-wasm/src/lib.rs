@@ -26,7 +26,8 @@ mod stash;
 
 use js_sys::{Array, BigInt, JsString, Object, Reflect, Uint8Array};
 use stc_core::{
-    Abort, Document, DocumentBuilder, EncodeOptions, Error, GateOptions, JsonStr, Limits, Profile, Sink, Tokenizer,
+    Abort, Document, DocumentBuilder, EncodeOptions, Error, GateError, GateOptions, JsonStr, Limits, Profile, Sink,
+    Tokenizer,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -62,19 +63,24 @@ export interface StringifyOptions extends EncodeOptions {
 }
 /** Only the estimate is compiled into the WebAssembly build (the exact BPE tables are megabytes): `tokenizerNames()`. */
 export type TokenizerName = 'estimate';
+/**
+ * The caller's token counter: a text's number of tokens (a non-negative integer), e.g.
+ * `countTokens` of `gpt-tokenizer` for exact o200k_base counts. What it throws comes back as it is.
+ */
+export type TokenCounter = (text: string) => number;
 export interface GateOptions extends EncodeOptions {
   /** Fraction of minified JSON's tokens STC must save to be chosen (default 0.05). */
   minSaving?: number;
-  /** Default and only choice here: 'estimate'. */
-  tokenizer?: TokenizerName;
+  /** How tokens are counted: 'estimate' (default, built in), or your counting function (exact counts). */
+  tokenizer?: TokenizerName | TokenCounter;
 }
 export interface Gated {
   /** The text to send: STC, or minified JSON (which is valid STC too). */
   text: string;
   chosen: 'stc' | 'json';
-  /** Estimated tokens of minified JSON. */
+  /** Tokens of minified JSON (estimated, or as the counting function gave them). */
   jsonTokens: number;
-  /** Estimated tokens of the STC encoding. */
+  /** Tokens of the STC encoding (estimated, or as the counting function gave them). */
   stcTokens: number;
 }
 "#;
@@ -295,7 +301,49 @@ pub fn encode(
     out.map_err(|e| js_error(&e, text.as_str()))
 }
 
-/// The do-no-harm gate with the token estimate.
+/// The `tokenizer` option: a name (`'estimate'`, the only one compiled in),
+/// or the caller's counting function (`(text: string) => number`, e.g.
+/// gpt-tokenizer's `countTokens`) for exact counts without BPE tables here.
+enum Counter {
+    Named(Tokenizer),
+    Function(js_sys::Function),
+}
+
+fn counter_opt(value: Option<JsValue>) -> Result<Counter, JsValue> {
+    match value {
+        Some(v) if v.is_function() => Ok(Counter::Function(v.unchecked_into())),
+        other => Ok(Counter::Named(tokenizer_opt(other)?)),
+    }
+}
+
+/// Calls the caller's counting function on `text`: its result must be a
+/// token count (a non-negative integer); what it throws comes back as it is.
+fn count_with(f: &js_sys::Function, text: &str) -> Result<usize, JsValue> {
+    let n = f.call1(&JsValue::UNDEFINED, &JsValue::from_str(text))?;
+    match n.as_f64() {
+        Some(x) if x >= 0.0 && x.fract() == 0.0 && x <= 9_007_199_254_740_991.0 => Ok(x as usize),
+        _ => Err(type_error(&format!(
+            "the tokenizer function must return a token count (a non-negative integer), got {}",
+            shown(&n)
+        ))),
+    }
+}
+
+/// A value as messages show it: numbers and strings as they are, else its type.
+fn shown(v: &JsValue) -> String {
+    if let Some(x) = v.as_f64() {
+        return js_sys::Number::from(x).to_string_with_radix(10).map(String::from).unwrap_or_default();
+    }
+    if let Some(s) = v.as_string() {
+        return format!("{s:?}");
+    }
+    if v.is_null() {
+        return "null".into();
+    }
+    v.js_typeof().as_string().unwrap_or_default()
+}
+
+/// The do-no-harm gate, counting with the token estimate or the caller's function.
 #[wasm_bindgen(js_name = encodeGated, unchecked_return_type = "Gated", skip_jsdoc)]
 pub fn encode_gated(
     #[wasm_bindgen(unchecked_param_type = "Input")] json: &JsValue,
@@ -303,7 +351,8 @@ pub fn encode_gated(
 ) -> Result<JsValue, JsValue> {
     let options = options.unwrap_or(JsValue::UNDEFINED);
     let opts = encode_opt(&options)?;
-    let mut gate = GateOptions::default().tokenizer(tokenizer_opt(field(&options, "tokenizer")?)?);
+    let counter = counter_opt(field(&options, "tokenizer")?)?;
+    let mut gate = GateOptions::default();
     if let Some(v) = field(&options, "minSaving")? {
         match v.as_f64() {
             Some(x) if (0.0..=1.0).contains(&x) => gate.min_saving = x,
@@ -311,7 +360,16 @@ pub fn encode_gated(
         }
     }
     let json = text_arg(json, "json")?.into_string()?;
-    let g = stc_core::encode_gated(&json, &opts, &gate).map_err(|e| js_error(&e, Some(&json)))?;
+    let g = match counter {
+        Counter::Named(tokenizer) => {
+            stc_core::encode_gated(&json, &opts, &gate.tokenizer(tokenizer)).map_err(|e| js_error(&e, Some(&json)))?
+        }
+        Counter::Function(f) => stc_core::encode_gated_with_counter(&json, &opts, &gate, |text| count_with(&f, text))
+            .map_err(|e| match e {
+            GateError::Codec(e) => js_error(&e, Some(&json)),
+            GateError::Counter(thrown) => thrown,
+        })?,
+    };
     let out = Object::new();
     Reflect::set(&out, &"text".into(), &JsValue::from_str(&g.text))?;
     Reflect::set(&out, &"chosen".into(), &JsValue::from_str(g.chosen.name()))?;
@@ -320,15 +378,19 @@ pub fn encode_gated(
     Ok(out.into())
 }
 
-/// Estimated tokens of `text` (stc-core's o200k_base estimate, not exact).
+/// Tokens of `text`: stc-core's o200k_base estimate (not exact), or the
+/// caller's counting function's answer.
 #[wasm_bindgen(js_name = countTokens, skip_jsdoc)]
 pub fn count_tokens(
     #[wasm_bindgen(unchecked_param_type = "string")] text: &JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "TokenizerName")] tokenizer: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "TokenizerName | TokenCounter")] tokenizer: Option<JsValue>,
 ) -> Result<f64, JsValue> {
-    let tokenizer = tokenizer_opt(tokenizer.filter(|t| !t.is_undefined() && !t.is_null()))?;
+    let counter = counter_opt(tokenizer.filter(|t| !t.is_undefined() && !t.is_null()))?;
     let text = text.as_string().ok_or_else(|| type_error("text must be a string"))?;
-    Ok(tokenizer.count(&text) as f64)
+    Ok(match counter {
+        Counter::Named(tokenizer) => tokenizer.count(&text),
+        Counter::Function(f) => count_with(&f, &text)?,
+    } as f64)
 }
 
 // ---- parse: STC -> JavaScript value -----------------------------------------------

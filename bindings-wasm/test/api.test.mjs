@@ -164,7 +164,7 @@ test('the .d.ts declares typed signatures for both builds', () => {
     assert.ok(dts.includes(`import type { ErrorCode, Profile } from './${rules}';`), `${build}: imports ./${rules}`);
     assert.doesNotMatch(dts, /'count_mismatch'|'readable'/, 'no hand-written error-code or profile union');
     assert.match(dts, /export function stringify\(value: unknown, options\?: StringifyOptions\): string \| undefined;/);
-    assert.match(dts, /export function countTokens\(text: string, tokenizer\?: TokenizerName\): number;/);
+    assert.match(dts, /export function countTokens\(text: string, tokenizer\?: TokenizerName \| TokenCounter\): number;/);
   }
 });
 
