@@ -441,7 +441,7 @@ def binding_results(res, out):
                 out.append(f"`{k}`: " + "; ".join(items) + "\n")
 
 
-def speed_section(out_dir, out):
+def speed_section(out_dir, out, bench_dir="."):
     out.append("## Speed\n")
     sp = load(os.path.join(out_dir, "speed_rust.json"))
     out.append("### Rust, one run side by side (`stc-bench speed`)\n")
@@ -486,7 +486,14 @@ def speed_section(out_dir, out):
         res = load(os.path.join(out_dir, f"{key}.json"))
         skip = os.path.join(out_dir, f"{key}.skip")
         if res is not None:
-            out.append(f"Written by the binding's own bench script (`bench/out/{key}.json`), shown as is.\n")
+            if key == "python":
+                python_vs_orjson(res, out)
+            elif key == "node":
+                if os.path.exists(os.path.join(bench_dir, "..", "bindings-node", "bench", "CANDIDATES.md")):
+                    out.append("What each speed candidate gave, including those that lost: "
+                               "[`bindings-node/bench/CANDIDATES.md`](../bindings-node/bench/CANDIDATES.md).\n")
+                node_vs_json(res, out)
+            out.append(f"All results of the binding's own bench script (`bench/out/{key}.json`), shown as is:\n")
             binding_results(res, out)
         else:
             reason = open(skip).read().strip() if os.path.exists(skip) else "no results file"
@@ -531,6 +538,99 @@ def memory_section(out_dir, out):
                    "length into the input and a tag; owned text only for strings that need re-escaping) would give about "
                    f"**{est(False):.2f}×** the input; the same tape with the STC text written out as it is made, about "
                    f"**{est(True):.2f}×**. The input itself is 1× of it.\n")
+
+
+def geomean(xs):
+    import math
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def python_vs_orjson(res, out):
+    """Issue 13: stc.loads/dumps beside json and orjson, from bench.py's `documents[].seconds`."""
+    docs = res.get("documents") or []
+    ops = ["json.loads", "orjson.loads", "stc.loads", "json.dumps", "orjson.dumps", "stc.dumps"]
+    if not docs or not all("seconds" in d for d in docs):
+        return
+    have = [op for op in ops if any((d["seconds"].get(op) or 0) > 0 for d in docs)]
+    out.append("Per document, seconds per call (best of the repeats) and the ratios of issue 13 "
+               "(`stc.loads` reads the STC text, `json`/`orjson` the minified JSON of the same document):\n")
+    out.append("| document | " + " | ".join(have) + " | loads stc/json | loads stc/orjson | dumps stc/json | dumps stc/orjson |")
+    out.append("|---|" + "---:|" * (len(have) + 4))
+    r = lambda d, a, b: (d["seconds"].get(a) or 0) / d["seconds"][b] if d["seconds"].get(b) else None
+    f = lambda x: f"{x:.2f}" if x else "n/a"
+    for d in docs:
+        s = d["seconds"]
+        out.append(f"| {d.get('name', '?')} | " + " | ".join(f"{s[op]:.2e}" if s.get(op) else "n/a" for op in have) + " | "
+                   + " | ".join(f(r(d, a, b)) for a, b in [("stc.loads", "json.loads"), ("stc.loads", "orjson.loads"),
+                                                           ("stc.dumps", "json.dumps"), ("stc.dumps", "orjson.dumps")]) + " |")
+    rows = []
+    for a, b, target, worst in [("stc.loads", "orjson.loads", 1.0, 1.5), ("stc.dumps", "orjson.dumps", 1.0, None),
+                                ("stc.loads", "json.loads", None, None), ("stc.dumps", "json.dumps", None, None)]:
+        ratios = [r(d, a, b) for d in docs]
+        ratios = [x for x in ratios if x]
+        if not ratios:
+            rows.append(f"| {a} / {b} | n/a | n/a | {'' if target is None else 'not measured'} |")
+            continue
+        g, mx = geomean(ratios), max(ratios)
+        verdict = ""
+        if target is not None:
+            ok = g <= target and (worst is None or mx <= worst)
+            verdict = ("**met**" if ok else "**not met**") + f" (target: geometric mean ≤ {target:g}×" + (
+                f", no document above {worst:g}×)" if worst else ")")
+        rows.append(f"| {a} / {b} | {g:.2f}× | {mx:.2f}× | {verdict} |")
+    out.append("")
+    out.append("| ratio of times | geometric mean over documents | worst document | issue 13 |")
+    out.append("|---|---:|---:|---|")
+    out.extend(rows)
+    out.append("")
+
+
+def node_vs_json(res, out):
+    """Issue 12: Node parse/stringify against JSON.parse/JSON.stringify, geometric mean of per-document ratios."""
+    docs = res.get("documents") or []
+    if not docs or not all("ms" in d for d in docs):
+        return
+    out.append("| ratio of times (Node) | geometric mean over documents | worst document | issue 12 |")
+    out.append("|---|---:|---:|---|")
+    for a, b in [("stc_parse", "json_parse"), ("stc_stringify", "json_stringify")]:
+        ratios = [d["ms"][a] / d["ms"][b] for d in docs if d["ms"].get(a) and d["ms"].get(b)]
+        if not ratios:
+            out.append(f"| {a} / {b} | n/a | n/a | not measured |")
+            continue
+        g = geomean(ratios)
+        out.append(f"| {a} / {b} | {g:.2f}× | {max(ratios):.2f}× | {'**met**' if g <= 1.5 else '**not met**'} (target ≤ 1.5×) |")
+    out.append("")
+
+
+def footprint_section(out_dir, out):
+    """Issue 12: package sizes, from bench/footprint.py."""
+    fp = load(os.path.join(out_dir, "footprint.json"))
+    out.append("## Footprint (issue 12)\n")
+    if not fp:
+        out.append("Not measured: `footprint.json` missing.\n")
+        return
+    target = fp.get("target_bytes", 2_000_000)
+    mb = lambda n: f"{n / 1e6:.2f} MB" if n is not None else "n/a"
+    out.append(f"Sizes as built (`bench/footprint.py`); 1 MB = 10⁶ bytes. Target: the default Python wheel and the "
+               f"Node addon each at most {mb(target)}; the CLI may keep the exact tokenizer tables.\n")
+    out.append("| artifact | size | measured as shipped | built | target |")
+    out.append("|---|---:|---:|---|---|")
+    rows = [("Python wheel", "python_wheel", "bytes", "the `.whl` (compressed)", True),
+            ("Node addon `stc.node`", "node_addon", "stripped_bytes", "stripped (`strip -o`)", True),
+            ("wasm module `stc_wasm_bg.wasm`", "wasm", "gzip_bytes", "gzipped (`gzip -9`)", False),
+            ("CLI `target/release/stc`", "cli", "stripped_bytes", "stripped (`strip -o`)", False)]
+    for label, key, shipped, how, has_target in rows:
+        a = fp.get(key) or {}
+        if "bytes" not in a:
+            out.append(f"| {label} | not built | | | {a.get('reason', '')} |")
+            continue
+        shipped_n = a.get(shipped, a["bytes"])
+        verdict = ""
+        if has_target and shipped_n is not None:
+            verdict = ("**met**" if shipped_n <= target else "**not met**") + f" (≤ {mb(target)})"
+        out.append(f"| {label} | {mb(a['bytes'])} | {mb(shipped_n)} {how} | {a.get('built', '')} | {verdict} |")
+    out.append("")
 
 
 def criterion_json(crit_dir, out_path):
@@ -648,8 +748,9 @@ def main():
     per_doc_table(docs, "cl100k_base", out)
     gate_section(data, out)
     mape_all, mape = estimator_section(docs, out)
-    speed_section(out_dir, out)
+    speed_section(out_dir, out, bench_dir)
     memory_section(out_dir, out)
+    footprint_section(out_dir, out)
     services_section(out_dir, out)
 
     out.append("## Datasets\n")

@@ -97,6 +97,9 @@ else
 fi
 run python3 bench/rss.py "$TOOL" bench/out/memory.json bench/out --nodes "$STC_BENCH"
 
+step "footprint (wheel, Node addon, wasm, CLI)"
+run python3 bench/footprint.py "$ROOT" bench/out
+
 step "services (HTTP proxy, MCP proxy, TCP service)"
 # Each bench/services/NAME.sh measures one service on loopback, bounded in
 # count and time, and writes bench/out/services/NAME.md: a report section.
