@@ -26,8 +26,8 @@ mod stash;
 
 use js_sys::{Array, BigInt, JsString, Object, Reflect, Uint8Array};
 use stc_core::{
-    Abort, Document, DocumentBuilder, EncodeOptions, Error, GateError, GateOptions, JsonStr, Limits, Profile, Sink,
-    Tokenizer,
+    DecodeOptions, Document, DocumentBuilder, EncodeOptions, Error, Failure, GateError, GateOptions, JsonStr, Limits,
+    Profile, Sink, Tokenizer, Version,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -45,9 +45,13 @@ export type { ErrorCode, Profile };
 export type StcErrorCode = ErrorCode;
 /** Text, or bytes that should be UTF-8 (a `Uint8Array`, e.g. a Node `Buffer`). */
 export type Input = string | Uint8Array;
+/** An STC version (`versionNames()`): 1 (the default) or 2 (column groups, absent cells, keyed tables). */
+export type StcVersion = 1 | 2;
 export interface DecodeOptions {
-  /** Deepest nesting accepted (default 128, larger values are clamped to 1024). */
+  /** Deepest nesting accepted (default 128). */
   maxDepth?: number;
+  /** The STC version to read or write (default 1; a version 2 reader reads version 1 too). */
+  version?: StcVersion;
 }
 export interface ParseOptions extends DecodeOptions {
   /** Integers outside ±(2^53 − 1) become `BigInt` instead of losing precision (default false: numbers as `JSON.parse` gives them). */
@@ -206,8 +210,26 @@ fn limits_opt(options: &JsValue) -> Result<Limits, JsValue> {
     Ok(limits)
 }
 
+/// `version`: the STC version to read or write, 1 (default) or 2; a number
+/// (the entry passes one) or its name (`"2"`), checked by stc-core's
+/// `Version::from_str` (its message names the valid versions).
+fn version_opt(options: &JsValue) -> Result<Version, JsValue> {
+    let Some(v) = field(options, "version")? else { return Ok(Version::default()) };
+    let name = if let Some(n) = v.as_f64() {
+        js_sys::Number::from(n).to_string_with_radix(10).map(String::from)?
+    } else {
+        v.as_string().ok_or_else(|| type_error("version must be a number (1 or 2)"))?
+    };
+    name.parse::<Version>().map_err(|e| range_error(&e.to_string()))
+}
+
+/// The options of the reading functions: `maxDepth` and `version`.
+fn decode_opt(options: &JsValue) -> Result<DecodeOptions, JsValue> {
+    Ok(DecodeOptions::default().limits(limits_opt(options)?).version(version_opt(options)?))
+}
+
 fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
-    let mut opts = EncodeOptions::default().limits(limits_opt(options)?);
+    let mut opts = EncodeOptions::default().limits(limits_opt(options)?).version(version_opt(options)?);
     if let Some(v) = field(options, "profile")? {
         let name = v.as_string().ok_or_else(|| type_error("profile must be a string"))?;
         opts.profile = name.parse::<Profile>().map_err(|e| range_error(&e.to_string()))?;
@@ -237,11 +259,11 @@ fn bool_opt(options: &JsValue, name: &str) -> Result<bool, JsValue> {
 // ---- text functions -------------------------------------------------------------
 
 fn decode_text(input: &JsValue, options: &JsValue) -> Result<String, JsValue> {
-    let limits = limits_opt(options)?;
+    let opts = decode_opt(options)?;
     let text = text_arg(input, "stc")?;
     let out = match &text {
-        Text::Str(s) => stc_core::decode_with(s, &limits),
-        Text::Bytes(b) => stc_core::decode_bytes_with(b, &limits),
+        Text::Str(s) => stc_core::decode_with(s, &opts),
+        Text::Bytes(b) => stc_core::decode_bytes_with(b, &opts),
     };
     out.map_err(|e| js_error(&e, text.as_str()))
 }
@@ -256,6 +278,12 @@ pub fn error_codes() -> Vec<String> {
 #[wasm_bindgen(js_name = profileNames)]
 pub fn profile_names() -> Vec<String> {
     Profile::NAMES.iter().map(|c| c.to_string()).collect()
+}
+
+/// Every STC version this build reads and writes (`"1"`, `"2"`).
+#[wasm_bindgen(js_name = versionNames)]
+pub fn version_names() -> Vec<String> {
+    Version::NAMES.iter().map(|c| c.to_string()).collect()
 }
 
 /// Every tokenizer name compiled in (`estimate` only: no BPE tables in WebAssembly).
@@ -407,16 +435,17 @@ pub fn parse(
         let json = decode_text(stc, &options)?;
         return js_sys::JSON::parse(&json);
     }
-    let limits = limits_opt(&options)?;
+    let opts = decode_opt(&options)?;
     let text = text_arg(stc, "stc")?;
     let is_str = text.as_str().is_some();
     let text = text.into_string()?;
-    let mut builder = ValueBuilder { stack: Vec::new(), root: None, error: None };
-    match stc_core::parse_stc(&text, &limits, &mut builder) {
+    let mut builder = ValueBuilder { stack: Vec::new(), root: None };
+    match stc_core::parse_stc_to(&text, &opts, &mut builder) {
         Ok(()) => Ok(builder.root.unwrap_or(JsValue::NULL)),
-        // A JavaScript exception raised while building the value is thrown
-        // as it was, not as the parser's `aborted`.
-        Err(e) => Err(builder.error.take().unwrap_or_else(|| js_error(&e, is_str.then_some(text.as_str())))),
+        Err(Failure::Input(e)) => Err(js_error(&e, is_str.then_some(text.as_str()))),
+        // A JavaScript exception raised while building the value (a setter,
+        // BigInt) comes back as it was thrown.
+        Err(Failure::Sink(thrown)) => Err(thrown),
     }
 }
 
@@ -425,13 +454,17 @@ enum Frame {
     Object(Object, Option<JsValue>),
 }
 
-/// Builds JavaScript values from the parser's events (bigint mode).
+/// Builds JavaScript values from the parser's events (bigint mode), with its
+/// own stack of open containers (no recursion on the input's depth). Its
+/// error type is the JavaScript exception that stopped it.
 struct ValueBuilder {
     stack: Vec<Frame>,
     root: Option<JsValue>,
-    /// The JavaScript exception that stopped the build, if one did: `parse`
-    /// throws it instead of the parser's `aborted`.
-    error: Option<JsValue>,
+}
+
+/// The parser broke its own event order (a bug, never the input's fault).
+fn out_of_order() -> JsValue {
+    js_sys::Error::new("stc-wasm: parse events out of order").into()
 }
 
 fn js_str(s: &JsonStr<'_>) -> JsValue {
@@ -442,30 +475,22 @@ fn js_str(s: &JsonStr<'_>) -> JsValue {
 }
 
 impl ValueBuilder {
-    /// Keeps a JavaScript exception for `parse` to re-throw, and stops the parser.
-    fn fail(&mut self, e: JsValue) -> Abort {
-        self.error = Some(e);
-        Abort
-    }
-
-    fn add(&mut self, value: JsValue) -> Result<(), Abort> {
+    fn add(&mut self, value: JsValue) -> Result<(), JsValue> {
         match self.stack.last_mut() {
             None => self.root = Some(value),
             Some(Frame::Array(a)) => {
                 a.push(&value);
             }
             Some(Frame::Object(o, key)) => {
-                let key = key.take().ok_or(Abort)?;
-                if let Err(e) = define(o, &key, &value) {
-                    return Err(self.fail(e));
-                }
+                let key = key.take().ok_or_else(out_of_order)?;
+                define(o, &key, &value)?;
             }
         }
         Ok(())
     }
 
-    fn close(&mut self) -> Result<(), Abort> {
-        let value: JsValue = match self.stack.pop().ok_or(Abort)? {
+    fn close(&mut self) -> Result<(), JsValue> {
+        let value: JsValue = match self.stack.pop().ok_or_else(out_of_order)? {
             Frame::Array(a) => a.into(),
             Frame::Object(o, _) => o.into(),
         };
@@ -489,52 +514,50 @@ fn define(o: &Object, key: &JsValue, value: &JsValue) -> Result<(), JsValue> {
     Ok(())
 }
 
-impl<'a> Sink<'a> for ValueBuilder {
-    fn null(&mut self) -> Result<(), Abort> {
+impl<'a> Sink<'a, JsValue> for ValueBuilder {
+    fn null(&mut self) -> Result<(), JsValue> {
         self.add(JsValue::NULL)
     }
-    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+    fn boolean(&mut self, value: bool) -> Result<(), JsValue> {
         self.add(JsValue::from_bool(value))
     }
-    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+    fn number(&mut self, lexeme: &'a str) -> Result<(), JsValue> {
         // The lexeme follows JSON's grammar, which Rust's float parser reads
         // with the same round-to-nearest result as JSON.parse.
-        let n: f64 = lexeme.parse().map_err(|_| Abort)?;
+        let n: f64 = lexeme.parse().map_err(|_| out_of_order())?;
         let integer = !lexeme.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
         const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
         if integer && n.abs() > MAX_SAFE {
-            match BigInt::new(&JsValue::from_str(lexeme)) {
-                Ok(big) => self.add(big.into()),
-                Err(e) => Err(self.fail(e.into())),
-            }
+            let big = BigInt::new(&JsValue::from_str(lexeme)).map_err(JsValue::from)?;
+            self.add(big.into())
         } else {
             self.add(JsValue::from_f64(n))
         }
     }
-    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), JsValue> {
         self.add(js_str(&value))
     }
-    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), JsValue> {
         self.stack.push(Frame::Array(Array::new()));
         Ok(())
     }
-    fn end_array(&mut self) -> Result<(), Abort> {
+    fn end_array(&mut self) -> Result<(), JsValue> {
         self.close()
     }
-    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), JsValue> {
         self.stack.push(Frame::Object(Object::new(), None));
         Ok(())
     }
-    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), JsValue> {
         match self.stack.last_mut() {
             Some(Frame::Object(_, slot)) => {
                 *slot = Some(js_str(&key));
                 Ok(())
             }
-            _ => Err(Abort),
+            _ => Err(out_of_order()),
         }
     }
-    fn end_object(&mut self) -> Result<(), Abort> {
+    fn end_object(&mut self) -> Result<(), JsValue> {
         self.close()
     }
 }

@@ -33,7 +33,9 @@ export function flatten(files) {
  */
 export function runCase(stc, c) {
   const depth = c.options && c.options.max_depth;
-  const limits = depth === undefined ? {} : { maxDepth: depth };
+  // Case option `version` (1 or 2, absent = 1) goes to every call (design E).
+  const version = c.options && c.options.version;
+  const limits = { ...(depth === undefined ? {} : { maxDepth: depth }), ...(version === undefined ? {} : { version }) };
   const input = c.input_hex !== undefined ? hexBytes(c.input_hex) : c.input;
   const profile = (c.options && c.options.profile) || 'compact';
   const attempt = (f) => {
