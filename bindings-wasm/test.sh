@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole check of the browser package on a fresh Debian machine:
 # prerequisites (wasm32 target, wasm-bindgen-cli, binaryen, Debian's chromium),
-# npm install, build, then every test (Node conformance and API, the
-# conformance corpus and real documents in headless Chromium, the demo page
-# with screenshots in test-output/).
+# npm install, build, fmt and clippy of the crate (wasm32), then every test
+# (Node conformance, API, types, counters, deep input; the conformance corpus,
+# real documents and deep input in headless Chromium; the demo page with
+# screenshots in test-output/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -31,4 +32,9 @@ fi
 # wasm32 target and wasm-bindgen-cli are installed by the build script.
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 npm run build
+# Lints of the crate as it is built (wasm32; scripts/test-all.sh lints the native crates).
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+cargo fmt -p stc-wasm -- --check
+CARGO_TARGET_DIR="${STC_WASM_TARGET_DIR:-$PWD/../target/wasm}" \
+  cargo clippy --quiet -p stc-wasm --target wasm32-unknown-unknown -- -D warnings
 npm test
