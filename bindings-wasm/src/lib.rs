@@ -153,15 +153,14 @@ fn text_arg(value: &JsValue, what: &str) -> Result<Text, JsValue> {
 /// conversion replace it with U+FFFD without telling anyone.
 fn lone_surrogate_error(js: &JsString) -> JsValue {
     let units: Vec<u16> = js.iter().collect();
-    let mut at = 0;
-    for r in char::decode_utf16(units.iter().copied()) {
-        match r {
-            Ok(c) => at += c.len_utf16(),
-            Err(_) => break,
-        }
+    let Err(e) = stc_core::from_utf16(&units) else {
+        return type_error("the string changed while it was read");
+    };
+    let err = js_error(&e, None);
+    if let Some(index) = stc_core::utf16_error_index(&units) {
+        let _ = Reflect::set(&err, &JsValue::from_str("index"), &JsValue::from_f64(index as f64));
     }
-    let prefix = String::from_utf16_lossy(&units[..at]);
-    js_error(&Error::invalid_utf8(&prefix), Some(&prefix))
+    err
 }
 
 impl Text {
@@ -170,11 +169,9 @@ impl Text {
     fn into_string(self) -> Result<String, JsValue> {
         match self {
             Text::Str(s) => Ok(s),
-            Text::Bytes(b) => String::from_utf8(b).map_err(|e| {
-                match stc_core::validate_bytes_with(e.as_bytes(), &Limits::default()) {
-                    Err(err) => js_error(&err, None),
-                    Ok(()) => type_error("input is not UTF-8"),
-                }
+            Text::Bytes(b) => String::from_utf8(b).map_err(|e| match stc_core::from_utf8(e.as_bytes()) {
+                Err(err) => js_error(&err, None),
+                Ok(_) => type_error("input is not UTF-8"),
             }),
         }
     }
