@@ -347,10 +347,7 @@ fn count_with(f: &js_sys::Function, text: &str) -> Result<usize, JsValue> {
     let n = f.call1(&JsValue::UNDEFINED, &JsValue::from_str(text))?;
     match n.as_f64() {
         Some(x) if x >= 0.0 && x.fract() == 0.0 && x <= 9_007_199_254_740_991.0 => Ok(x as usize),
-        _ => Err(type_error(&format!(
-            "the tokenizer function must return a token count (a non-negative integer), got {}",
-            shown(&n)
-        ))),
+        _ => Err(type_error(&format!("the tokenizer function must return a non-negative integer, got {}", shown(&n)))),
     }
 }
 

@@ -68,7 +68,7 @@ test('what the function throws comes back as the same object; a result that is n
   for (const [bad, shown] of [[-1, '-1'], [1.5, '1.5'], ['3', '"3"'], [null, 'null'], [[1, 2], 'object'], [NaN, 'NaN']]) {
     const e = thrown(() => native.encodeGated(rows, { tokenizer: () => bad }));
     assert.equal(e.constructor, TypeError);
-    assert.equal(e.message, `the tokenizer function must return a token count (a non-negative integer), got ${shown}`);
+    assert.equal(e.message, `the tokenizer function must return a non-negative integer, got ${shown}`);
   }
   // Invalid JSON is the codec's error: the function is never called.
   const e = thrown(() => native.encodeGated('[1,', { tokenizer: () => assert.fail('counted a refused input') }));
