@@ -2,24 +2,29 @@
 //!
 //! A thin wasm-bindgen layer over `stc-core`: it converts JavaScript values,
 //! options and errors, and nothing else. Every format decision (syntax,
-//! encoding choices, escaping, limits, error kinds and positions) is made by
-//! `stc-core`.
+//! encoding choices, escaping, limits, versions, error kinds and positions)
+//! is made by `stc-core`; the argument checks and messages users see are
+//! js-shared's (`stc_rules.mjs`, applied by the package entries over this
+//! module).
 //!
-//! The JavaScript API matches the Node package (`@stc/node`):
+//! The JavaScript API matches the Node package (`stc-node`):
 //!
 //! | function | does |
 //! | --- | --- |
-//! | `decode(stc, {maxDepth?})` / `decodeStc` | STC text (or bytes) → minified JSON text |
-//! | `encode(json, {profile?, maxDepth?})` | JSON text (or bytes) → STC text |
-//! | `parse(stc, {bigint?, maxDepth?})` | STC → JavaScript value |
-//! | `stringify(value, {profile?, maxDepth?})` | JavaScript value → STC text |
-//! | `encodeGated(json, {profile?, minSaving?, maxDepth?})` | STC only when it saves tokens |
-//! | `countTokens(text)` | the token estimate the gate uses |
+//! | `decode(stc, {maxDepth?, version?})` / `decodeStc` | STC text (or bytes) → minified JSON text |
+//! | `encode(json, {profile?, maxDepth?, version?})` | JSON text (or bytes) → STC text |
+//! | `parse(stc, {bigint?, maxDepth?, version?})` | STC → JavaScript value |
+//! | `stringify(value, {profile?, bigint?, maxDepth?, version?})` | JavaScript value → STC text |
+//! | `encodeGated(json, {profile?, minSaving?, tokenizer?, maxDepth?, version?})` | STC only when it saves tokens |
+//! | `countTokens(text, tokenizer?)` | the token estimate the gate uses, or the caller's counting function |
 //!
 //! Failures of the codec throw an `Error` whose `message` is stc-core's
 //! Display text and which carries `code` (stc-core's kind code), `offset`
 //! (bytes of the UTF-8 input), `line` and `column` (1-based, column in
 //! Unicode characters). Bad arguments throw a `TypeError` or `RangeError`.
+//! An exception thrown by the caller's code (a `toJSON`, a getter or setter,
+//! a counting function) comes back as the same object. Neither `parse` nor
+//! `stringify` recurses on the value's depth: both keep their own stack.
 #![forbid(unsafe_code)]
 
 mod stash;
