@@ -1,18 +1,31 @@
-//! The STC writer: a [`Document`] as STC text (the encoder rules of the
-//! spec, section 5), and the gated variant that falls back to JSON.
+//! The STC writer: a [`Document`] as STC text, and the gated variant that
+//! falls back to JSON.
 //!
-//! Unlike the JSON writers this is not a [`Sink`](crate::Sink): choosing
-//! between a columnar, a compact and a plain array needs to look at an
-//! array's elements first, so it walks the document's tape.
+//! The encoder is cost-driven (spec section 5): every array and object gets
+//! the form whose text is estimated to cost the fewest tokens, decided
+//! bottom-up from the children's costs. Candidates, for an array: plain JSON
+//! `[a,b]`, compact `[N]: a,b` (items of any kind, nested arrays included),
+//! and, for an array of objects, a table `[N]{k1,k2}: cells / cells` whose
+//! cells may be any value (nested tables and compact arrays too). Version 2
+//! adds column groups (`user{id,name}`), absent cells (`~`) and keyed tables
+//! (`{N}{cols}: key:cells / key:cells`) for objects whose values are objects.
+//! A candidate's cost is the `estimate` module's count of its text, in which
+//! each nested container stands as one token plus its own (already decided)
+//! cost; both profiles choose the same structure.
+//!
+//! Nothing recurses on the input's depth: the plan walks the tape backwards
+//! (children before parents), and the writer keeps its own stack of tasks.
+//! Column-group inference recurses only on group depth, which is capped.
 
 use crate::document::{Document, Node};
+use crate::estimate::estimate_tokens;
 use crate::gate::{GateError, GateOptions, Gated};
 use crate::identifier::is_identifier;
-use crate::options::{EncodeOptions, Profile};
+use crate::options::{EncodeOptions, Profile, Version};
 
 impl Document<'_> {
-    /// Writes the document as STC in the given profile. Infallible: a
-    /// document always holds exactly one well-formed value.
+    /// Writes the document as STC version 1 in the given profile.
+    /// Infallible: a document always holds exactly one well-formed value.
     ///
     /// ```
     /// use stc_core::{Document, Limits, Profile};
@@ -22,13 +35,23 @@ impl Document<'_> {
     /// # Ok::<(), stc_core::Error>(())
     /// ```
     pub fn encode(&self, profile: Profile) -> String {
-        let style = match profile {
-            Profile::Readable => &READABLE,
-            Profile::Compact => &COMPACT,
-        };
-        let mut enc = Encoder { nodes: &self.nodes, out: String::with_capacity(self.nodes.len() * 8), style };
-        enc.element(0);
-        enc.out
+        write(&self.nodes, profile, Version::V1)
+    }
+
+    /// Writes the document as STC with `options`' profile and version (its
+    /// limits applied when the document was read).
+    ///
+    /// ```
+    /// use stc_core::{Document, EncodeOptions, Limits, Version};
+    /// let json = r#"[{"id":1,"user":{"id":5,"name":"bob"}},{"id":2,"user":{"id":6,"name":"al"}}]"#;
+    /// let doc = Document::parse_json(json, &Limits::default())?;
+    /// let v2 = EncodeOptions::default().version(Version::V2);
+    /// assert_eq!(doc.encode_with(&v2), r#"[2]{id,user{id,name}}:1,5,"bob"/2,6,"al""#);
+    /// assert_eq!(doc.encode_with(&EncodeOptions::default()), r#"[2]{id,user}:1,{id:5,name:"bob"}/2,{id:6,name:"al"}"#);
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn encode_with(&self, options: &EncodeOptions) -> String {
+        write(&self.nodes, options.profile, options.version)
     }
 
     /// [`encode_gated`](crate::encode_gated) for a document already in
@@ -70,7 +93,13 @@ impl Document<'_> {
         gate: &GateOptions,
         counter: impl FnMut(&str) -> Result<usize, E>,
     ) -> Result<Gated, E> {
-        gate.choose_counted(self.encode(options.profile), self.to_json(), counter)
+        gate.choose_counted(self.encode_with(options), self.to_json(), counter)
+    }
+
+    /// [`encode_gated`](Document::encode_gated) with `options`' profile and
+    /// version.
+    pub fn encode_gated_with(&self, options: &EncodeOptions, gate: &GateOptions) -> Gated {
+        gate.choose(self.encode_with(options), self.to_json())
     }
 }
 
@@ -106,20 +135,132 @@ struct Style {
     item: &'static str,
     /// After a key, and after an array header.
     colon: &'static str,
-    /// Between columnar rows.
+    /// Between table rows.
     row: &'static str,
 }
 
 const READABLE: Style = Style { item: ", ", colon: ": ", row: " / " };
 const COMPACT: Style = Style { item: ",", colon: ":", row: "/" };
 
-struct Encoder<'d, 'a> {
-    nodes: &'d [Node<'a>],
-    out: String,
-    style: &'static Style,
+/// Whether a value whose text ends with a table body may be the last cell of
+/// a row that is not the last row (`[2]{a}: [1]{c}:2 / 3`). Counts drive
+/// reading (spec rule D.1), so a decoder knows that the `/` after the inner
+/// table's last declared row belongs to the outer table; decoders before that
+/// rule read it as one more inner row, so the encoder kept such values out of
+/// that position until the rule landed.
+const TRAILING_TABLE_CELLS: bool = false;
+
+/// Keep version 1's fixed rule for an object member whose value is a
+/// non-empty array of scalars: always compact (`tags[2]: "a","b"`), although
+/// plain JSON (`tags: ["a","b"]`) measures cheaper with both OpenAI
+/// tokenizers (`[`, the count and `]:` against one merged `:["`). Every
+/// binding's tests and examples show the compact form, so switching it is a
+/// lead's decision (see the H2 report for the figures).
+const COMPACT_SCALAR_MEMBERS: bool = true;
+
+/// Deepest nesting of column groups (`a{b{c{d}}}`) the v2 encoder writes; the
+/// inference recurses on it, so it stays a small constant, independent of the
+/// input's depth. Deeper objects are written as cells.
+const MAX_GROUP_DEPTH: usize = 4;
+
+/// Most columns a table may have (wider sets of keys stay plain objects).
+const MAX_COLUMNS: usize = 256;
+
+/// The form chosen for a container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Form {
+    /// `[a,b]` for an array, `{k:v}` for an object.
+    #[default]
+    Plain,
+    /// `[N]: a,b` (arrays only).
+    Compact,
+    /// `[N]{cols}: rows` for an array of objects, `{N}{cols}: key:cells` (v2)
+    /// for an object of objects; the index into `Plan::tables`.
+    Table(u32),
 }
 
-impl Encoder<'_, '_> {
+/// A container's best form and its estimated cost, and the best form whose
+/// text does not end with a table body ("safe" before a row's `/`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Choice {
+    form: Form,
+    cost: usize,
+    safe: Form,
+    safe_cost: usize,
+}
+
+/// A column: a key (the tape index of a `Key` node holding it) and, for a v2
+/// column group, its sub-columns.
+#[derive(Debug, Clone)]
+struct Column {
+    key: usize,
+    sub: Vec<Column>,
+}
+
+/// One cell of a row, in leaf-column order.
+#[derive(Debug, Clone, Copy)]
+enum Cell {
+    /// The value at this tape index.
+    Value(usize),
+    /// `~`: the member is absent (v2).
+    Absent,
+}
+
+/// The encoder's decisions for one document: a [`Choice`] per container
+/// (indexed like the tape) and the column lists of the tables chosen.
+struct Plan<'d, 'a> {
+    nodes: &'d [Node<'a>],
+    v2: bool,
+    choice: Vec<Choice>,
+    tables: Vec<Vec<Column>>,
+    /// Scratch text whose estimated tokens price a candidate.
+    scratch: String,
+}
+
+/// The body of a key or string node.
+fn body<'d>(node: Option<&'d Node<'_>>) -> &'d str {
+    match node {
+        Some(Node::Key(s) | Node::String(s) | Node::Number(s)) => s,
+        _ => "",
+    }
+}
+
+fn push_key(out: &mut String, body: &str) {
+    if is_identifier(body) {
+        out.push_str(body);
+    } else {
+        out.push('"');
+        out.push_str(body);
+        out.push('"');
+    }
+}
+
+fn push_count(out: &mut String, n: usize) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
+impl<'d, 'a> Plan<'d, 'a> {
+    /// Decides every container's form, children before parents: the tape is
+    /// in document order, so walking it backwards visits each child before
+    /// its container, with no recursion and no stack at all.
+    fn new(nodes: &'d [Node<'a>], v2: bool) -> Self {
+        let mut plan = Plan {
+            nodes,
+            v2,
+            choice: vec![Choice::default(); nodes.len()],
+            tables: Vec::new(),
+            scratch: String::new(),
+        };
+        for i in (0..nodes.len()).rev() {
+            match nodes[i] {
+                Node::Array { len, end } => plan.array(i, len, end),
+                Node::Object { len, end } => plan.object(i, len, end),
+                _ => {}
+            }
+        }
+        plan
+    }
+
     /// Index of the node after the value at `i`.
     #[inline]
     fn skip(&self, i: usize) -> usize {
@@ -129,30 +270,573 @@ impl Encoder<'_, '_> {
         }
     }
 
-    /// A value in top-level or array-element position.
-    fn element(&mut self, i: usize) -> usize {
+    fn is_container(&self, i: usize) -> bool {
+        matches!(self.nodes.get(i), Some(Node::Array { .. } | Node::Object { .. }))
+    }
+
+    /// Appends the value at `i` to the scratch text: a scalar as itself, a
+    /// container as the one-token stand-in `0`, returning what the container
+    /// costs beyond that stand-in (its best form, or its safe one).
+    fn price_value(&mut self, i: usize, safe: bool) -> usize {
         match self.nodes.get(i) {
-            Some(&Node::Array { len, end }) => {
-                if self.is_columnar(i, len) {
-                    self.columnar(i, len);
-                } else {
-                    self.json_array(i, end);
+            Some(Node::Array { .. } | Node::Object { .. }) => {
+                self.scratch.push('0');
+                let c = &self.choice[i];
+                (if safe { c.safe_cost } else { c.cost }).saturating_sub(1)
+            }
+            Some(Node::Null) => {
+                self.scratch.push_str("null");
+                0
+            }
+            Some(Node::Bool(b)) => {
+                self.scratch.push_str(if *b { "true" } else { "false" });
+                0
+            }
+            Some(Node::Number(n)) => {
+                self.scratch.push_str(n);
+                0
+            }
+            Some(Node::String(s)) => {
+                self.scratch.push('"');
+                self.scratch.push_str(s);
+                self.scratch.push('"');
+                0
+            }
+            _ => 0,
+        }
+    }
+
+    /// Estimated tokens of the scratch text, plus `extra`; clears the scratch.
+    fn priced(&mut self, extra: usize) -> usize {
+        let cost = estimate_tokens(&self.scratch).saturating_add(extra);
+        self.scratch.clear();
+        cost
+    }
+
+    fn array(&mut self, i: usize, len: usize, end: usize) {
+        if len == 0 {
+            self.choice[i] = Choice { form: Form::Plain, cost: 1, safe: Form::Plain, safe_cost: 1 };
+            return;
+        }
+        // Plain: `[a,b]`.
+        self.scratch.push('[');
+        let mut extra = 0;
+        let mut j = i + 1;
+        while j < end {
+            if j > i + 1 {
+                self.scratch.push(',');
+            }
+            extra += self.price_value(j, false);
+            j = self.skip(j);
+        }
+        self.scratch.push(']');
+        let plain = self.priced(extra);
+        // Compact: `[N]:a,b`; safe when its last item is written safe.
+        self.scratch.push('[');
+        push_count(&mut self.scratch, len);
+        self.scratch.push_str("]:");
+        let (mut extra, mut last, mut j) = (0, i + 1, i + 1);
+        while j < end {
+            if j > i + 1 {
+                self.scratch.push(',');
+            }
+            extra += self.price_value(j, false);
+            last = j;
+            j = self.skip(j);
+        }
+        let compact = self.priced(extra);
+        let compact_safe = if self.is_container(last) {
+            compact - self.choice[last].cost + self.choice[last].safe_cost
+        } else {
+            compact
+        };
+        let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
+        if COMPACT_SCALAR_MEMBERS
+            && matches!(self.nodes.get(i.wrapping_sub(1)), Some(Node::Key(_)))
+            && len == end - i - 1
+            && !self.nodes[i + 1..end].iter().any(|n| matches!(n, Node::Array { .. } | Node::Object { .. }))
+        {
+            // Every item a scalar, in member position: the fixed v1 rule.
+            self.choice[i] = Choice { form: Form::Compact, cost: compact, safe: Form::Compact, safe_cost: compact };
+            return;
+        }
+        if compact < best.cost {
+            (best.form, best.cost) = (Form::Compact, compact);
+        }
+        if compact_safe < best.safe_cost {
+            (best.safe, best.safe_cost) = (Form::Compact, compact_safe);
+        }
+        // Table: `[N]{cols}:cells/cells`, never safe. One row saves no key
+        // (the tokenizers measured it a token or two dearer than the estimate).
+        if len < 2 {
+            self.choice[i] = best;
+            return;
+        }
+        if let Some(columns) = self.array_columns(i, len, end) {
+            let rows: Vec<(Option<usize>, usize)> = self.elements(i, end).map(|r| (None, r)).collect();
+            let cost = self.price_table(&rows, &columns, false);
+            if cost < best.cost {
+                best.form = Form::Table(self.tables.len() as u32);
+                best.cost = cost;
+                self.tables.push(columns);
+            }
+        }
+        self.choice[i] = best;
+    }
+
+    fn object(&mut self, i: usize, len: usize, end: usize) {
+        // Plain: `{k:v,k2[N]:..}`; a member array costs what its own form
+        // costs (its `:`, if any, merges with the bracket that follows).
+        self.scratch.push('{');
+        let (mut extra, mut k) = (0, i + 1);
+        while k < end {
+            if k > i + 1 {
+                self.scratch.push(',');
+            }
+            push_key(&mut self.scratch, body(self.nodes.get(k)));
+            if !matches!(self.nodes.get(k + 1), Some(Node::Array { .. })) {
+                self.scratch.push(':');
+            }
+            extra += self.price_value(k + 1, false);
+            k = self.skip(k + 1);
+        }
+        self.scratch.push('}');
+        let plain = self.priced(extra);
+        let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
+        // Keyed table (v2): `{N}{cols}:key:cells/key:cells`.
+        if self.v2 && len > 1 {
+            let mut rows = Vec::with_capacity(len);
+            let mut k = i + 1;
+            while k < end {
+                rows.push((Some(k), k + 1));
+                k = self.skip(k + 1);
+            }
+            let values: Vec<usize> = rows.iter().map(|r| r.1).collect();
+            if let Some(columns) = self.infer(&values, 0) {
+                let cost = self.price_table(&rows, &columns, true);
+                if cost < best.cost {
+                    best.form = Form::Table(self.tables.len() as u32);
+                    best.cost = cost;
+                    self.tables.push(columns);
                 }
-                end
             }
-            Some(&Node::Object { end, .. }) => {
-                self.object(i, end);
-                end
+        }
+        self.choice[i] = best;
+    }
+
+    /// The element indices of the array at `i`.
+    fn elements(&self, i: usize, end: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut j = i + 1;
+        std::iter::from_fn(move || {
+            if j >= end {
+                return None;
             }
-            _ => {
-                self.scalar(i);
-                i + 1
+            let e = j;
+            j = self.skip(j);
+            Some(e)
+        })
+    }
+
+    /// The columns of the array at `i` as a table, if it can be one: every
+    /// element an object; in v1 all with the same keys in the same order (at
+    /// least one), in v2 whatever [`infer`](Self::infer) accepts.
+    fn array_columns(&mut self, i: usize, len: usize, end: usize) -> Option<Vec<Column>> {
+        let rows: Vec<usize> = self.elements(i, end).collect();
+        if self.v2 {
+            return self.infer(&rows, 0);
+        }
+        let first = *rows.first()?;
+        if !matches!(self.nodes.get(first), Some(Node::Object { .. })) || len == 0 {
+            return None;
+        }
+        let keys = self.keys(first);
+        if keys.is_empty() || keys.len() > MAX_COLUMNS {
+            return None;
+        }
+        for &r in &rows[1..] {
+            if !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if *len == keys.len()) {
+                return None;
+            }
+            let end = self.skip(r);
+            let mut k = r + 1;
+            for &key in &keys {
+                if k >= end || body(self.nodes.get(k)) != body(self.nodes.get(key)) {
+                    return None;
+                }
+                k = self.skip(k + 1);
+            }
+        }
+        Some(keys.into_iter().map(|key| Column { key, sub: Vec::new() }).collect())
+    }
+
+    /// The key node indices of the object at `i`.
+    fn keys(&self, i: usize) -> Vec<usize> {
+        let end = self.skip(i);
+        let mut keys = Vec::new();
+        let mut k = i + 1;
+        while k < end {
+            keys.push(k);
+            k = self.skip(k + 1);
+        }
+        keys
+    }
+
+    /// v2 column inference over `rows` (tape indices of objects): one column
+    /// list of which every row's keys are a subsequence (absent members
+    /// become `~`), no duplicate keys in a row, and a column group wherever
+    /// every present value is a non-empty object that fits one and the group
+    /// is estimated cheaper than writing those objects as cells. `None` if
+    /// the rows cannot share a column list. Recursion is bounded by
+    /// [`MAX_GROUP_DEPTH`].
+    fn infer(&mut self, rows: &[usize], depth: usize) -> Option<Vec<Column>> {
+        // The merged column list, as key nodes.
+        let mut columns: Vec<usize> = Vec::new();
+        for &r in rows {
+            let Some(&Node::Object { end, .. }) = self.nodes.get(r) else {
+                return None;
+            };
+            let mut pos = 0;
+            let mut k = r + 1;
+            while k < end {
+                let key = body(self.nodes.get(k));
+                match columns.iter().position(|&c| body(self.nodes.get(c)) == key) {
+                    Some(at) if at >= pos => pos = at + 1,
+                    Some(_) => return None,
+                    None => {
+                        if columns.len() >= MAX_COLUMNS {
+                            return None;
+                        }
+                        columns.insert(pos, k);
+                        pos += 1;
+                    }
+                }
+                k = self.skip(k + 1);
+            }
+        }
+        if columns.is_empty() {
+            return None;
+        }
+        let mut out = Vec::with_capacity(columns.len());
+        for &c in &columns {
+            let mut column = Column { key: c, sub: Vec::new() };
+            if depth < MAX_GROUP_DEPTH {
+                if let Some(sub) = self.group(rows, c, depth) {
+                    column.sub = sub;
+                }
+            }
+            out.push(column);
+        }
+        Some(out)
+    }
+
+    /// The value of member `key` (a key node's body) in the object at `r`.
+    fn member(&self, r: usize, key: &str) -> Option<usize> {
+        let end = self.skip(r);
+        let mut k = r + 1;
+        while k < end {
+            if body(self.nodes.get(k)) == key {
+                return Some(k + 1);
+            }
+            k = self.skip(k + 1);
+        }
+        None
+    }
+
+    /// Sub-columns for column `c` of `rows` as a group, if every present
+    /// value is a non-empty object, they fit one column list, and the group
+    /// is estimated cheaper than the objects as cells.
+    fn group(&mut self, rows: &[usize], c: usize, depth: usize) -> Option<Vec<Column>> {
+        let key = body(self.nodes.get(c));
+        let mut values = Vec::with_capacity(rows.len());
+        let mut cells = Vec::with_capacity(rows.len());
+        for &r in rows {
+            match self.member(r, key) {
+                Some(v) => match self.nodes.get(v) {
+                    Some(&Node::Object { len, .. }) if len > 0 => {
+                        values.push(v);
+                        cells.push(Some(v));
+                    }
+                    _ => return None,
+                },
+                None => cells.push(None),
+            }
+        }
+        if values.is_empty() {
+            return None;
+        }
+        let sub = self.infer(&values, depth + 1)?;
+        // As cells: each object's own cost, or `~`.
+        let mut as_cells = 0;
+        for cell in &cells {
+            as_cells += match cell {
+                Some(v) => self.choice[*v].cost,
+                None => 1,
+            };
+        }
+        // As a group: the sub-header once, then each row's leaf cells.
+        let mut extra = 0;
+        self.scratch.push_str(key);
+        self.price_columns(&sub);
+        let mut leaves = Vec::new();
+        for cell in &cells {
+            leaves.clear();
+            self.cells(*cell, &sub, &mut leaves);
+            self.scratch.push(',');
+            for (n, leaf) in leaves.iter().enumerate() {
+                if n > 0 {
+                    self.scratch.push(',');
+                }
+                match *leaf {
+                    Cell::Value(v) => extra += self.price_value(v, false),
+                    Cell::Absent => self.scratch.push('~'),
+                }
+            }
+        }
+        let as_group = self.priced(extra);
+        (as_group < as_cells).then_some(sub)
+    }
+
+    /// Writes `{a,b{c}}` to the scratch text.
+    fn price_columns(&mut self, columns: &[Column]) {
+        let mut out = std::mem::take(&mut self.scratch);
+        push_columns(&mut out, self.nodes, columns);
+        self.scratch = out;
+    }
+
+    /// The leaf cells of one row (or of an absent group: all `~`).
+    fn cells(&self, row: Option<usize>, columns: &[Column], out: &mut Vec<Cell>) {
+        row_cells(self.nodes, row, columns, out);
+    }
+
+    /// Estimated cost of a table: header, then the rows (`(row key, row
+    /// object)`), each cell priced; the last cell of every row but the last
+    /// is priced in its safe form.
+    fn price_table(&mut self, rows: &[(Option<usize>, usize)], columns: &[Column], keyed: bool) -> usize {
+        self.scratch.push(if keyed { '{' } else { '[' });
+        push_count(&mut self.scratch, rows.len());
+        self.scratch.push(if keyed { '}' } else { ']' });
+        self.price_columns(columns);
+        self.scratch.push(':');
+        let mut extra = 0;
+        let mut leaves = Vec::new();
+        for (n, &(key, row)) in rows.iter().enumerate() {
+            if n > 0 {
+                self.scratch.push('/');
+            }
+            if let Some(k) = key {
+                push_key(&mut self.scratch, body(self.nodes.get(k)));
+                self.scratch.push(':');
+            }
+            leaves.clear();
+            self.cells(Some(row), columns, &mut leaves);
+            let last_row = n + 1 == rows.len();
+            for (m, leaf) in leaves.iter().enumerate() {
+                if m > 0 {
+                    self.scratch.push(',');
+                }
+                let safe = !TRAILING_TABLE_CELLS && !last_row && m + 1 == leaves.len();
+                match *leaf {
+                    Cell::Value(v) => extra += self.price_value(v, safe),
+                    Cell::Absent => self.scratch.push('~'),
+                }
+            }
+        }
+        self.priced(extra)
+    }
+}
+
+/// Writes a column list `{a,b{c,d}}` (bounded recursion: groups are at most
+/// [`MAX_GROUP_DEPTH`] deep).
+fn push_columns(out: &mut String, nodes: &[Node<'_>], columns: &[Column]) {
+    out.push('{');
+    for (n, column) in columns.iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        push_key(out, body(nodes.get(column.key)));
+        if !column.sub.is_empty() {
+            push_columns(out, nodes, &column.sub);
+        }
+    }
+    out.push('}');
+}
+
+/// The leaf cells of the object at `row` under `columns` (all `~` when the
+/// row or group is absent). A member whose key does not come next is absent;
+/// the plan guarantees every member is matched in order.
+fn row_cells(nodes: &[Node<'_>], row: Option<usize>, columns: &[Column], out: &mut Vec<Cell>) {
+    let skip = |i: usize| match nodes.get(i) {
+        Some(Node::Array { end, .. } | Node::Object { end, .. }) => *end,
+        _ => i + 1,
+    };
+    let (mut k, end) = match row {
+        Some(r) => (r + 1, skip(r)),
+        None => (0, 0),
+    };
+    for column in columns {
+        let present = k < end && body(nodes.get(k)) == body(nodes.get(column.key));
+        let value = if present { Some(k + 1) } else { None };
+        if present {
+            k = skip(k + 1);
+        }
+        if column.sub.is_empty() {
+            out.push(value.map_or(Cell::Absent, Cell::Value));
+        } else {
+            row_cells(nodes, value, &column.sub, out);
+        }
+    }
+}
+
+/// What the writer still has to do, innermost last.
+#[derive(Debug, Clone, Copy)]
+enum Task {
+    /// The value at a tape index: `member` after a key (header forms follow
+    /// the key directly, the rest after a colon), `safe` where its text must
+    /// not end with a table body.
+    Value { i: usize, member: bool, safe: bool },
+    /// Fixed text.
+    Text(&'static str),
+    /// The remaining items of a plain or compact array.
+    Items { next: usize, left: usize, first: bool, compact: bool, safe_last: bool },
+    /// The remaining members of a plain object.
+    Members { next: usize, end: usize, first: bool },
+    /// The remaining rows of table `table`.
+    Rows { table: u32, next: usize, left: usize, first: bool, keyed: bool },
+}
+
+struct Writer<'p, 'd, 'a> {
+    plan: &'p Plan<'d, 'a>,
+    out: String,
+    style: &'static Style,
+    tasks: Vec<Task>,
+    cells: Vec<Cell>,
+}
+
+impl Writer<'_, '_, '_> {
+    fn run(&mut self) {
+        self.tasks.push(Task::Value { i: 0, member: false, safe: false });
+        while let Some(task) = self.tasks.pop() {
+            match task {
+                Task::Value { i, member, safe } => self.value(i, member, safe),
+                Task::Text(text) => self.out.push_str(text),
+                Task::Items { next, left, first, compact, safe_last } => {
+                    if left == 0 {
+                        continue;
+                    }
+                    if !first {
+                        self.out.push_str(if compact { "," } else { self.style.item });
+                    }
+                    let after = self.plan.skip(next);
+                    self.tasks.push(Task::Items { next: after, left: left - 1, first: false, compact, safe_last });
+                    self.tasks.push(Task::Value { i: next, member: false, safe: safe_last && left == 1 });
+                }
+                Task::Members { next, end, first } => {
+                    if next >= end {
+                        continue;
+                    }
+                    if !first {
+                        self.out.push_str(self.style.item);
+                    }
+                    push_key(&mut self.out, body(self.plan.nodes.get(next)));
+                    let after = self.plan.skip(next + 1);
+                    self.tasks.push(Task::Members { next: after, end, first: false });
+                    self.tasks.push(Task::Value { i: next + 1, member: true, safe: false });
+                }
+                Task::Rows { table, next, left, first, keyed } => self.row(table, next, left, first, keyed),
             }
         }
     }
 
+    fn value(&mut self, i: usize, member: bool, safe: bool) {
+        let node = self.plan.nodes.get(i);
+        let (len, end) = match node {
+            Some(&Node::Array { len, end } | &Node::Object { len, end }) => (len, end),
+            _ => {
+                if member {
+                    self.out.push_str(self.style.colon);
+                }
+                self.scalar(i);
+                return;
+            }
+        };
+        let is_array = matches!(node, Some(Node::Array { .. }));
+        let choice = &self.plan.choice[i];
+        let form = if safe { choice.safe } else { choice.form };
+        match form {
+            Form::Plain => {
+                if member {
+                    self.out.push_str(self.style.colon);
+                }
+                if is_array {
+                    self.out.push('[');
+                    self.tasks.push(Task::Text("]"));
+                    self.tasks.push(Task::Items {
+                        next: i + 1,
+                        left: len,
+                        first: true,
+                        compact: false,
+                        safe_last: false,
+                    });
+                } else {
+                    self.out.push('{');
+                    self.tasks.push(Task::Text("}"));
+                    self.tasks.push(Task::Members { next: i + 1, end, first: true });
+                }
+            }
+            Form::Compact => {
+                self.out.push('[');
+                push_count(&mut self.out, len);
+                self.out.push(']');
+                self.out.push_str(self.style.colon);
+                self.tasks.push(Task::Items { next: i + 1, left: len, first: true, compact: true, safe_last: safe });
+            }
+            Form::Table(t) => {
+                self.out.push(if is_array { '[' } else { '{' });
+                push_count(&mut self.out, len);
+                self.out.push(if is_array { ']' } else { '}' });
+                push_columns(&mut self.out, self.plan.nodes, &self.plan.tables[t as usize]);
+                self.out.push_str(self.style.colon);
+                self.tasks.push(Task::Rows { table: t, next: i + 1, left: len, first: true, keyed: !is_array });
+            }
+        }
+    }
+
+    fn row(&mut self, table: u32, next: usize, left: usize, first: bool, keyed: bool) {
+        if left == 0 {
+            return;
+        }
+        if !first {
+            self.out.push_str(self.style.row);
+        }
+        let row = if keyed {
+            push_key(&mut self.out, body(self.plan.nodes.get(next)));
+            self.out.push(':');
+            next + 1
+        } else {
+            next
+        };
+        self.tasks.push(Task::Rows { table, next: self.plan.skip(row), left: left - 1, first: false, keyed });
+        let mut cells = std::mem::take(&mut self.cells);
+        cells.clear();
+        row_cells(self.plan.nodes, Some(row), &self.plan.tables[table as usize], &mut cells);
+        let count = cells.len();
+        for (m, cell) in cells.iter().enumerate().rev() {
+            match *cell {
+                Cell::Value(v) => {
+                    let safe = !TRAILING_TABLE_CELLS && left > 1 && m + 1 == count;
+                    self.tasks.push(Task::Value { i: v, member: false, safe });
+                }
+                Cell::Absent => self.tasks.push(Task::Text("~")),
+            }
+            if m > 0 {
+                self.tasks.push(Task::Text(","));
+            }
+        }
+        self.cells = cells;
+    }
+
     fn scalar(&mut self, i: usize) {
-        match self.nodes.get(i) {
+        match self.plan.nodes.get(i) {
             Some(Node::Null) => self.out.push_str("null"),
             Some(Node::Bool(true)) => self.out.push_str("true"),
             Some(Node::Bool(false)) => self.out.push_str("false"),
@@ -166,155 +850,27 @@ impl Encoder<'_, '_> {
             _ => {}
         }
     }
+}
 
-    fn key(&mut self, body: &str) {
-        if is_identifier(body) {
-            self.out.push_str(body);
-        } else {
-            self.out.push('"');
-            self.out.push_str(body);
-            self.out.push('"');
-        }
+/// The document as STC text: plan, then write.
+fn write(nodes: &[Node<'_>], profile: Profile, version: Version) -> String {
+    if nodes.is_empty() {
+        return String::new();
     }
-
-    fn json_array(&mut self, i: usize, end: usize) {
-        self.out.push('[');
-        let mut j = i + 1;
-        while j < end {
-            if j > i + 1 {
-                self.out.push_str(self.style.item);
-            }
-            j = self.element(j);
-        }
-        self.out.push(']');
-    }
-
-    fn object(&mut self, i: usize, end: usize) {
-        self.out.push('{');
-        let mut j = i + 1;
-        while j < end {
-            if j > i + 1 {
-                self.out.push_str(self.style.item);
-            }
-            j = self.member(j);
-        }
-        self.out.push('}');
-    }
-
-    /// A key node at `k` and its value; returns the index after the value.
-    fn member(&mut self, k: usize) -> usize {
-        if let Some(Node::Key(body)) = self.nodes.get(k) {
-            self.key(body);
-        }
-        let v = k + 1;
-        match self.nodes.get(v) {
-            Some(&Node::Array { len, end }) if len > 0 => {
-                if self.is_columnar(v, len) {
-                    self.columnar(v, len);
-                } else if self.all_scalars(v, end) {
-                    self.compact(v, len);
-                } else {
-                    self.out.push_str(self.style.colon);
-                    self.json_array(v, end);
-                }
-                end
-            }
-            _ => {
-                self.out.push_str(self.style.colon);
-                self.element(v)
-            }
-        }
-    }
-
-    /// Whether every child of the container at `i` (array elements, or
-    /// object keys and values) is a string, number, boolean, null or key.
-    fn all_scalars(&self, i: usize, end: usize) -> bool {
-        self.nodes
-            .get(i + 1..end)
-            .is_some_and(|children| !children.iter().any(|n| matches!(n, Node::Array { .. } | Node::Object { .. })))
-    }
-
-    /// `[N]: a,b,c` (the key, if any, is already written).
-    fn compact(&mut self, i: usize, len: usize) {
-        self.header_count(len);
-        self.out.push_str(self.style.colon);
-        for j in 0..len {
-            if j > 0 {
-                self.out.push(',');
-            }
-            self.scalar(i + 1 + j);
-        }
-    }
-
-    fn header_count(&mut self, len: usize) {
-        self.out.push('[');
-        self.out.push_str(itoa::Buffer::new().format(len));
-        self.out.push(']');
-    }
-
-    /// Columnar form applies to two or more objects that each have at least
-    /// one member, only primitive values, and the very same key sequence.
-    fn is_columnar(&self, i: usize, len: usize) -> bool {
-        if len < 2 {
-            return false;
-        }
-        let first = i + 1;
-        let Some(&Node::Object { len: width, end: first_end }) = self.nodes.get(first) else {
-            return false;
-        };
-        if width == 0 || !self.all_scalars(first, first_end) {
-            return false;
-        }
-        let mut j = first_end;
-        for _ in 1..len {
-            match self.nodes.get(j) {
-                Some(&Node::Object { len: w, end }) if w == width && self.all_scalars(j, end) => {
-                    for m in 0..width {
-                        if self.nodes.get(j + 1 + 2 * m) != self.nodes.get(first + 1 + 2 * m) {
-                            return false;
-                        }
-                    }
-                    j = end;
-                }
-                _ => return false,
-            }
-        }
-        true
-    }
-
-    /// `[N]{k1,k2}: v,v / v,v`.
-    fn columnar(&mut self, i: usize, len: usize) {
-        self.header_count(len);
-        let first = i + 1;
-        let width = match self.nodes.get(first) {
-            Some(&Node::Object { len, .. }) => len,
-            _ => 0,
-        };
-        self.out.push('{');
-        for m in 0..width {
-            if m > 0 {
-                self.out.push(',');
-            }
-            if let Some(Node::Key(body)) = self.nodes.get(first + 1 + 2 * m) {
-                self.key(body);
-            }
-        }
-        self.out.push('}');
-        self.out.push_str(self.style.colon);
-        let mut row = first;
-        for r in 0..len {
-            if r > 0 {
-                self.out.push_str(self.style.row);
-            }
-            for m in 0..width {
-                if m > 0 {
-                    self.out.push(',');
-                }
-                self.scalar(row + 2 + 2 * m);
-            }
-            row = self.skip(row);
-        }
-    }
+    let plan = Plan::new(nodes, version >= Version::V2);
+    let style = match profile {
+        Profile::Readable => &READABLE,
+        Profile::Compact => &COMPACT,
+    };
+    let mut writer = Writer {
+        plan: &plan,
+        out: String::with_capacity(nodes.len() * 8),
+        style,
+        tasks: Vec::new(),
+        cells: Vec::new(),
+    };
+    writer.run();
+    writer.out
 }
 
 #[cfg(test)]
@@ -322,8 +878,59 @@ mod tests {
     use super::*;
     use crate::gate::Chosen;
     use crate::options::Limits;
+    use crate::options::Version;
 
     const TABLE: &str = r#"[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}]"#;
+
+    #[test]
+    fn deep_nesting_encodes_on_a_small_stack() {
+        // 100,000 nested arrays (the tape built directly: the readers' depth
+        // policy is not this test's business), encoded in both versions on a
+        // thread with a 256 KiB stack.
+        const DEPTH: usize = 100_000;
+        let mut nodes = Vec::with_capacity(DEPTH + 1);
+        for _ in 0..DEPTH {
+            nodes.push(Node::Array { len: 1, end: DEPTH + 1 });
+        }
+        nodes.push(Node::Number("1".into()));
+        let doc = Document { nodes };
+        let expected = format!("{}1{}", "[".repeat(DEPTH), "]".repeat(DEPTH));
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let v1 = doc.encode(Profile::Compact);
+                let v2 = doc.encode_with(&EncodeOptions::default().version(Version::V2).profile(Profile::Readable));
+                (v1, v2)
+            })
+            .unwrap();
+        let (v1, v2) = handle.join().unwrap();
+        assert_eq!(v1, expected);
+        assert_eq!(v2, expected);
+    }
+
+    fn encode_v(json: &str, version: Version) -> String {
+        let doc = Document::parse_json(json, &Limits::default()).unwrap();
+        doc.encode_with(&EncodeOptions::default().version(version))
+    }
+
+    #[test]
+    fn nested_cells_and_the_row_end_rule() {
+        // Nested objects and arrays as cells (v1).
+        let json = r#"[{"id":1,"u":{"x":1},"t":[1,2]},{"id":2,"u":{"x":2},"t":[3]}]"#;
+        assert_eq!(encode_v(json, Version::V1), "[2]{id,u,t}:1,{x:1},[2]:1,2/2,{x:2},[1]:3");
+        // A table that would be the last cell of a row followed by `/` is
+        // written in a form that does not end with a table body.
+        let json = r#"[{"a":[{"c":1},{"c":2}]},{"a":[{"c":3},{"c":4}]},{"a":[{"c":5},{"c":6}]}]"#;
+        let stc = encode_v(json, Version::V1);
+        assert!(!stc.contains("]{c}:1/2/"), "{stc}");
+        let doc = Document::parse_json(json, &Limits::default()).unwrap();
+        assert_eq!(crate::decode(&stc).unwrap(), doc.to_json());
+        // Not in a row's last cell, a nested table is fine.
+        let json = r#"[{"a":[{"c":1},{"c":2}],"b":1},{"a":[{"c":3},{"c":4}],"b":2}]"#;
+        assert_eq!(encode_v(json, Version::V1), "[2]{a,b}:[2]{c}:1/2,1/[2]{c}:3/4,2");
+        // One row: never a table.
+        assert_eq!(encode_v(r#"[{"a":1,"b":2}]"#, Version::V1), "[{a:1,b:2}]");
+    }
 
     #[test]
     fn the_counter_decides_the_choice() {
