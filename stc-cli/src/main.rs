@@ -19,7 +19,7 @@ mod retrieve;
 mod serve;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use stc_core::{Document, EncodeOptions, GateOptions, Limits, Profile, Tokenizer};
+use stc_core::{DecodeOptions, Document, EncodeOptions, GateOptions, Limits, Profile, Sink, Tokenizer, Version};
 
 #[derive(Parser)]
 #[command(
@@ -74,6 +74,16 @@ struct Input {
     /// Deepest nesting of arrays and objects accepted.
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
+    /// STC version to write (encode) or read (decode, check): 1 (the default)
+    /// or 2 (column groups, absent cells `~`, keyed tables; a version-2
+    /// reader also reads every version-1 text).
+    #[arg(long = "stc-version", default_value_t = Version::default(), value_name = "VERSION", value_parser = parse_version)]
+    stc_version: Version,
+}
+
+/// `--stc-version`: the core's own names and message.
+fn parse_version(name: &str) -> Result<Version, String> {
+    name.parse::<Version>().map_err(|e| e.to_string())
 }
 
 #[derive(Args)]
@@ -220,6 +230,16 @@ impl Input {
         Limits::default().max_depth(self.max_depth)
     }
 
+    /// The decoder's options: `--max-depth` and `--stc-version`.
+    fn decode_options(&self) -> DecodeOptions {
+        DecodeOptions::default().limits(self.limits()).version(self.stc_version)
+    }
+
+    /// The encoder's options: `--profile`, `--max-depth` and `--stc-version`.
+    fn encode_options(&self, profile: ProfileArg) -> EncodeOptions {
+        EncodeOptions::default().profile(profile.into()).limits(self.limits()).version(self.stc_version)
+    }
+
     fn fail(&self, e: stc_core::Error) -> Failure {
         Failure {
             origin: self.name(),
@@ -234,16 +254,16 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
     match command {
         CodecCommand::Encode(args) if args.lines => encode_lines(&args),
         CodecCommand::Decode(args) if args.lines.lines => {
-            let limits = args.input.limits();
+            let options = args.input.decode_options();
             stream_lines(&args.input, args.lines.max_line_bytes, |line| {
-                stc_core::decode_bytes_with(line, &limits).map(Some)
+                stc_core::decode_bytes_with(line, &options).map(Some)
             })
             .map(|_| String::new())
         }
         CodecCommand::Check(args) if args.lines.lines => {
-            let limits = args.input.limits();
+            let options = args.input.decode_options();
             let n = stream_lines(&args.input, args.lines.max_line_bytes, |line| {
-                stc_core::validate_bytes_with(line, &limits).map(|_| None)
+                stc_core::validate_bytes_with(line, &options).map(|_| None)
             })?;
             Ok(format!("{}: ok ({n} lines)\n", args.input.name()))
         }
@@ -256,7 +276,7 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
                 e => Failure { origin: input.name(), line: 0, column: 0, message: e.to_string() },
             })?;
             let json = truncated.as_deref().unwrap_or(json);
-            let options = EncodeOptions::default().profile(args.profile.into()).limits(input.limits());
+            let options = input.encode_options(args.profile);
             if args.gate {
                 let gate = GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into());
                 let gated = stc_core::encode_gated(json, &options, &gate).map_err(|e| input.fail(e))?;
@@ -267,30 +287,189 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
                     gated.json_tokens,
                     gate.tokenizer.name()
                 );
-                Ok(gated.text + "\n")
+                write_output(input, &gated.text)
             } else {
-                stc_core::encode_with(json, &options).map(|s| s + "\n").map_err(|e| input.fail(e))
+                let text = stc_core::encode_with(json, &options).map_err(|e| input.fail(e))?;
+                write_output(input, &text)
             }
         }
         CodecCommand::Decode(args) => {
             let input = &args.input;
             let bytes = input.read()?;
-            stc_core::decode_bytes_with(&bytes, &input.limits()).map(|s| s + "\n").map_err(|e| input.fail(e))
+            decode_streaming(input, &bytes)?;
+            Ok(String::new())
         }
         CodecCommand::Check(args) => {
             let input = &args.input;
             let bytes = input.read()?;
-            stc_core::validate_bytes_with(&bytes, &input.limits()).map_err(|e| input.fail(e))?;
+            stc_core::validate_bytes_with(&bytes, &input.decode_options()).map_err(|e| input.fail(e))?;
             Ok(format!("{}: ok\n", input.name()))
         }
         CodecCommand::Stats(args) => stats(&args),
     }
 }
 
+/// Writes one command's whole output and its final newline straight to
+/// standard output (no copy with the newline appended). Returns the empty
+/// string for `main` to print.
+fn write_output(input: &Input, text: &str) -> Result<String, Failure> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|_| stdout.write_all(b"\n")).and_then(|_| stdout.flush()) {
+        Ok(()) => Ok(String::new()),
+        Err(e) => write_failed(input, e, 0).map(|_| String::new()),
+    }
+}
+
+/// `stc decode FILE`: checks the whole input first (so that invalid input
+/// still prints nothing on stdout), then decodes it again straight to
+/// standard output in chunks through [`StreamJson`]: memory stays the input
+/// plus about [`CHUNK`] bytes, instead of the input plus the whole JSON text.
+fn decode_streaming(input: &Input, bytes: &[u8]) -> Result<(), Failure> {
+    let options = input.decode_options();
+    let text = stc_core::from_utf8(bytes).map_err(|e| input.fail(e))?;
+    stc_core::validate_with(text, &options).map_err(|e| input.fail(e))?;
+    let mut sink = StreamJson::new(BufWriter::with_capacity(CHUNK, std::io::stdout().lock()), CHUNK);
+    let parsed = stc_core::parse_stc(text, &options, &mut sink);
+    let written = match (parsed, sink.error.take()) {
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => return Err(input.fail(e)),
+        (Ok(()), None) => sink.finish(),
+    };
+    written.or_else(|e| write_failed(input, e, 0).map(|_| ()))
+}
+
+/// How much decoded JSON [`StreamJson`] collects before handing it on.
+const CHUNK: usize = 256 << 10;
+
+/// A [`Sink`](stc_core::Sink) that forwards every event to the core's
+/// [`JsonWriter`](stc_core::JsonWriter) and hands the text written so far to
+/// `out` whenever about [`CHUNK`] bytes have collected, so decoded JSON goes
+/// out as it is made. All JSON is written by the core's writer; the one
+/// thing this adapter must know is the separator rule across a hand-over:
+/// a fresh writer does not know that the last thing written was a complete
+/// value, so when the next event is a value or key (not a closing bracket)
+/// the adapter writes that `,` itself. (With a core hook that empties the
+/// writer's buffer in place, keeping its state, this would go away.)
+struct StreamJson<W: Write> {
+    writer: stc_core::JsonWriter,
+    out: W,
+    /// Hand the text on at about this many bytes ([`CHUNK`]; smaller in tests).
+    chunk: usize,
+    /// About how many bytes `writer` holds.
+    pending: usize,
+    /// The last event before the hand-over completed a value.
+    complete: bool,
+    /// A `,` is due before the next value or key (a hand-over after a complete value).
+    comma_due: bool,
+    /// The first write error; the parse is aborted when it happens.
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> StreamJson<W> {
+    fn new(out: W, chunk: usize) -> Self {
+        StreamJson {
+            writer: stc_core::JsonWriter::with_capacity(chunk + chunk / 4),
+            out,
+            chunk,
+            pending: 0,
+            complete: false,
+            comma_due: false,
+            error: None,
+        }
+    }
+
+    /// Before an event: the comma owed from a hand-over, unless a bracket closes.
+    fn before(&mut self, closing: bool) -> Result<(), stc_core::Abort> {
+        if std::mem::take(&mut self.comma_due) && !closing {
+            self.io(|out| out.write_all(b","))?;
+        }
+        Ok(())
+    }
+
+    /// After an event of about `bytes` bytes: hand the text on when a chunk is full.
+    fn after(&mut self, bytes: usize, complete: bool) -> Result<(), stc_core::Abort> {
+        self.complete = complete;
+        self.pending += bytes;
+        if self.pending >= self.chunk {
+            let fresh = stc_core::JsonWriter::with_capacity(self.chunk + self.chunk / 4);
+            let text = std::mem::replace(&mut self.writer, fresh).into_string();
+            self.pending = 0;
+            self.comma_due = self.complete;
+            self.io(|out| out.write_all(text.as_bytes()))?;
+        }
+        Ok(())
+    }
+
+    fn io(&mut self, f: impl FnOnce(&mut W) -> std::io::Result<()>) -> Result<(), stc_core::Abort> {
+        f(&mut self.out).map_err(|e| {
+            self.error = Some(e);
+            stc_core::Abort
+        })
+    }
+
+    /// The rest of the text, the final newline, and a flush.
+    fn finish(mut self) -> std::io::Result<()> {
+        let text = std::mem::take(&mut self.writer).into_string();
+        self.out.write_all(text.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()
+    }
+}
+
+impl<'a, W: Write> Sink<'a> for StreamJson<W> {
+    fn null(&mut self) -> Result<(), stc_core::Abort> {
+        self.before(false)?;
+        self.writer.null()?;
+        self.after(5, true)
+    }
+    fn boolean(&mut self, value: bool) -> Result<(), stc_core::Abort> {
+        self.before(false)?;
+        self.writer.boolean(value)?;
+        self.after(6, true)
+    }
+    fn number(&mut self, lexeme: &'a str) -> Result<(), stc_core::Abort> {
+        self.before(false)?;
+        self.writer.number(lexeme)?;
+        self.after(lexeme.len() + 1, true)
+    }
+    fn string(&mut self, value: stc_core::JsonStr<'a>) -> Result<(), stc_core::Abort> {
+        self.before(false)?;
+        let bytes = value.raw().len() + 3;
+        self.writer.string(value)?;
+        self.after(bytes, true)
+    }
+    fn begin_array(&mut self, len: Option<usize>) -> Result<(), stc_core::Abort> {
+        self.before(false)?;
+        self.writer.begin_array(len)?;
+        self.after(2, false)
+    }
+    fn end_array(&mut self) -> Result<(), stc_core::Abort> {
+        self.before(true)?;
+        self.writer.end_array()?;
+        self.after(1, true)
+    }
+    fn begin_object(&mut self, len: Option<usize>) -> Result<(), stc_core::Abort> {
+        self.before(false)?;
+        self.writer.begin_object(len)?;
+        self.after(2, false)
+    }
+    fn key(&mut self, key: stc_core::JsonStr<'a>) -> Result<(), stc_core::Abort> {
+        self.before(false)?;
+        let bytes = key.raw().len() + 4;
+        self.writer.key(key)?;
+        self.after(bytes, false)
+    }
+    fn end_object(&mut self) -> Result<(), stc_core::Abort> {
+        self.before(true)?;
+        self.writer.end_object()?;
+        self.after(1, true)
+    }
+}
+
 /// `stc encode --lines`: each line encoded (or gated) on its own; with
 /// --gate one summary of the choices on stderr at the end.
 fn encode_lines(args: &EncodeArgs) -> Result<String, Failure> {
-    let options = EncodeOptions::default().profile(args.profile.into()).limits(args.input.limits());
+    let options = args.input.encode_options(args.profile);
     let gate = GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into());
     let (mut as_stc, mut as_json) = (0usize, 0usize);
     let result = stream_lines(&args.input, args.max_line_bytes, |line| {
@@ -412,9 +591,12 @@ fn measure(input: &Input, tokenizer: Tokenizer) -> Result<[(usize, usize); 5], F
 fn stats(args: &StatsArgs) -> Result<String, Failure> {
     let tokenizer: Tokenizer = args.tokenizer.into();
     let inputs: Vec<Input> = if args.files.is_empty() {
-        vec![Input { file: None, max_depth: args.max_depth }]
+        vec![Input { file: None, max_depth: args.max_depth, stc_version: Version::default() }]
     } else {
-        args.files.iter().map(|f| Input { file: Some(f.clone()), max_depth: args.max_depth }).collect()
+        args.files
+            .iter()
+            .map(|f| Input { file: Some(f.clone()), max_depth: args.max_depth, stc_version: Version::default() })
+            .collect()
     };
     let mut rows = Vec::new();
     for input in &inputs {
@@ -489,6 +671,38 @@ fn main() -> ExitCode {
                 eprintln!("{}:{}:{}: {}", f.origin, f.line, f.column, f.message);
             }
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every chunk size from 1 byte up puts a hand-over after every kind of
+    /// event (a value, a key, an opening or closing bracket): the streamed
+    /// text must equal the core's one-piece decode each time.
+    #[test]
+    fn stream_json_equals_the_cores_decode_at_every_chunk_size() {
+        let texts = [
+            r#"{a:1,"b c":[2]:true,null,e:{},f:[],g:[[],[{}]],h:"x\u00e9\n",i:-0.5e3}"#,
+            r#"[3]{id,name,tags}: 1,"a",[2]:"x","y" / 2,"b",[0]: / 3,"c",[1]:[]"#,
+            r#"[[1,2],[3,[4,[5]]],{"k":[{"l":null}]},"s",false]"#,
+            "7",
+            r#""only a string""#,
+        ];
+        for text in texts {
+            let expected = stc_core::decode(text).unwrap();
+            for chunk in 1..expected.len() + 2 {
+                let mut sink = StreamJson::new(Vec::new(), chunk);
+                stc_core::parse_stc(text, &Limits::default(), &mut sink).unwrap();
+                assert!(sink.error.is_none());
+                let mut out = Vec::new();
+                let rest = std::mem::take(&mut sink.writer).into_string();
+                out.extend_from_slice(&sink.out);
+                out.extend_from_slice(rest.as_bytes());
+                assert_eq!(String::from_utf8(out).unwrap(), expected, "{text} at chunk {chunk}");
+            }
         }
     }
 }
