@@ -104,7 +104,7 @@ pub fn encode(json: &str) -> Result<String> {
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 pub fn encode_with(json: &str, options: &EncodeOptions) -> Result<String> {
-    Ok(Document::parse_json(json, &options.limits)?.encode(options.profile))
+    Ok(Document::parse_json(json, &options.limits)?.encode_with(options))
 }
 
 /// [`encode`] for bytes that should be UTF-8 JSON.
@@ -139,7 +139,7 @@ pub fn encode_bytes_with(json: &[u8], options: &EncodeOptions) -> Result<String>
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 pub fn encode_gated(json: &str, options: &EncodeOptions, gate: &GateOptions) -> Result<Gated, Error> {
-    Ok(Document::parse_json(json, &options.limits)?.encode_gated(options.profile, gate))
+    Ok(Document::parse_json(json, &options.limits)?.encode_gated_with(options, gate))
 }
 
 /// Decodes STC (or plain JSON) to minified JSON text, with default limits.

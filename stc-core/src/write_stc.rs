@@ -443,7 +443,10 @@ impl<'d, 'a> Plan<'d, 'a> {
     fn array_columns(&mut self, i: usize, len: usize, end: usize) -> Option<Vec<Column>> {
         let rows: Vec<usize> = self.elements(i, end).collect();
         if self.v2 {
-            return self.infer(&rows, 0);
+            if let Some(columns) = self.infer(&rows, 0) {
+                return Some(columns);
+            }
+            // Duplicate keys rule out `~`, not version 1's identical rows.
         }
         let first = *rows.first()?;
         if !matches!(self.nodes.get(first), Some(Node::Object { .. })) || len == 0 {

@@ -1,7 +1,7 @@
 //! Snapshots of outputs a person reviews: encoder output on representative
 //! documents, and the text of every kind of error message.
 
-use stc_core::{decode, encode_with, EncodeOptions, Profile};
+use stc_core::{decode, encode_with, EncodeOptions, Profile, Version};
 
 const DOCUMENTS: &[(&str, &str)] = &[
     ("adr_unquoted_keys", r#"{"name": "foo", "api_version": "v2", "count": 42}"#),
@@ -41,6 +41,47 @@ fn encoder_output() {
             // Snapshots are only trusted alongside the law they must obey.
             assert_eq!(decode(&stc).unwrap(), decode(json).unwrap(), "{name}");
         }
+    }
+}
+
+/// Documents that exercise the v2 constructs (column groups, `~`, keyed tables).
+const V2_DOCUMENTS: &[(&str, &str)] = &[
+    (
+        "v2_groups",
+        r#"[{"id":1,"user":{"id":5,"name":"bob"},"text":"hi"},{"id":2,"user":{"id":6,"name":"al"},"text":"yo"}]"#,
+    ),
+    (
+        "v2_absent",
+        r#"[{"id":1,"name":"a","email":"a@x.io"},{"id":2,"email":"b@x.io"},{"id":3,"name":"c"},{"id":4,"name":null}]"#,
+    ),
+    ("v2_absent_groups", r#"[{"id":1,"u":{"x":1,"y":2}},{"id":2},{"id":3,"u":{"y":4}},{"id":4,"u":{"x":5,"y":6}}]"#),
+    (
+        "v2_keyed",
+        r#"{"events": {"138586341": {"name": "A", "date": 1, "tags": []}, "138586345": {"name": "B", "date": 2, "tags": [1]},
+            "138586349": {"name": "C", "tags": [2, 3]}}, "ok": true}"#,
+    ),
+    (
+        "v2_not_grouped",
+        r#"{"mixed": [{"id":1,"u":{"x":1}},{"id":2,"u":null},{"id":3,"u":{"x":3}}],
+            "empty_group": [{"u":{}},{"u":{"x":1}},{"u":{"x":2}}],
+            "out_of_order": [{"a":1,"b":2},{"b":3,"a":4},{"a":5,"b":6}],
+            "dupes": [{"k":1,"k":2},{"k":3,"k":4}]}"#,
+    ),
+];
+
+#[test]
+fn encoder_output_v2() {
+    for (name, json) in DOCUMENTS.iter().chain(V2_DOCUMENTS) {
+        for profile in [Profile::Readable, Profile::Compact] {
+            let options = EncodeOptions::default().profile(profile).version(Version::V2);
+            let stc = encode_with(json, &options).unwrap();
+            insta::assert_snapshot!(format!("v2__{name}__{}", profile.name()), stc, json);
+        }
+    }
+    // Version 1 never writes a v2 construct.
+    for (name, json) in V2_DOCUMENTS {
+        let stc = encode_with(json, &EncodeOptions::default()).unwrap();
+        assert_eq!(decode(&stc).unwrap(), decode(json).unwrap(), "{name}");
     }
 }
 
