@@ -30,8 +30,10 @@ const MAX_OUTPUT: u64 = 64 << 20;
     long_about = "Run the STC conformance corpus against any decoder and encoder program.\n\n\
         A decoder reads STC on stdin and writes minified JSON on stdout; an encoder reads JSON on \
         stdin and writes STC on stdout. Both exit with a non-zero status on invalid input. In a \
-        command, {profile} becomes compact or readable and {max_depth} the case's depth limit; the \
-        same values are in the environment as STC_PROFILE and STC_MAX_DEPTH. Commands are split \
+        command, {profile} becomes compact or readable, {max_depth} the case's depth limit and \
+        {version} its STC version (1 or 2; version 2 cases are skipped when no command has \
+        {version}); the same values are in the environment as STC_PROFILE, STC_MAX_DEPTH and \
+        STC_VERSION. Commands are split \
         into words like a POSIX shell does (quotes, backslashes), then run directly, without a \
         shell. See conformance/RUNNER.md for the whole contract.\n\n\
         Exit status: 0 when every case that ran passed, 1 when any failed, 2 on a usage error, an \
@@ -258,7 +260,7 @@ fn describe(job: &Job, report: &str) -> String {
         s += &format!("  note:     {note}\n");
     }
     if let Some(o) = &job.case.options {
-        s += &format!("  options:  profile={:?} max_depth={:?}\n", o.profile, o.max_depth);
+        s += &format!("  options:  profile={:?} max_depth={:?} version={:?}\n", o.profile, o.max_depth, o.version);
     }
     match (&job.case.input, &job.case.input_hex) {
         (Some(text), _) => s += &format!("  input:    {}\n", clip(&quote(text))),
@@ -337,7 +339,7 @@ impl Runner {
             return Verdict::Skip("input is not UTF-8 and the program takes text only (--text-only)".into());
         }
         let input = case.input_bytes();
-        let depth = case.limits().max_depth;
+        let depth = Knobs { max_depth: case.limits().max_depth, version: case.version().as_u8() };
         let (needs_decoder, needs_encoder) = match job.category.as_str() {
             "decode" | "invalid" => (true, false),
             "encode" | "json-invalid" => (false, true),
@@ -350,6 +352,12 @@ impl Runner {
             let missing = if needs_decoder && self.decoder.is_none() { "--decoder" } else { "--encoder" };
             return Verdict::Skip(format!("{} cases need {missing}", job.category));
         };
+        if depth.version != 1 && ![decoder, encoder].iter().any(|p| p.iter().any(|w| w.contains("{version}"))) {
+            return Verdict::Skip(format!(
+                "a version {} case, and the commands have no {{version}} placeholder",
+                depth.version
+            ));
+        }
         let result = match job.category.as_str() {
             "decode" => self.expect_text(decoder, None, depth, &input, case),
             "invalid" => self.expect_error(decoder, None, depth, &input, case, "decode"),
@@ -367,7 +375,7 @@ impl Runner {
         &self,
         program: &[String],
         profile: Option<&str>,
-        depth: usize,
+        depth: Knobs,
         input: &[u8],
         case: &Case,
     ) -> Result<(), String> {
@@ -392,7 +400,7 @@ impl Runner {
         &self,
         program: &[String],
         profile: Option<&str>,
-        depth: usize,
+        depth: Knobs,
         input: &[u8],
         case: &Case,
         op: &str,
@@ -436,7 +444,7 @@ impl Runner {
         &self,
         decoder: &[String],
         encoder: &[String],
-        depth: usize,
+        depth: Knobs,
         input: &[u8],
         case: &Case,
     ) -> Result<(), String> {
@@ -488,12 +496,13 @@ impl Runner {
 
     /// Runs `program` with `input` on stdin; `Err` when it cannot be run,
     /// times out or writes too much.
-    fn invoke(&self, program: &[String], profile: Option<&str>, depth: usize, input: &[u8]) -> Result<Run, String> {
+    fn invoke(&self, program: &[String], profile: Option<&str>, depth: Knobs, input: &[u8]) -> Result<Run, String> {
         let words: Vec<String> = program.iter().map(|w| substitute(w, profile, depth)).collect();
         let mut command = Command::new(&words[0]);
         command
             .args(&words[1..])
-            .env("STC_MAX_DEPTH", depth.to_string())
+            .env("STC_MAX_DEPTH", depth.max_depth.to_string())
+            .env("STC_VERSION", depth.version.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -582,12 +591,21 @@ fn kill_group(pid: u32) {
         .status();
 }
 
-fn substitute(word: &str, profile: Option<&str>, depth: usize) -> String {
-    word.replace("{profile}", profile.unwrap_or("compact")).replace("{max_depth}", &depth.to_string())
+/// The case's limits and version, as the placeholders give them to a program.
+#[derive(Debug, Clone, Copy)]
+struct Knobs {
+    max_depth: usize,
+    version: u8,
+}
+
+fn substitute(word: &str, profile: Option<&str>, knobs: Knobs) -> String {
+    word.replace("{profile}", profile.unwrap_or("compact"))
+        .replace("{max_depth}", &knobs.max_depth.to_string())
+        .replace("{version}", &knobs.version.to_string())
 }
 
 /// The command line a case ran, with its placeholders filled in.
-fn describe_call(program: &[String], profile: Option<&str>, depth: usize) -> String {
+fn describe_call(program: &[String], profile: Option<&str>, depth: Knobs) -> String {
     let words: Vec<String> = program.iter().map(|w| substitute(w, profile, depth)).collect();
     format!("ran:      {}", shell_words::join(&words))
 }

@@ -49,7 +49,7 @@ fn oracle_args(extra: &[&str]) -> Vec<String> {
     let program = oracle_program();
     let mut args = vec![
         "--decoder".to_string(),
-        format!("{program} decode --max-depth {{max_depth}}"),
+        format!("{program} decode --max-depth {{max_depth}} --stc-version {{version}}"),
         "--encoder".to_string(),
         format!("{program} encode --profile {{profile}} --max-depth {{max_depth}}"),
         "--errors".to_string(),

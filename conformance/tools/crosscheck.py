@@ -27,8 +27,9 @@ def expectation(case):
 def run(category, case):
     data = bytes.fromhex(case["input_hex"]) if "input_hex" in case else case["input"].encode()
     depth = case.get("options", {}).get("max_depth", 128)
+    version = case.get("options", {}).get("version", 1)
     if category in ("decode", "invalid"):
-        return [("decode", oracle.decode(data, depth))]
+        return [("decode", oracle.decode(data, depth, version=version))]
     parsed = oracle.decode(data, depth, json_only=True)
     if category == "json-invalid" or parsed[0] == "err":
         return [("read as JSON", parsed)]

@@ -3,7 +3,7 @@ spec/README.md and spec/stc.abnf, to cross-check the corpus and the Rust
 reference (tools/crosscheck.py, tools/fuzz.py). It is a test oracle, not an
 implementation: slow, unoptimized, and never shipped. Stdlib only.
 
-    decode(data: bytes, max_depth=128, json_only=False)
+    decode(data: bytes, max_depth=128, json_only=False, version=1)
         -> ('ok', canonical minified JSON) | ('err', kind, byte offset)
     encode(json_text: str, profile='compact') -> STC text (input must be JSON)
 """
@@ -26,9 +26,10 @@ HEX = b"0123456789abcdefABCDEF"
 
 
 class R:
-    def __init__(self, b, max_depth, json_only=False):
-        self.b, self.p, self.depth, self.max = b, 0, 0, min(max_depth, 1024)
+    def __init__(self, b, max_depth, json_only=False, version=1):
+        self.b, self.p, self.depth, self.max = b, 0, 0, max_depth
         self.json_only = json_only
+        self.version = version
         self.out = []
 
     def peek(self):
@@ -180,63 +181,96 @@ class R:
         self.expected()
 
     def obj(self):
-        self.enter(self.p)
+        open_ = self.p
+        self.enter(open_)
         self.p += 1
-        self.out.append("{")
         self.ws()
-        if self.peek() == ord("}"):
+        c = self.peek()
+        if c == ord("}"):
             self.p += 1
-        else:
-            first = True
-            while True:
-                k = self.key()
+            self.depth -= 1
+            self.out.append("{}")
+            return
+        if not self.json_only and c is not None and 48 <= c <= 57:
+            # '{' then a digit: a keyed table (v2, 3.10); its '{' was counted above
+            if self.version < 2:
+                raise E("newer_version", open_)
+            self.depth -= 1
+            return self.keyed(open_, None)
+        self.out.append("{")
+        first = True
+        while True:
+            key_at = self.p
+            k = self.key()
+            self.ws()
+            if not first:
+                self.out.append(",")
+            first = False
+            c = self.peek()
+            if c == ord(":"):
+                self.out.append(q(k) + ":")
+                self.p += 1
                 self.ws()
-                if not first:
-                    self.out.append(",")
-                first = False
-                self.out.append('"' + k + '":')
-                if self.peek() == ord(":"):
-                    self.p += 1
-                    self.ws()
-                    self.value()
-                elif self.peek() == ord("[") and not self.json_only:
-                    open_ = self.p
-                    self.p += 1
-                    self.ws()
-                    cat = self.p
-                    c = self.peek()
-                    if c is None or not (c == ord("-") or 48 <= c <= 57):
-                        self.expected()
-                    # in member position the bracket can only be a header (3.7),
-                    # so the count is judged as soon as it is read
-                    count = self.count(self.number(), cat)
-                    self.ws()
-                    if self.peek() != ord("]"):
-                        self.expected()
-                    self.p += 1
-                    self.ws()
-                    if self.peek() not in (ord(":"), ord("{")):
-                        self.expected()
-                    self.header(open_, count, cat)
-                else:
+                self.value()
+            elif c == ord("[") and not self.json_only:
+                # in member position the bracket can only be a header (3.7): the
+                # count candidate is judged at once
+                open_h = self.p
+                self.p += 1
+                self.ws()
+                cat, text = self.candidate()
+                count = self.judge(cat, text)
+                self.ws()
+                if self.peek() != ord("]"):
                     self.expected()
+                self.p += 1
                 self.ws()
-                c = self.peek()
-                if c == ord(","):
-                    self.p += 1
-                    self.ws()
-                    continue
-                if c == ord("}"):
-                    self.p += 1
-                    break
+                if self.peek() not in (ord(":"), ord("{")):
+                    self.expected()
+                self.header(open_h, count, cat, q(k) + ":")
+            elif c == ord("{") and not self.json_only:
+                if self.version < 2:
+                    raise E("newer_version", self.p)
+                open_k = self.p
+                self.p += 1
+                self.keyed(open_k, q(k) + ":")
+            else:
                 self.expected()
+            del key_at
+            self.ws()
+            c = self.peek()
+            if c == ord(","):
+                self.p += 1
+                self.ws()
+                continue
+            if c == ord("}"):
+                self.p += 1
+                break
+            self.expected()
         self.depth -= 1
         self.out.append("}")
 
-    def count(self, lex, at):
-        if not lex.isdigit():
+    def candidate(self):
+        """The count candidate: the run of bytes a number could hold (3.7)."""
+        at = self.p
+        while self.p < len(self.b) and self.b[self.p] in COUNT_BYTES:
+            self.p += 1
+        return at, self.b[at : self.p]
+
+    def judge(self, at, text):
+        if not text and at >= len(self.b):
+            raise E("unexpected_end", at)
+        if not text or not text.isdigit() or (len(text) > 1 and text[0] == 0x30):
             raise E("invalid_count", at)
-        return int(lex)
+        return int(text)
+
+    def guard(self, cat, count, cells, keyed=False):
+        """The count guard (4.2), when the header is complete."""
+        if count > 2**64 - 1:
+            raise E("count_too_large", cat)
+        need = max(0, 2 * count * cells - 1) + (2 * count if keyed else 0)
+        if need > len(self.b) - self.p:
+            raise E("count_mismatch", cat)
 
     def arr(self):
         open_ = self.p
@@ -250,21 +284,20 @@ class R:
             self.out.append("[]")
             return
         if not self.json_only and c is not None and (c == ord("-") or 48 <= c <= 57):
-            at = self.p
-            lex = self.number()
+            at, text = self.candidate()
             self.ws()
             if self.peek() == ord("]"):
-                close = self.p
                 self.p += 1
                 self.ws()
                 if self.peek() in (ord(":"), ord("{")):
+                    after = self.p
+                    count = self.judge(at, text)
+                    self.p = after
                     self.depth -= 1
-                    return self.header(open_, self.count(lex, at), at)
-                self.p = close
-            self.out.append("[" + lex)
-        else:
-            self.out.append("[")
-            self.value()
+                    return self.header(open_, count, at, "")
+            self.p = at
+        self.out.append("[")
+        self.value()
         while True:
             self.ws()
             c = self.peek()
@@ -281,75 +314,56 @@ class R:
         self.depth -= 1
         self.out.append("]")
 
-    def header(self, open_, count, cat):
-        if self.peek() == ord("{"):
-            self.p += 1
-            cols = []
-            while True:
-                self.ws()
-                c = self.peek()
-                if c == ord('"') or (c is not None and chr(c).isascii() and (chr(c).isalpha() or c == ord("_"))):
-                    cols.append(self.key())
-                else:
-                    self.expected()
-                self.ws()
-                c = self.peek()
-                if c == ord(","):
-                    self.p += 1
-                elif c == ord("}"):
-                    self.p += 1
-                    break
-                else:
-                    self.expected()
+    def columns(self):
+        """A column list at '{' up to its '}', as [(name, None | sub-list)]."""
+        self.p += 1
+        cols = []
+        while True:
             self.ws()
-            if self.peek() != ord(":"):
+            c = self.peek()
+            if c == ord('"') or (c is not None and chr(c).isascii() and (chr(c).isalpha() or c == ord("_"))):
+                name = self.key()
+            else:
                 self.expected()
-            self.p += 1
-            if count * len(cols) > len(self.b) - self.p:
-                raise E("count_too_large", cat)
-            self.enter(open_, 2)
-            self.out.append("[")
-            for r in range(count):
-                self.ws()
-                if r > 0:
-                    c = self.peek()
-                    if c == ord("/"):
-                        self.p += 1
-                        self.ws()
-                    elif c in (ord(","), ord("}"), ord("]")):
-                        raise E("count_mismatch", self.p)
-                    else:
-                        self.expected()
-                    self.out.append(",")
-                self.out.append("{")
-                for ci, col in enumerate(cols):
-                    if ci > 0:
-                        self.ws()
-                        c = self.peek()
-                        if c == ord(","):
-                            self.p += 1
-                            self.ws()
-                        elif c in (ord("/"), ord("}"), ord("]")):
-                            raise E("count_mismatch", self.p)
-                        else:
-                            self.expected()
-                        self.out.append(",")
-                    self.out.append('"' + col + '":')
-                    self.value()
-                self.out.append("}")
-            save = self.p
             self.ws()
-            if self.peek() == ord("/"):
-                raise E("count_mismatch", self.p)
-            self.p = save
-            self.depth -= 2
+            if self.peek() == ord("{"):
+                if self.version < 2:
+                    raise E("newer_version", self.p)
+                cols.append((name, self.columns()))
+                self.ws()
+            else:
+                cols.append((name, None))
+            c = self.peek()
+            if c == ord(","):
+                self.p += 1
+            elif c == ord("}"):
+                self.p += 1
+                return cols
+            else:
+                self.expected()
+
+    def column_list(self):
+        cols = self.columns()
+        self.ws()
+        if self.peek() != ord(":"):
+            self.expected()
+        self.p += 1
+        return cols
+
+    def header(self, open_, count, cat, prefix):
+        if self.peek() == ord("{"):
+            cols = self.column_list()
+            self.guard(cat, count, leaves(cols))
+            self.enter(open_)
+            self.out.append(prefix + "[")
+            self.rows(cols, count, cat, False)
+            self.depth -= 1
             self.out.append("]")
         else:
             self.p += 1
-            if count > len(self.b) - self.p:
-                raise E("count_too_large", cat)
+            self.guard(cat, count, 1)
             self.enter(open_)
-            self.out.append("[")
+            self.out.append(prefix + "[")
             for i in range(count):
                 self.ws()
                 if i > 0:
@@ -357,24 +371,143 @@ class R:
                     if c == ord(","):
                         self.p += 1
                         self.ws()
-                    elif c in (ord("}"), ord("]"), ord("/")):
-                        raise E("count_mismatch", self.p)
+                    elif c is None or c in (ord("}"), ord("]"), ord("/")):
+                        raise E("count_mismatch", cat)
                     else:
                         self.expected()
                     self.out.append(",")
+                c = self.peek()
+                if c is None or c in (ord("}"), ord("]"), ord("/")):
+                    raise E("count_mismatch", cat)
                 self.value()
             self.depth -= 1
             self.out.append("]")
 
+    def keyed(self, open_, prefix):
+        """[v2] After a keyed table's '{' (3.10). `prefix` is the member's key, or None in value position."""
+        self.ws()
+        cat, text = self.candidate()
+        count = self.judge(cat, text)
+        self.ws()
+        if self.peek() != ord("}"):
+            self.expected()
+        self.p += 1
+        self.ws()
+        if self.peek() != ord("{"):
+            self.expected()
+        cols = self.column_list()
+        self.guard(cat, count, leaves(cols), keyed=True)
+        self.enter(open_)
+        self.out.append((prefix or "") + "{")
+        self.rows(cols, count, cat, True)
+        self.depth -= 1
+        self.out.append("}")
 
-def decode(data: bytes, max_depth=128, json_only=False):
+    def rows(self, cols, count, cat, keyed):
+        for r in range(count):
+            self.ws()
+            if r > 0:
+                c = self.peek()
+                if c == ord("/"):
+                    self.p += 1
+                    self.ws()
+                elif c == ord(","):
+                    raise E("count_mismatch", self.p)
+                elif c is None or c in (ord("}"), ord("]")):
+                    raise E("count_mismatch", cat)
+                else:
+                    self.expected()
+                self.out.append(",")
+            c = self.peek()
+            if c is None or c in (ord("}"), ord("]")):
+                raise E("count_mismatch", cat)
+            row_at = self.p
+            self.enter(row_at)
+            if keyed:
+                c = self.peek()
+                if c == ord('"') or (chr(c).isascii() and (chr(c).isalpha() or c == ord("_"))):
+                    k = self.key()
+                else:
+                    self.expected()
+                self.ws()
+                if self.peek() != ord(":"):
+                    self.expected()
+                self.p += 1
+                self.ws()
+                self.out.append(q(k) + ":")
+            st = {"first": True, "row_at": row_at, "cat": cat, "open": []}
+            self.out.append("{" + ",".join(self.cells(cols, st)) + "}")
+            self.depth -= 1
+
+    def cells(self, cols, st):
+        """The members of one row (or group) object, reading one cell per leaf."""
+        parts = []
+        for name, sub in cols:
+            if sub is None:
+                text = self.cell(st)
+                if text is not None:
+                    parts.append(q(name) + ":" + text)
+            else:
+                st["open"].append(False)
+                inner = self.cells(sub, st)
+                if st["open"].pop():
+                    self.depth -= 1
+                    parts.append(q(name) + ":{" + ",".join(inner) + "}")
+        return parts
+
+    def cell(self, st):
+        if not st["first"]:
+            self.ws()
+            c = self.peek()
+            if c == ord(","):
+                self.p += 1
+                self.ws()
+            elif c in (ord("/"), ord("]"), ord("}")):
+                raise E("count_mismatch", self.p)
+            elif c is None:
+                raise E("count_mismatch", st["cat"])
+            else:
+                self.expected()
+        st["first"] = False
+        c = self.peek()
+        if c == ord("~") and not self.json_only:
+            if self.version < 2:
+                raise E("newer_version", self.p)
+            self.p += 1
+            return None
+        if c is None or c in (ord("]"), ord("}")):
+            raise E("count_mismatch", st["cat"])
+        # a present cell: the groups it is the first present leaf of exist now
+        for i, emitted in enumerate(st["open"]):
+            if not emitted:
+                self.enter(st["row_at"])
+                st["open"][i] = True
+        saved, self.out = self.out, []
+        self.value()
+        text = "".join(self.out)
+        self.out = saved
+        return text
+
+
+def leaves(cols):
+    return sum(1 if sub is None else leaves(sub) for _, sub in cols)
+
+
+def q(key):
+    return '"' + key + '"'
+
+
+COUNT_BYTES = b"0123456789+-.eE"
+
+
+def decode(data: bytes, max_depth=128, json_only=False, version=1):
     """('ok', canonical minified JSON) or ('err', kind, byte offset)."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         return ("err", "invalid_utf8", e.start)
     try:
-        return ("ok", R(data, max_depth, json_only).run())
+        return ("ok", R(data, max_depth, json_only, version).run())
     except E as e:
         return ("err", e.kind, e.off)
 

@@ -2,7 +2,7 @@
 """tools/oracle.py as a program, so that stc-conformance-run can test it like
 any other implementation (see conformance/RUNNER.md). Stdlib only.
 
-    python3 conformance/tools/oracle_program.py decode [--max-depth N]
+    python3 conformance/tools/oracle_program.py decode [--max-depth N] [--stc-version 1|2]
     python3 conformance/tools/oracle_program.py encode [--profile compact|readable] [--max-depth N]
 
 Reads the input on stdin. On success writes the output and a line feed on
@@ -20,7 +20,7 @@ import oracle  # noqa: E402
 def main():
     # No argparse: this runs once per case, and its import is most of the start-up time.
     argv = sys.argv[1:]
-    operation, profile, max_depth = None, "compact", 128
+    operation, profile, max_depth, version = None, "compact", 128, 1
     while argv:
         word = argv.pop(0)
         if word in ("decode", "encode") and operation is None:
@@ -29,6 +29,8 @@ def main():
             profile = argv.pop(0)
         elif word == "--max-depth" and argv and argv[0].isdigit():
             max_depth = int(argv.pop(0))
+        elif word == "--stc-version" and argv and argv[0] in ("1", "2"):
+            version = int(argv.pop(0))
         else:
             sys.stderr.write(__doc__)
             return 2
@@ -37,7 +39,7 @@ def main():
         return 2
     data = sys.stdin.buffer.read()
     if operation == "decode":
-        result = oracle.decode(data, max_depth)
+        result = oracle.decode(data, max_depth, version=version)
     else:
         # Strict JSON first (kind and offset of the first error), then the writer.
         result = oracle.decode(data, max_depth, json_only=True)

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 
 use crate::error::{Error, ErrorKind};
 use crate::options::Limits;
-use crate::parser::{parse_json, scan_number, Abort, Sink, MAX_DEPTH_LIMIT};
+use crate::parser::{parse_json, scan_number, Abort, Sink};
 use crate::strings::{push_canonical_str, push_canonical_utf16, JsonStr};
 use crate::write_json::{JsonWriter, PrettyJsonWriter};
 
@@ -342,7 +342,7 @@ impl<'a> DocumentBuilder<'a> {
     }
 
     /// An empty builder with room for `nodes` nodes and the given depth limit
-    /// (clamped to [`MAX_DEPTH_LIMIT`]).
+    /// (any value: the builder keeps its own stack, no recursion).
     ///
     /// ```
     /// use stc_core::{DocumentBuilder, ErrorKind};
@@ -352,12 +352,7 @@ impl<'a> DocumentBuilder<'a> {
     /// # Ok::<(), stc_core::Error>(())
     /// ```
     pub fn with_capacity(nodes: usize, max_depth: usize) -> Self {
-        DocumentBuilder {
-            tape: Tape::with_capacity(nodes),
-            after_key: false,
-            max_depth: max_depth.min(MAX_DEPTH_LIMIT),
-            refused: None,
-        }
+        DocumentBuilder { tape: Tape::with_capacity(nodes), after_key: false, max_depth, refused: None }
     }
 
     /// The finished document, or an error if the value is incomplete or a

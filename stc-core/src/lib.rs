@@ -234,7 +234,7 @@ pub fn from_utf8(input: &[u8]) -> Result<&str, Error> {
 ///
 /// ```
 /// let err = stc_core::validate("[3]: 1,2").unwrap_err();
-/// assert_eq!(err.kind(), stc_core::ErrorKind::UnexpectedEnd);
+/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::CountMismatch, Some(1)));
 /// ```
 pub fn validate(stc: &str) -> Result<(), Error> {
     validate_with(stc, &Limits::default())

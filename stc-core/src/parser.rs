@@ -1,14 +1,15 @@
 //! The byte-level reader of STC (and, in strict mode, of JSON).
 //!
-//! One recursive-descent pass over the input bytes. Every value is reported
+//! One left-to-right pass over the input bytes with an explicit stack of open
+//! containers on the heap: the reader never recurses on input depth, so the
+//! depth limit is only a policy (any value, no clamp). Every value is reported
 //! to a [`Sink`] as it is read, so decoding to JSON text, building a
 //! [`Document`](crate::Document), building Python or JavaScript objects and
-//! plain validation all share this one reader. Recursion is bounded by the
-//! depth limit, which is itself capped at [`MAX_DEPTH_LIMIT`].
+//! plain validation all share this one reader.
 
 use crate::error::{describe, Error, ErrorKind};
 use crate::identifier;
-use crate::options::{AsDecodeOptions, Limits};
+use crate::options::{AsDecodeOptions, Limits, Version};
 use crate::strings::{escape_len, JsonStr};
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
@@ -156,8 +157,10 @@ pub struct Validate;
 
 impl<'a> Sink<'a> for Validate {}
 
-/// The largest depth limit accepted; larger requests are clamped to it so
-/// that the recursive reader can never exhaust a thread's stack.
+/// Formerly the largest depth limit accepted (larger limits were clamped to
+/// it). The reader no longer recurses and honours any
+/// [`max_depth`](Limits::max_depth); this constant stays for callers that
+/// used it as a conservative depth for walks of their own.
 pub const MAX_DEPTH_LIMIT: usize = 1024;
 
 /// Reads `input` as STC, reporting values to `sink`.
@@ -173,7 +176,7 @@ pub fn parse_stc<'a, S: Sink<'a>>(
     sink: &mut S,
 ) -> Result<(), Error> {
     let options = options.as_decode_options();
-    let mut parser = Parser::new(input, &options.limits, Dialect::Stc, sink);
+    let mut parser = Parser::new(input, &options.limits, options.version, Dialect::Stc, sink);
     let r = parser.run();
     parser.aborted(r)
 }
@@ -181,7 +184,7 @@ pub fn parse_stc<'a, S: Sink<'a>>(
 /// Reads `input` as strict RFC 8259 JSON (no STC syntax), reporting values
 /// to `sink`.
 pub fn parse_json<'a, S: Sink<'a>>(input: &'a str, limits: &Limits, sink: &mut S) -> Result<(), Error> {
-    let mut parser = Parser::new(input, limits, Dialect::Json, sink);
+    let mut parser = Parser::new(input, limits, Version::V1, Dialect::Json, sink);
     let r = parser.run();
     parser.aborted(r)
 }
@@ -194,12 +197,12 @@ pub fn parse_stc_to<'a, E, S: Sink<'a, E>>(
     sink: &mut S,
 ) -> Result<(), Failure<E>> {
     let options = options.as_decode_options();
-    Parser::new(input, &options.limits, Dialect::Stc, sink).run()
+    Parser::new(input, &options.limits, options.version, Dialect::Stc, sink).run()
 }
 
 /// [`parse_json`] for a sink with its own error type `E` (see [`parse_stc_to`]).
 pub fn parse_json_to<'a, E, S: Sink<'a, E>>(input: &'a str, limits: &Limits, sink: &mut S) -> Result<(), Failure<E>> {
-    Parser::new(input, limits, Dialect::Json, sink).run()
+    Parser::new(input, limits, Version::V1, Dialect::Json, sink).run()
 }
 
 /// Checks UTF-8 up front so the reader can slice freely.
@@ -214,6 +217,68 @@ enum Dialect {
     Stc,
 }
 
+/// One open container of the reader's own stack (heap, not the call stack).
+/// Small and `Copy`: a table's extra state lives in [`Table`].
+#[derive(Debug, Clone, Copy)]
+enum Frame {
+    /// A JSON array, after an element.
+    Array { open: usize },
+    /// An object, after a member's value.
+    Object { open: usize },
+    /// A compact body with `left` values still to read after the current one.
+    Compact { open: usize, count_at: usize, left: usize },
+    /// A columnar or keyed table: the innermost entry of `Parser::tables`.
+    Table,
+}
+
+/// One entry of a column list, flattened: a group opens, holds its columns
+/// and closes, so rows are read by walking the entries left to right.
+#[derive(Debug, Clone, Copy)]
+enum Column<'a> {
+    Leaf(JsonStr<'a>),
+    Open(JsonStr<'a>),
+    Close,
+}
+
+/// The state of an open table.
+#[derive(Debug, Clone, Copy)]
+struct Table {
+    open: usize,
+    count_at: usize,
+    /// The declared rows, and those still to read after the current one.
+    count: usize,
+    rows_left: usize,
+    leaves: usize,
+    /// Its column entries: `columns[first..end]`.
+    first: usize,
+    end: usize,
+    /// The entry the current cell belongs to.
+    at: usize,
+    /// The first byte of the current row (depth errors of row and group objects).
+    row_at: usize,
+    /// Groups entered in the current row, and how many of them (the
+    /// outermost) have been reported because a leaf in them was present.
+    groups_open: usize,
+    groups_emitted: usize,
+    /// Where this table's open groups start in `Parser::groups`.
+    groups_base: usize,
+    keyed: bool,
+    /// The `len` given to row objects (`Some(leaves)` when no cell can be absent).
+    row_len: Option<usize>,
+}
+
+/// What the main loop does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Read a value at `pos` (whitespace skipped).
+    Value,
+    /// A value (or an absent cell) is complete: continue the innermost container.
+    After,
+}
+
+/// A header's count as written: `None` when it is above 2^64 − 1.
+type Count = Option<u64>;
+
 struct Parser<'a, 's, S, E> {
     text: &'a str,
     bytes: &'a [u8],
@@ -221,7 +286,13 @@ struct Parser<'a, 's, S, E> {
     depth: usize,
     max_depth: usize,
     dialect: Dialect,
+    v2: bool,
     sink: &'s mut S,
+    stack: Vec<Frame>,
+    tables: Vec<Table>,
+    columns: Vec<Column<'a>>,
+    /// Names of the groups open in the rows being read (all tables).
+    groups: Vec<JsonStr<'a>>,
     /// Where the sink refused (the position of an `Aborted` error).
     refused_at: usize,
     error_type: std::marker::PhantomData<fn() -> E>,
@@ -241,16 +312,27 @@ impl<'a, 's, S: Sink<'a, Abort>> Parser<'a, 's, S, Abort> {
     }
 }
 
+/// Bytes a header's count candidate may hold (judged as a whole afterwards).
+#[inline]
+fn is_count_byte(b: u8) -> bool {
+    matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+}
+
 impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
-    fn new(text: &'a str, limits: &Limits, dialect: Dialect, sink: &'s mut S) -> Self {
+    fn new(text: &'a str, limits: &Limits, version: Version, dialect: Dialect, sink: &'s mut S) -> Self {
         Parser {
             text,
             bytes: text.as_bytes(),
             pos: 0,
             depth: 0,
-            max_depth: limits.max_depth.min(MAX_DEPTH_LIMIT),
+            max_depth: limits.max_depth,
             dialect,
+            v2: version >= Version::V2 && dialect == Dialect::Stc,
             sink,
+            stack: Vec::with_capacity(32),
+            tables: Vec::new(),
+            columns: Vec::new(),
+            groups: Vec::new(),
             refused_at: 0,
             error_type: std::marker::PhantomData,
         }
@@ -258,7 +340,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
 
     fn run(&mut self) -> PResult<E> {
         self.skip_ws();
-        self.value()?;
+        self.read()?;
         self.skip_ws();
         if self.pos < self.bytes.len() {
             return Err(self
@@ -292,6 +374,26 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         self.err(kind, format!("expected {what}, found {}", self.found()))
     }
 
+    fn newer(&self, at: usize, what: &str) -> Error {
+        self.err_at(at, ErrorKind::NewerVersion, format!("{what} is STC version 2; decode with version 2"))
+    }
+
+    /// Too few values or rows for the count written at `count_at`.
+    fn too_few(&self, count_at: usize, what: &str) -> Error {
+        let count = self.count_text(count_at);
+        self.err_at(
+            count_at,
+            ErrorKind::CountMismatch,
+            format!("the header declares {count} {what} but the body ends at {}", self.found()),
+        )
+    }
+
+    fn count_text(&self, at: usize) -> &str {
+        let digits = self.bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+        self.text.get(at..at + digits).unwrap_or("")
+    }
+
+    #[inline]
     fn sink_result(&mut self, r: Result<(), E>, at: usize) -> PResult<E> {
         r.map_err(|e| {
             self.refused_at = at;
@@ -313,15 +415,17 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         }
     }
 
-    fn enter(&mut self, at: usize, levels: usize) -> Result<(), Error> {
-        if self.depth + levels > self.max_depth {
+    /// Opens one level at `at` (`depth_limit` there when it is one too many).
+    #[inline]
+    fn enter(&mut self, at: usize) -> Result<(), Error> {
+        if self.depth >= self.max_depth {
             return Err(self.err_at(
                 at,
                 ErrorKind::DepthLimit,
                 format!("nesting deeper than the limit of {}", self.max_depth),
             ));
         }
-        self.depth += levels;
+        self.depth += 1;
         Ok(())
     }
 
@@ -381,6 +485,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     }
 
     /// Reads a number at `-` or a digit; returns its lexeme.
+    #[inline]
     fn number_lexeme(&mut self) -> Result<&'a str, Error> {
         let start = self.pos;
         match scan_number(self.bytes, start) {
@@ -413,112 +518,8 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         Err(self.expected(&format!("'{word}'")))
     }
 
-    // ---- grammar -----------------------------------------------------------
-
-    /// value = object / array / string / number / true / false / null
-    /// (leading whitespace already skipped)
-    fn value(&mut self) -> PResult<E> {
-        let at = self.pos;
-        match self.peek() {
-            Some(b'{') => self.object(),
-            Some(b'[') => self.array(),
-            Some(b'"') => {
-                let s = self.string_body()?;
-                let r = self.sink.string(s);
-                self.sink_result(r, at)
-            }
-            Some(b'-' | b'0'..=b'9') => {
-                let lexeme = self.number_lexeme()?;
-                let r = self.sink.number(lexeme);
-                self.sink_result(r, at)
-            }
-            Some(b't') => {
-                self.literal("true")?;
-                let r = self.sink.boolean(true);
-                self.sink_result(r, at)
-            }
-            Some(b'f') => {
-                self.literal("false")?;
-                let r = self.sink.boolean(false);
-                self.sink_result(r, at)
-            }
-            Some(b'n') => {
-                self.literal("null")?;
-                let r = self.sink.null();
-                self.sink_result(r, at)
-            }
-            _ => Err(self.expected("a value").into()),
-        }
-    }
-
-    fn object(&mut self) -> PResult<E> {
-        let open = self.pos;
-        self.enter(open, 1)?;
-        self.pos += 1;
-        let r = self.sink.begin_object(None);
-        self.sink_result(r, open)?;
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-        } else {
-            loop {
-                self.member()?;
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_ws();
-                    }
-                    Some(b'}') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return Err(self.expected("',' or '}' after object member").into()),
-                }
-            }
-        }
-        self.depth -= 1;
-        let r = self.sink.end_object();
-        self.sink_result(r, open)
-    }
-
-    /// member = key ":" value / key array-header ":" body   (STC only: the second)
-    fn member(&mut self) -> PResult<E> {
-        let key_at = self.pos;
-        let key = self.key()?;
-        self.skip_ws();
-        match self.peek() {
-            Some(b':') => {
-                self.pos += 1;
-                let r = self.sink.key(key);
-                self.sink_result(r, key_at)?;
-                self.skip_ws();
-                self.value()
-            }
-            Some(b'[') if self.dialect == Dialect::Stc => {
-                let open = self.pos;
-                self.pos += 1;
-                self.skip_ws();
-                let count_at = self.pos;
-                let count = self.count_token()?;
-                self.skip_ws();
-                if self.peek() != Some(b']') {
-                    return Err(self.expected("']' after the array count").into());
-                }
-                self.pos += 1;
-                self.skip_ws();
-                let r = self.sink.key(key);
-                self.sink_result(r, key_at)?;
-                match self.peek() {
-                    Some(b':' | b'{') => self.header_body(open, count, count_at),
-                    _ => Err(self.expected("':' or '{' after the array header").into()),
-                }
-            }
-            _ => Err(self.expected("':' after object key").into()),
-        }
-    }
-
     /// key = string / identifier   (identifier: STC only)
+    #[inline]
     fn key(&mut self) -> Result<JsonStr<'a>, Error> {
         match self.peek() {
             Some(b'"') => self.string_body(),
@@ -534,35 +535,267 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         }
     }
 
-    /// A header count: digits only, no sign, fraction, exponent or leading zero.
-    fn count_token(&mut self) -> Result<usize, Error> {
+    /// The count candidate at `pos`: the run of bytes a number could hold,
+    /// judged whole. `invalid_count` at its first byte unless it is a count
+    /// (digits, no sign, no leading zero); `None` for a count above 2^64 − 1.
+    fn count(&mut self) -> Result<Count, Error> {
         let at = self.pos;
-        match self.peek() {
-            Some(b'-' | b'0'..=b'9') => {
-                let lexeme = self.number_lexeme()?;
-                self.count_value(lexeme, at)
-            }
-            _ => Err(self.expected("an array count")),
+        let len = self.bytes[at..].iter().take_while(|&&b| is_count_byte(b)).count();
+        self.pos = at + len;
+        let text = &self.bytes[at..at + len];
+        if text.is_empty() && at == self.bytes.len() {
+            return Err(self.expected("an array count"));
         }
-    }
-
-    fn count_value(&self, lexeme: &str, at: usize) -> Result<usize, Error> {
-        if !lexeme.bytes().all(|b| b.is_ascii_digit()) {
+        let digits = !text.is_empty() && text.iter().all(u8::is_ascii_digit);
+        if !digits || (text.len() > 1 && text[0] == b'0') {
+            let shown: String = String::from_utf8_lossy(text).chars().take(24).collect();
+            let found = if shown.is_empty() { describe(self.bytes, at) } else { format!("'{shown}'") };
             return Err(self.err_at(
                 at,
                 ErrorKind::InvalidCount,
-                format!("array count must be a non-negative integer, found '{lexeme}'"),
+                format!("array count must be a non-negative integer without leading zeros, found {found}"),
             ));
         }
-        // A count beyond usize saturates: the remaining-input check rejects it
-        // at the same point as any other oversized count, on every platform.
-        Ok(lexeme.parse::<usize>().unwrap_or(usize::MAX))
+        Ok(self.text.get(at..at + len).and_then(|t| t.parse::<u64>().ok()))
     }
 
-    /// array = "[" [ value *( "," value ) ] "]" / header-array   (at '[')
-    fn array(&mut self) -> PResult<E> {
+    /// The count guard, run when a header is complete (at `pos`, after its
+    /// `:`): `count_too_large` above 2^64 − 1, `count_mismatch` when the
+    /// rest of the input is shorter than the shortest body of that count:
+    /// `count × cells` values of at least one byte each with one separator
+    /// byte between any two (`2 × count × cells − 1` bytes), and for a keyed
+    /// table a key and `:` (two bytes) more per row.
+    fn guard(&self, count_at: usize, count: Count, cells: usize, keyed: bool) -> Result<usize, Error> {
+        let Some(count) = count else {
+            return Err(self.err_at(
+                count_at,
+                ErrorKind::CountTooLarge,
+                format!("array count {} is above the largest count, 2^64 - 1", self.count_text(count_at)),
+            ));
+        };
+        let remaining = (self.bytes.len() - self.pos) as u128;
+        let values = u128::from(count) * cells as u128;
+        let keys = if keyed { 2 * u128::from(count) } else { 0 };
+        if (2 * values).saturating_sub(1) + keys > remaining {
+            return Err(self.err_at(
+                count_at,
+                ErrorKind::CountMismatch,
+                format!("array count {} is larger than the rest of the input can hold", self.count_text(count_at)),
+            ));
+        }
+        // Fits in the input, so in usize.
+        Ok(count as usize)
+    }
+
+    // ---- the reader ----------------------------------------------------------
+
+    /// Reads one value at `pos` (whitespace skipped) and everything it holds.
+    fn read(&mut self) -> PResult<E> {
+        let base = self.stack.len();
+        loop {
+            if self.value()? == Step::Value {
+                continue;
+            }
+            // A value is complete: continue the innermost open container
+            // until it needs another value.
+            loop {
+                if self.stack.len() == base {
+                    return Ok(());
+                }
+                let top = self.stack.len() - 1;
+                match self.stack[top] {
+                    Frame::Array { open } => {
+                        self.skip_ws();
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                break;
+                            }
+                            Some(b']') => {
+                                self.pos += 1;
+                                self.stack.pop();
+                                self.depth -= 1;
+                                let r = self.sink.end_array();
+                                self.sink_result(r, open)?;
+                            }
+                            _ => return Err(self.expected("',' or ']' after array element").into()),
+                        }
+                    }
+                    Frame::Object { open } => {
+                        self.skip_ws();
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                if self.member()? {
+                                    break;
+                                }
+                            }
+                            Some(b'}') => {
+                                self.pos += 1;
+                                self.stack.pop();
+                                self.depth -= 1;
+                                let r = self.sink.end_object();
+                                self.sink_result(r, open)?;
+                            }
+                            _ => return Err(self.expected("',' or '}' after object member").into()),
+                        }
+                    }
+                    Frame::Compact { open, count_at, left } => {
+                        if left == 0 {
+                            self.stack.pop();
+                            self.depth -= 1;
+                            let r = self.sink.end_array();
+                            self.sink_result(r, open)?;
+                            continue;
+                        }
+                        self.stack[top] = Frame::Compact { open, count_at, left: left - 1 };
+                        self.skip_ws();
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                self.compact_value_start(count_at)?;
+                                break;
+                            }
+                            None | Some(b']' | b'}' | b'/') => return Err(self.too_few(count_at, "values").into()),
+                            _ => return Err(self.expected("',' between array values").into()),
+                        }
+                    }
+                    Frame::Table => {
+                        if self.after_cell()? {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// value = object / array / string / number / true / false / null, at
+    /// `pos`. A scalar is read whole ([`Step::After`]); a container is opened
+    /// and its first content read as far as the next value ([`Step::Value`])
+    /// or its end.
+    #[inline]
+    fn value(&mut self) -> Result<Step, Failure<E>> {
+        let at = self.pos;
+        match self.peek() {
+            Some(b'"') => {
+                let s = self.string_body()?;
+                let r = self.sink.string(s);
+                self.sink_result(r, at)?;
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let lexeme = self.number_lexeme()?;
+                let r = self.sink.number(lexeme);
+                self.sink_result(r, at)?;
+            }
+            Some(b'{') => return self.object(),
+            Some(b'[') => return self.array(),
+            Some(b't') => {
+                self.literal("true")?;
+                let r = self.sink.boolean(true);
+                self.sink_result(r, at)?;
+            }
+            Some(b'f') => {
+                self.literal("false")?;
+                let r = self.sink.boolean(false);
+                self.sink_result(r, at)?;
+            }
+            Some(b'n') => {
+                self.literal("null")?;
+                let r = self.sink.null();
+                self.sink_result(r, at)?;
+            }
+            _ => return Err(self.expected("a value").into()),
+        }
+        Ok(Step::After)
+    }
+
+    /// At `{` in value position: an object, or [v2] a keyed table.
+    fn object(&mut self) -> Result<Step, Failure<E>> {
         let open = self.pos;
-        self.enter(open, 1)?;
+        self.enter(open)?;
+        self.pos += 1;
+        self.skip_ws();
+        match self.peek() {
+            Some(b'}') => {
+                self.pos += 1;
+                self.depth -= 1;
+                let r = self.sink.begin_object(Some(0));
+                self.sink_result(r, open)?;
+                let r = self.sink.end_object();
+                self.sink_result(r, open)?;
+                Ok(Step::After)
+            }
+            Some(b'0'..=b'9') if self.dialect == Dialect::Stc => {
+                if !self.v2 {
+                    return Err(self.newer(open, "a keyed table").into());
+                }
+                // The `{` is this table's level, counted above.
+                self.keyed_header(open, None)
+            }
+            _ => {
+                let r = self.sink.begin_object(None);
+                self.sink_result(r, open)?;
+                self.stack.push(Frame::Object { open });
+                Ok(if self.member()? { Step::Value } else { Step::After })
+            }
+        }
+    }
+
+    /// member = key ":" value / key header / [v2] key keyed-table, at the
+    /// key. `true` when a value follows at `pos`; `false` when the member is
+    /// complete (a header whose body was empty) or a table's first cell was
+    /// handled.
+    #[inline]
+    fn member(&mut self) -> Result<bool, Failure<E>> {
+        let key_at = self.pos;
+        let key = self.key()?;
+        self.skip_ws();
+        match self.peek() {
+            Some(b':') => {
+                self.pos += 1;
+                let r = self.sink.key(key);
+                self.sink_result(r, key_at)?;
+                self.skip_ws();
+                Ok(true)
+            }
+            Some(b'[') if self.dialect == Dialect::Stc => {
+                let open = self.pos;
+                self.pos += 1;
+                self.skip_ws();
+                let count_at = self.pos;
+                let count = self.count()?;
+                self.skip_ws();
+                if self.peek() != Some(b']') {
+                    return Err(self.expected("']' after the array count").into());
+                }
+                self.pos += 1;
+                self.skip_ws();
+                match self.peek() {
+                    Some(b':' | b'{') => {}
+                    _ => return Err(self.expected("':' or '{' after the array header").into()),
+                }
+                Ok(self.header(open, count_at, count, Some((key, key_at)))? == Step::Value)
+            }
+            Some(b'{') if self.dialect == Dialect::Stc => {
+                let open = self.pos;
+                if !self.v2 {
+                    return Err(self.newer(open, "a keyed table").into());
+                }
+                self.pos += 1;
+                Ok(self.keyed_header(open, Some((key, key_at)))? == Step::Value)
+            }
+            _ => Err(self.expected("':' after object key").into()),
+        }
+    }
+
+    /// At `[` in value position: a JSON array or a header.
+    fn array(&mut self) -> Result<Step, Failure<E>> {
+        let open = self.pos;
+        self.enter(open)?;
         self.pos += 1;
         self.skip_ws();
         match self.peek() {
@@ -572,135 +805,167 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                 let r = self.sink.begin_array(Some(0));
                 self.sink_result(r, open)?;
                 let r = self.sink.end_array();
-                return self.sink_result(r, open);
+                self.sink_result(r, open)?;
+                return Ok(Step::After);
             }
             Some(b'-' | b'0'..=b'9') if self.dialect == Dialect::Stc => {
-                // `[N]` followed by ':' or '{' is a header; anything else makes
-                // N the first element of a JSON array. Decided after reading
-                // the number, with no backtracking over values.
+                // `[candidate]` followed by ':' or '{' is a header; anything
+                // else makes the number the first element of a JSON array.
                 let num_at = self.pos;
-                let lexeme = self.number_lexeme()?;
+                let len = self.bytes[num_at..].iter().take_while(|&&b| is_count_byte(b)).count();
+                self.pos = num_at + len;
                 self.skip_ws();
                 if self.peek() == Some(b']') {
-                    let close = self.pos;
                     self.pos += 1;
                     self.skip_ws();
                     if let Some(b':' | b'{') = self.peek() {
+                        let after = self.pos;
+                        self.pos = num_at;
+                        let count = self.count()?;
+                        self.pos = after;
+                        // The `[` is this array's level, counted above.
                         self.depth -= 1;
-                        let count = self.count_value(lexeme, num_at)?;
-                        return self.header_body(open, count, num_at);
+                        return self.header(open, num_at, count, None);
                     }
-                    self.pos = close;
                 }
-                let r = self.sink.begin_array(None);
-                self.sink_result(r, open)?;
-                let r = self.sink.number(lexeme);
-                self.sink_result(r, num_at)?;
+                self.pos = num_at;
             }
-            _ => {
-                let r = self.sink.begin_array(None);
-                self.sink_result(r, open)?;
-                self.value()?;
-            }
+            _ => {}
         }
-        loop {
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    self.value()?;
-                }
-                Some(b']') => {
-                    self.pos += 1;
-                    break;
-                }
-                _ => return Err(self.expected("',' or ']' after array element").into()),
-            }
-        }
-        self.depth -= 1;
-        let r = self.sink.end_array();
-        self.sink_result(r, open)
+        let r = self.sink.begin_array(None);
+        self.sink_result(r, open)?;
+        self.stack.push(Frame::Array { open });
+        Ok(Step::Value)
     }
 
-    /// After `[N]` (at ':' or '{'): a compact body or a column list and rows.
-    fn header_body(&mut self, open: usize, count: usize, count_at: usize) -> PResult<E> {
+    /// After `[count]` (at `:` or `{`): the column list if any, `:`, the
+    /// count guard, then the body is opened. `member` is the key of a member
+    /// header, whose array level is checked here (a value-position `[` was
+    /// counted when met and is counted again here).
+    fn header(
+        &mut self,
+        open: usize,
+        count_at: usize,
+        count: Count,
+        member: Option<(JsonStr<'a>, usize)>,
+    ) -> Result<Step, Failure<E>> {
         if self.peek() == Some(b'{') {
-            let columns = self.columns()?;
-            self.check_fits(count_at, count, Some(count.saturating_mul(columns.len())))?;
-            self.columnar_body(open, count, &columns)
+            let first = self.columns.len();
+            let leaves = self.column_list()?;
+            let count = self.guard(count_at, count, leaves, false)?;
+            self.open_body(open, member, false)?;
+            let r = self.sink.begin_array(Some(count));
+            self.sink_result(r, open)?;
+            self.open_table(open, count_at, count, first, leaves, false)
         } else {
             self.pos += 1; // ':'
-            self.check_fits(count_at, count, None)?;
-            self.compact_body(open, count)
+            let count = self.guard(count_at, count, 1, false)?;
+            self.open_body(open, member, false)?;
+            let r = self.sink.begin_array(Some(count));
+            self.sink_result(r, open)?;
+            if count == 0 {
+                self.depth -= 1;
+                let r = self.sink.end_array();
+                self.sink_result(r, open)?;
+                return Ok(Step::After);
+            }
+            self.stack.push(Frame::Compact { open, count_at, left: count - 1 });
+            self.skip_ws();
+            self.compact_value_start(count_at)?;
+            Ok(Step::Value)
         }
     }
 
-    /// Fails before any work when `cells` values cannot fit in the rest of the
-    /// input (each value needs at least one byte).
-    fn check_fits(&self, at: usize, count: usize, cells: Option<usize>) -> Result<(), Error> {
-        let remaining = self.bytes.len() - self.pos;
-        if cells.unwrap_or(count) > remaining {
-            let digits = self.bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
-            let written = self.text.get(at..at + digits).unwrap_or("");
-            return Err(self.err_at(
-                at,
-                ErrorKind::CountTooLarge,
-                format!("array count {written} is larger than the rest of the input can hold"),
-            ));
+    /// [v2] After the `{` of a keyed table (whitespace not yet skipped).
+    fn keyed_header(&mut self, open: usize, member: Option<(JsonStr<'a>, usize)>) -> Result<Step, Failure<E>> {
+        self.skip_ws();
+        let count_at = self.pos;
+        let count = self.count()?;
+        self.skip_ws();
+        if self.peek() != Some(b'}') {
+            return Err(self.expected("'}' after the keyed table's count").into());
+        }
+        self.pos += 1;
+        self.skip_ws();
+        if self.peek() != Some(b'{') {
+            return Err(self.expected("'{' to start the keyed table's column list").into());
+        }
+        let first = self.columns.len();
+        let leaves = self.column_list()?;
+        let count = self.guard(count_at, count, leaves, true)?;
+        if member.is_none() {
+            // The `{` was counted when met.
+            self.depth -= 1;
+        }
+        self.open_body(open, member, true)?;
+        let r = self.sink.begin_object(Some(count));
+        self.sink_result(r, open)?;
+        self.open_table(open, count_at, count, first, leaves, true)
+    }
+
+    /// Checks the body's own level at `open` and reports a member's key.
+    #[inline]
+    fn open_body(&mut self, open: usize, member: Option<(JsonStr<'a>, usize)>, _keyed: bool) -> PResult<E> {
+        self.enter(open)?;
+        if let Some((key, key_at)) = member {
+            let r = self.sink.key(key);
+            self.sink_result(r, key_at)?;
         }
         Ok(())
     }
 
-    /// compact-body = [ value *( "," value ) ]  — exactly `count` values.
-    fn compact_body(&mut self, open: usize, count: usize) -> PResult<E> {
-        self.enter(open, 1)?;
-        let r = self.sink.begin_array(Some(count));
-        self.sink_result(r, open)?;
-        for i in 0..count {
+    /// At a compact body's next value (whitespace skipped): `count_mismatch`
+    /// at the count if the body ends here.
+    #[inline]
+    fn compact_value_start(&self, count_at: usize) -> Result<(), Error> {
+        match self.peek() {
+            None | Some(b']' | b'}' | b'/') => Err(self.too_few(count_at, "values")),
+            _ => Ok(()),
+        }
+    }
+
+    /// column-list = "{" column *( "," column ) "}" ":", at `{`; [v2] a column
+    /// may carry its own list. Appends the flattened entries to `columns` and
+    /// returns the number of leaves.
+    fn column_list(&mut self) -> Result<usize, Error> {
+        self.pos += 1;
+        let mut open_groups = 0usize;
+        let mut leaves = 0usize;
+        'columns: loop {
             self.skip_ws();
-            if i > 0 {
+            let key = match self.peek() {
+                Some(b) if b == b'"' || (self.dialect == Dialect::Stc && identifier::is_start(b)) => self.key()?,
+                _ => return Err(self.expected("a column name")),
+            };
+            self.skip_ws();
+            if self.peek() == Some(b'{') {
+                if !self.v2 {
+                    return Err(self.newer(self.pos, "a column group"));
+                }
+                self.pos += 1;
+                self.columns.push(Column::Open(key));
+                open_groups += 1;
+                continue;
+            }
+            self.columns.push(Column::Leaf(key));
+            leaves += 1;
+            loop {
                 match self.peek() {
                     Some(b',') => {
                         self.pos += 1;
+                        continue 'columns;
+                    }
+                    Some(b'}') => {
+                        self.pos += 1;
+                        if open_groups == 0 {
+                            break 'columns;
+                        }
+                        self.columns.push(Column::Close);
+                        open_groups -= 1;
                         self.skip_ws();
                     }
-                    Some(b'}' | b']' | b'/') => {
-                        return Err(self
-                            .err(
-                                ErrorKind::CountMismatch,
-                                format!("array header declares {} but only {i} were given", plural(count, "value")),
-                            )
-                            .into())
-                    }
-                    _ => return Err(self.expected("',' between array values").into()),
+                    _ => return Err(self.expected("',' or '}' in the column list")),
                 }
-            }
-            self.value()?;
-        }
-        self.depth -= 1;
-        let r = self.sink.end_array();
-        self.sink_result(r, open)
-    }
-
-    /// columns = "{" key *( "," key ) "}" ":"   (at '{')
-    fn columns(&mut self) -> Result<Vec<JsonStr<'a>>, Error> {
-        self.pos += 1;
-        let mut columns = Vec::new();
-        loop {
-            self.skip_ws();
-            match self.peek() {
-                Some(b) if b == b'"' || identifier::is_start(b) => columns.push(self.key()?),
-                _ => return Err(self.expected("a column name")),
-            }
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    break;
-                }
-                _ => return Err(self.expected("',' or '}' in the column list")),
             }
         }
         self.skip_ws();
@@ -708,90 +973,196 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             return Err(self.expected("':' after the column list"));
         }
         self.pos += 1;
-        Ok(columns)
+        Ok(leaves)
     }
 
-    /// rows = [ row *( "/" row ) ], row = value *( "," value ) — exactly
-    /// `count` rows of exactly `columns.len()` values.
-    fn columnar_body(&mut self, open: usize, count: usize, columns: &[JsonStr<'a>]) -> PResult<E> {
-        let width = columns.len();
-        self.enter(open, 2)?;
-        let r = self.sink.begin_array(Some(count));
-        self.sink_result(r, open)?;
-        for row in 0..count {
-            self.skip_ws();
-            if row > 0 {
-                match self.peek() {
-                    Some(b'/') => {
-                        self.pos += 1;
-                        self.skip_ws();
-                    }
-                    Some(b',') => {
-                        return Err(self
-                            .err(
-                                ErrorKind::CountMismatch,
-                                format!("row {row} has more values than the header's {}", plural(width, "column")),
-                            )
-                            .into())
-                    }
-                    Some(b'}' | b']') => {
-                        return Err(self
-                            .err(
-                                ErrorKind::CountMismatch,
-                                format!("array header declares {} but only {row} were given", plural(count, "row")),
-                            )
-                            .into())
-                    }
-                    _ => return Err(self.expected("'/' between rows").into()),
-                }
-            }
-            let row_at = self.pos;
-            let r = self.sink.begin_object(Some(width));
-            self.sink_result(r, row_at)?;
-            for (c, column) in columns.iter().enumerate() {
-                if c > 0 {
-                    self.skip_ws();
-                    match self.peek() {
-                        Some(b',') => {
-                            self.pos += 1;
-                            self.skip_ws();
-                        }
-                        Some(b'/' | b'}' | b']') => {
-                            return Err(self
-                                .err(
-                                    ErrorKind::CountMismatch,
-                                    format!(
-                                        "row {} has {} but the header names {}",
-                                        row + 1,
-                                        plural(c, "value"),
-                                        plural(width, "column")
-                                    ),
-                                )
-                                .into())
-                        }
-                        _ => return Err(self.expected("',' between row values").into()),
-                    }
-                }
-                let at = self.pos;
-                let r = self.sink.key(*column);
-                self.sink_result(r, at)?;
-                self.value()?;
-            }
-            let r = self.sink.end_object();
-            self.sink_result(r, row_at)?;
+    /// Opens a table whose columns start at `columns[first]`, after its
+    /// guard; reads up to its first cell.
+    fn open_table(
+        &mut self,
+        open: usize,
+        count_at: usize,
+        count: usize,
+        first: usize,
+        leaves: usize,
+        keyed: bool,
+    ) -> Result<Step, Failure<E>> {
+        if count == 0 {
+            self.columns.truncate(first);
+            return self.close_table_now(open, keyed).map(|()| Step::After);
         }
-        // A further row separator can only mean the header undercounts.
-        let before = self.pos;
+        let end = self.columns.len();
+        let grouped = end - first != leaves;
+        self.tables.push(Table {
+            open,
+            count_at,
+            count,
+            rows_left: count - 1,
+            leaves,
+            first,
+            end,
+            at: first,
+            row_at: self.pos,
+            groups_open: 0,
+            groups_emitted: 0,
+            groups_base: self.groups.len(),
+            keyed,
+            row_len: if self.v2 || grouped { None } else { Some(leaves) },
+        });
+        self.stack.push(Frame::Table);
         self.skip_ws();
-        if self.peek() == Some(b'/') {
-            return Err(self
-                .err(ErrorKind::CountMismatch, format!("more rows than the {count} the array header declares"))
-                .into());
-        }
-        self.pos = before;
-        self.depth -= 2;
-        let r = self.sink.end_array();
+        self.start_row()?;
+        Ok(if self.cell()? { Step::Value } else { Step::After })
+    }
+
+    fn close_table_now(&mut self, open: usize, keyed: bool) -> PResult<E> {
+        self.depth -= 1;
+        let r = if keyed { self.sink.end_object() } else { self.sink.end_array() };
         self.sink_result(r, open)
+    }
+
+    /// At a row's first byte (whitespace skipped): its level, [keyed] its key
+    /// and `:`, its object.
+    fn start_row(&mut self) -> PResult<E> {
+        let t = *self.tables.last().expect("a table is open");
+        if let None | Some(b']' | b'}') = self.peek() {
+            return Err(self.too_few(t.count_at, "rows").into());
+        }
+        let row_at = self.pos;
+        self.enter(row_at)?;
+        if t.keyed {
+            let key = match self.peek() {
+                Some(b) if b == b'"' || identifier::is_start(b) => self.key()?,
+                _ => return Err(self.expected("a row key").into()),
+            };
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.expected("':' after the row key").into());
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let r = self.sink.key(key);
+            self.sink_result(r, row_at)?;
+        }
+        let r = self.sink.begin_object(t.row_len);
+        self.sink_result(r, row_at)?;
+        let t = self.tables.last_mut().expect("a table is open");
+        t.row_at = row_at;
+        t.at = t.first;
+        t.groups_open = 0;
+        t.groups_emitted = 0;
+        Ok(())
+    }
+
+    /// At a cell (whitespace skipped; `tables.last().at` at or before its
+    /// leaf: groups opening here are entered first). `true` when a value
+    /// follows at `pos`, `false` for an absent cell (already consumed).
+    fn cell(&mut self) -> Result<bool, Failure<E>> {
+        let mut t = *self.tables.last().expect("a table is open");
+        while let Column::Open(name) = self.columns[t.at] {
+            self.groups.push(name);
+            t.groups_open += 1;
+            t.at += 1;
+        }
+        let Column::Leaf(name) = self.columns[t.at] else { unreachable!("a group holds at least one column") };
+        let at = self.pos;
+        match self.peek() {
+            Some(b'~') if self.dialect == Dialect::Stc => {
+                if !self.v2 {
+                    return Err(self.newer(at, "an absent cell '~'").into());
+                }
+                self.pos += 1;
+                *self.tables.last_mut().expect("a table is open") = t;
+                return Ok(false);
+            }
+            None | Some(b']' | b'}') => return Err(self.too_few(t.count_at, "rows").into()),
+            _ => {}
+        }
+        // Report the groups this present cell is the first of.
+        while t.groups_emitted < t.groups_open {
+            self.enter(t.row_at)?;
+            let group = self.groups[t.groups_base + t.groups_emitted];
+            let r = self.sink.key(group);
+            self.sink_result(r, at)?;
+            let r = self.sink.begin_object(None);
+            self.sink_result(r, at)?;
+            t.groups_emitted += 1;
+        }
+        *self.tables.last_mut().expect("a table is open") = t;
+        let r = self.sink.key(name);
+        self.sink_result(r, at)?;
+        Ok(true)
+    }
+
+    /// After a cell of the innermost table. `true` when a value follows at
+    /// `pos` (the next cell); `false` when the state moved without one (an
+    /// absent cell, or the table ended: continue with the enclosing frame).
+    fn after_cell(&mut self) -> Result<bool, Failure<E>> {
+        let mut t = *self.tables.last().expect("a table is open");
+        t.at += 1;
+        while t.at < t.end {
+            let Column::Close = self.columns[t.at] else { break };
+            if t.groups_emitted == t.groups_open {
+                t.groups_emitted -= 1;
+                self.depth -= 1;
+                let r = self.sink.end_object();
+                self.sink_result(r, t.row_at)?;
+            }
+            t.groups_open -= 1;
+            self.groups.pop();
+            t.at += 1;
+        }
+        *self.tables.last_mut().expect("a table is open") = t;
+        self.skip_ws();
+        if t.at < t.end {
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    return self.cell();
+                }
+                Some(b'/' | b']' | b'}') => {
+                    let message = format!(
+                        "row {} ends before its last cell; the header names {}",
+                        t.count - t.rows_left,
+                        plural(t.leaves, "column")
+                    );
+                    return Err(self.err(ErrorKind::CountMismatch, message).into());
+                }
+                None => return Err(self.too_few(t.count_at, "rows").into()),
+                _ => return Err(self.expected("',' between row values").into()),
+            }
+        }
+        // The row is complete.
+        self.depth -= 1;
+        let r = self.sink.end_object();
+        self.sink_result(r, t.row_at)?;
+        if t.rows_left == 0 {
+            self.tables.pop();
+            self.columns.truncate(t.first);
+            self.stack.pop();
+            self.close_table_now(t.open, t.keyed)?;
+            return Ok(false);
+        }
+        self.tables.last_mut().expect("a table is open").rows_left -= 1;
+        match self.peek() {
+            Some(b'/') => {
+                self.pos += 1;
+                self.skip_ws();
+                self.start_row()?;
+                self.cell()
+            }
+            Some(b',') => {
+                let message = format!(
+                    "row {} has more cells than the header's {}",
+                    t.count - t.rows_left,
+                    plural(t.leaves, "column")
+                );
+                Err(self.err(ErrorKind::CountMismatch, message).into())
+            }
+            None | Some(b']' | b'}') => Err(self.too_few(t.count_at, "rows").into()),
+            _ => Err(self.expected("'/' between rows").into()),
+        }
     }
 }
 

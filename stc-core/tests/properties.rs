@@ -359,14 +359,23 @@ fn hostile_inputs_fail_fast() {
     let many = "[".repeat(100_000);
     let err = decode(&many).unwrap_err();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::DepthLimit, Some(128)));
-    // A limit above the hard cap is clamped, so the stack is safe anyway.
+    // No clamp: with no depth limit the unclosed brackets run to the end of
+    // the input (the reader keeps its stack on the heap).
     let err = stc_core::decode_with(&many, &Limits::default().max_depth(usize::MAX)).unwrap_err();
-    assert_eq!((err.kind(), err.offset()), (ErrorKind::DepthLimit, Some(stc_core::MAX_DEPTH_LIMIT)));
-    for huge in ["[99999999999999999999999]: 1", "[18446744073709551615]{a}: 1", "{a[4000000000]: 1}"] {
+    assert_eq!((err.kind(), err.offset()), (ErrorKind::UnexpectedEnd, Some(100_000)));
+    // Above 2^64 - 1 no input could hold the count: count_too_large.
+    for huge in ["[99999999999999999999999]: 1", "[18446744073709551616]{a}: 1", "{a[18446744073709551616]: 1}"] {
         let err = decode(huge).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::CountTooLarge, "{huge}");
+        assert_eq!((err.kind(), err.offset()), (ErrorKind::CountTooLarge, Some(huge.find('[').unwrap() + 1)), "{huge}");
     }
-    // count x columns overflowing usize is too large, not a wrap-around.
-    let err = decode("[9223372036854775807]{a,b,c}: 1").unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::CountTooLarge);
+    // Within it, a count the rest of the input cannot hold is count_mismatch
+    // at the count, before any value is read; count x columns cannot wrap.
+    for short in ["[18446744073709551615]{a}: 1", "{a[4000000000]: 1}", "[9223372036854775807]{a,b,c}: 1", "[3]: 1 x"] {
+        let err = decode(short).unwrap_err();
+        assert_eq!(
+            (err.kind(), err.offset()),
+            (ErrorKind::CountMismatch, Some(short.find('[').unwrap() + 1)),
+            "{short}"
+        );
+    }
 }

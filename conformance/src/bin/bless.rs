@@ -6,6 +6,7 @@
 //! cargo run -p stc-conformance --bin bless             # rewrite the files
 //! cargo run -p stc-conformance --bin bless -- --check  # only report; exit 1 if anything would change
 //! cargo run -p stc-conformance --bin bless -- cases/encode/keys.json   # some files only
+//! cargo run -p stc-conformance --bin bless -- --prefixes   # also rewrite seeds' `except` ranges
 //! ```
 //!
 //! Every change is printed (case, old, new). Review them with `git diff`:
@@ -14,7 +15,29 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stc_conformance::{blessed, case_paths, cases_dir, display_path, format_file, quote, read_file, Case};
+use stc_conformance::{
+    blessed, case_paths, cases_dir, display_path, format_file, quote, read_file, Case, ExpectedError, PrefixException,
+};
+
+/// The `except` ranges the reference gives a seed's family: every prefix
+/// whose error is not the family's default kind at its length, in runs of
+/// consecutive lengths with the same error.
+fn derived_except(category: &str, case: &Case) -> Result<Vec<PrefixException>, String> {
+    let family = case.prefixes.as_ref().ok_or("not a seed")?;
+    let mut except: Vec<PrefixException> = Vec::new();
+    for member in case.expand() {
+        let n = member.input.as_deref().unwrap_or_default().len();
+        let got = blessed(category, &member)?.error.ok_or("a prefix succeeded")?;
+        if got == (ExpectedError { kind: family.kind.clone(), offset: n }) {
+            continue;
+        }
+        match except.last_mut() {
+            Some(last) if last.to + 1 == n && last.error == got => last.to = n,
+            _ => except.push(PrefixException { from: n, to: n, error: got }),
+        }
+    }
+    Ok(except)
+}
 
 fn describe(case: &Case) -> String {
     match (&case.expected, &case.error) {
@@ -26,12 +49,17 @@ fn describe(case: &Case) -> String {
 
 fn main() -> ExitCode {
     let mut check_only = false;
+    let mut rewrite_prefixes = false;
     let mut paths = Vec::new();
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--check" => check_only = true,
+            "--prefixes" => rewrite_prefixes = true,
             "-h" | "--help" => {
-                println!("usage: bless [--check] [CASE_FILE...]   (default: every file of {})", cases_dir().display());
+                println!(
+                    "usage: bless [--check] [--prefixes] [CASE_FILE...]   (default: every file of {})",
+                    cases_dir().display()
+                );
                 return ExitCode::SUCCESS;
             }
             _ => paths.push(PathBuf::from(arg)),
@@ -58,8 +86,25 @@ fn main() -> ExitCode {
             }
         };
         for case in &mut file.cases {
+            if rewrite_prefixes && case.prefixes.is_some() {
+                match derived_except(&file.category, case) {
+                    Ok(except) => {
+                        let Some(family) = case.prefixes.as_mut() else { continue };
+                        if family.except != except {
+                            println!("{shown}: {}: except ranges rewritten", case.name);
+                            changed_cases += 1;
+                            family.except = except;
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("{shown}: {}: not blessed: {e}", case.name);
+                        refused += 1;
+                    }
+                }
+                continue;
+            }
             if case.prefixes.is_some() {
-                // A seed's family is written by hand (its `prefixes`): check it, never rewrite it.
+                // A seed's family is written by hand (its `prefixes`): check it; `--prefixes` rewrites it.
                 for member in case.expand() {
                     match blessed(&file.category, &member) {
                         Ok(new) if new == member => {}
