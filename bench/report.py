@@ -526,7 +526,7 @@ def memory_section(out_dir, out):
     out.append("")
     big = max(mem["rows"], key=lambda r: r["json_bytes"])
     out.append("`stc decode` checks the whole input first (invalid input still prints nothing on stdout), then decodes it "
-               "again straight to stdout in 256 KiB chunks: its peak is the input text plus a constant. `stc encode` must "
+               "again straight to stdout in 64 KiB chunks: its peak is the input text plus a constant. `stc encode` must "
                "hold the input, the encoder's tape (`stc-core/src/document.rs`: every value and key one node) and the "
                "STC text at once, because the encoder looks at each array whole before it chooses a form.\n")
     if big.get("nodes"):

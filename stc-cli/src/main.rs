@@ -323,12 +323,13 @@ fn write_output(input: &Input, text: &str) -> Result<String, Failure> {
 /// `stc decode FILE`: checks the whole input first (so that invalid input
 /// still prints nothing on stdout), then decodes it again straight to
 /// standard output in chunks through [`StreamJson`]: memory stays the input
-/// plus about [`CHUNK`] bytes, instead of the input plus the whole JSON text.
+/// plus a few [`CHUNK`]s, instead of the input plus the whole JSON text.
 fn decode_streaming(input: &Input, bytes: &[u8]) -> Result<(), Failure> {
     let options = input.decode_options();
     let text = stc_core::from_utf8(bytes).map_err(|e| input.fail(e))?;
     stc_core::validate_with(text, &options).map_err(|e| input.fail(e))?;
-    let mut sink = StreamJson::new(BufWriter::with_capacity(CHUNK, std::io::stdout().lock()), CHUNK);
+    // The chunks go out whole; the buffer only gathers the commas owed across hand-overs and the last newline.
+    let mut sink = StreamJson::new(BufWriter::new(std::io::stdout().lock()), CHUNK);
     let parsed = stc_core::parse_stc(text, &options, &mut sink);
     let written = match (parsed, sink.error.take()) {
         (_, Some(e)) => Err(e),
@@ -338,8 +339,10 @@ fn decode_streaming(input: &Input, bytes: &[u8]) -> Result<(), Failure> {
     written.or_else(|e| write_failed(input, e, 0).map(|_| ()))
 }
 
-/// How much decoded JSON [`StreamJson`] collects before handing it on.
-const CHUNK: usize = 256 << 10;
+/// How much decoded JSON [`StreamJson`] collects before handing it on: big
+/// enough that each hand-over is one large write, small enough to stay in
+/// the allocator's heap (below glibc's 128 KiB mmap threshold).
+const CHUNK: usize = 64 << 10;
 
 /// A [`Sink`](stc_core::Sink) that forwards every event to the core's
 /// [`JsonWriter`](stc_core::JsonWriter) and hands the text written so far to
