@@ -580,6 +580,8 @@ def columnar(v):
 def columns(v, style):
     item, colon, row = style
     head = "[%d]{%s}" % (len(v), ",".join(key(k) for k, _ in v[0]))
+    if style == STYLES["readable"]:  # 5.6: one row per line (flat cells: never nested)
+        colon, row = ":\n  ", " /\n  "
     return head + colon + row.join(",".join(scalar(x) for _, x in o) for o in v)
 
 

@@ -25,7 +25,7 @@
 //!
 //! let json = r#"[{"id": 1, "name": "users", "method": "GET"}, {"id": 2, "name": "orders", "method": "POST"}]"#;
 //! let stc = encode_with(json, &EncodeOptions::default().profile(Profile::Readable))?;
-//! assert_eq!(stc, r#"[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST""#);
+//! assert_eq!(stc, "[2]{id,name,method}:\n  1,\"users\",\"GET\" /\n  2,\"orders\",\"POST\"");
 //! assert_eq!(decode(&stc)?, r#"[{"id":1,"name":"users","method":"GET"},{"id":2,"name":"orders","method":"POST"}]"#);
 //! # Ok::<(), stc_core::Error>(())
 //! ```

@@ -137,10 +137,13 @@ struct Style {
     colon: &'static str,
     /// Between table rows.
     row: &'static str,
+    /// Tables one row per line: a line break (and two spaces of indentation
+    /// per enclosing table) after the header's `:` and after each row's `/`.
+    lines: bool,
 }
 
-const READABLE: Style = Style { item: ", ", colon: ": ", row: " / " };
-const COMPACT: Style = Style { item: ",", colon: ":", row: "/" };
+const READABLE: Style = Style { item: ", ", colon: ": ", row: " /", lines: true };
+const COMPACT: Style = Style { item: ",", colon: ":", row: "/", lines: false };
 
 /// Whether a value whose text ends with a table body may be the last cell of
 /// a row that is not the last row (`[2]{a}: [1]{c}:2 / 3`). Counts drive
@@ -696,15 +699,17 @@ enum Task {
     /// The value at a tape index: `member` after a key (header forms follow
     /// the key directly, the rest after a colon), `safe` where its text must
     /// not end with a table body.
-    Value { i: usize, member: bool, safe: bool },
+    /// `level` counts the tables around it (the readable indentation).
+    Value { i: usize, member: bool, safe: bool, level: u32 },
     /// Fixed text.
     Text(&'static str),
     /// The remaining items of a plain or compact array.
-    Items { next: usize, left: usize, first: bool, compact: bool, safe_last: bool },
+    Items { next: usize, left: usize, first: bool, compact: bool, safe_last: bool, level: u32 },
     /// The remaining members of a plain object.
-    Members { next: usize, end: usize, first: bool },
-    /// The remaining rows of table `table`.
-    Rows { table: u32, next: usize, left: usize, first: bool, keyed: bool },
+    Members { next: usize, end: usize, first: bool, level: u32 },
+    /// The remaining rows of table `table`, which is the `level`-th table
+    /// from the outside.
+    Rows { table: u32, next: usize, left: usize, first: bool, keyed: bool, level: u32 },
 }
 
 struct Writer<'p, 'd, 'a> {
@@ -717,12 +722,12 @@ struct Writer<'p, 'd, 'a> {
 
 impl Writer<'_, '_, '_> {
     fn run(&mut self) {
-        self.tasks.push(Task::Value { i: 0, member: false, safe: false });
+        self.tasks.push(Task::Value { i: 0, member: false, safe: false, level: 0 });
         while let Some(task) = self.tasks.pop() {
             match task {
-                Task::Value { i, member, safe } => self.value(i, member, safe),
+                Task::Value { i, member, safe, level } => self.value(i, member, safe, level),
                 Task::Text(text) => self.out.push_str(text),
-                Task::Items { next, left, first, compact, safe_last } => {
+                Task::Items { next, left, first, compact, safe_last, level } => {
                     if left == 0 {
                         continue;
                     }
@@ -730,10 +735,17 @@ impl Writer<'_, '_, '_> {
                         self.out.push_str(if compact { "," } else { self.style.item });
                     }
                     let after = self.plan.skip(next);
-                    self.tasks.push(Task::Items { next: after, left: left - 1, first: false, compact, safe_last });
-                    self.tasks.push(Task::Value { i: next, member: false, safe: safe_last && left == 1 });
+                    self.tasks.push(Task::Items {
+                        next: after,
+                        left: left - 1,
+                        first: false,
+                        compact,
+                        safe_last,
+                        level,
+                    });
+                    self.tasks.push(Task::Value { i: next, member: false, safe: safe_last && left == 1, level });
                 }
-                Task::Members { next, end, first } => {
+                Task::Members { next, end, first, level } => {
                     if next >= end {
                         continue;
                     }
@@ -742,15 +754,17 @@ impl Writer<'_, '_, '_> {
                     }
                     push_key(&mut self.out, body(self.plan.nodes.get(next)));
                     let after = self.plan.skip(next + 1);
-                    self.tasks.push(Task::Members { next: after, end, first: false });
-                    self.tasks.push(Task::Value { i: next + 1, member: true, safe: false });
+                    self.tasks.push(Task::Members { next: after, end, first: false, level });
+                    self.tasks.push(Task::Value { i: next + 1, member: true, safe: false, level });
                 }
-                Task::Rows { table, next, left, first, keyed } => self.row(table, next, left, first, keyed),
+                Task::Rows { table, next, left, first, keyed, level } => {
+                    self.row(table, next, left, first, keyed, level)
+                }
             }
         }
     }
 
-    fn value(&mut self, i: usize, member: bool, safe: bool) {
+    fn value(&mut self, i: usize, member: bool, safe: bool, level: u32) {
         let node = self.plan.nodes.get(i);
         let (len, end) = match node {
             Some(&Node::Array { len, end } | &Node::Object { len, end }) => (len, end),
@@ -779,11 +793,12 @@ impl Writer<'_, '_, '_> {
                         first: true,
                         compact: false,
                         safe_last: false,
+                        level,
                     });
                 } else {
                     self.out.push('{');
                     self.tasks.push(Task::Text("}"));
-                    self.tasks.push(Task::Members { next: i + 1, end, first: true });
+                    self.tasks.push(Task::Members { next: i + 1, end, first: true, level });
                 }
             }
             Form::Compact => {
@@ -791,25 +806,49 @@ impl Writer<'_, '_, '_> {
                 push_count(&mut self.out, len);
                 self.out.push(']');
                 self.out.push_str(self.style.colon);
-                self.tasks.push(Task::Items { next: i + 1, left: len, first: true, compact: true, safe_last: safe });
+                self.tasks.push(Task::Items {
+                    next: i + 1,
+                    left: len,
+                    first: true,
+                    compact: true,
+                    safe_last: safe,
+                    level,
+                });
             }
             Form::Table(t) => {
                 self.out.push(if is_array { '[' } else { '{' });
                 push_count(&mut self.out, len);
                 self.out.push(if is_array { ']' } else { '}' });
                 push_columns(&mut self.out, self.plan.nodes, &self.plan.tables[t as usize]);
-                self.out.push_str(self.style.colon);
-                self.tasks.push(Task::Rows { table: t, next: i + 1, left: len, first: true, keyed: !is_array });
+                if self.style.lines {
+                    self.out.push(':');
+                    self.line_break(level + 1);
+                } else {
+                    self.out.push_str(self.style.colon);
+                }
+                let keyed = !is_array;
+                self.tasks.push(Task::Rows { table: t, next: i + 1, left: len, first: true, keyed, level: level + 1 });
             }
         }
     }
 
-    fn row(&mut self, table: u32, next: usize, left: usize, first: bool, keyed: bool) {
+    /// A line break and the indentation of a row of the `level`-th table.
+    fn line_break(&mut self, level: u32) {
+        self.out.push('\n');
+        for _ in 0..level {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn row(&mut self, table: u32, next: usize, left: usize, first: bool, keyed: bool, level: u32) {
         if left == 0 {
             return;
         }
         if !first {
             self.out.push_str(self.style.row);
+            if self.style.lines {
+                self.line_break(level);
+            }
         }
         let row = if keyed {
             push_key(&mut self.out, body(self.plan.nodes.get(next)));
@@ -818,7 +857,8 @@ impl Writer<'_, '_, '_> {
         } else {
             next
         };
-        self.tasks.push(Task::Rows { table, next: self.plan.skip(row), left: left - 1, first: false, keyed });
+        let next = self.plan.skip(row);
+        self.tasks.push(Task::Rows { table, next, left: left - 1, first: false, keyed, level });
         let mut cells = std::mem::take(&mut self.cells);
         cells.clear();
         row_cells(self.plan.nodes, Some(row), &self.plan.tables[table as usize], &mut cells);
@@ -827,7 +867,7 @@ impl Writer<'_, '_, '_> {
             match *cell {
                 Cell::Value(v) => {
                     let safe = !TRAILING_TABLE_CELLS && left > 1 && m + 1 == count;
-                    self.tasks.push(Task::Value { i: v, member: false, safe });
+                    self.tasks.push(Task::Value { i: v, member: false, safe, level });
                 }
                 Cell::Absent => self.tasks.push(Task::Text("~")),
             }
@@ -933,6 +973,22 @@ mod tests {
         assert_eq!(encode_v(json, Version::V1), "[2]{a,b}:[2]{c}:1/2,1/[2]{c}:3/4,2");
         // One row: never a table.
         assert_eq!(encode_v(r#"[{"a":1,"b":2}]"#, Version::V1), "[{a:1,b:2}]");
+    }
+
+    #[test]
+    fn readable_tables_one_row_per_line() {
+        let json = r#"{"t":[{"b":[{"c":1},{"c":2}],"a":1},{"b":[],"a":2}],"n":1}"#;
+        let doc = Document::parse_json(json, &Limits::default()).unwrap();
+        let readable = doc.encode(Profile::Readable);
+        assert_eq!(readable, "{t[2]{b,a}:\n  [2]{c}:\n    1 /\n    2,1 /\n  [],2, n: 1}");
+        // Whitespace only: the same text as compact once the optional spaces and line breaks go.
+        let squeezed: String = readable.split(['\n', ' ']).collect();
+        assert_eq!(squeezed, doc.encode(Profile::Compact));
+        // Every line break follows a header's `:` or a row's `/`.
+        for (n, line) in readable.lines().enumerate().take(readable.lines().count() - 1) {
+            assert!(line.ends_with(':') || line.ends_with(" /"), "line {n}: {line:?}");
+        }
+        assert_eq!(crate::decode(&readable).unwrap(), doc.to_json());
     }
 
     #[test]
