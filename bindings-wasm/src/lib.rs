@@ -591,7 +591,7 @@ pub fn stringify(
     };
     w.walk(&root)?;
     let doc: Document<'_> = w.doc.finish().map_err(|e| js_error(&e, None))?;
-    Ok(Some(doc.encode(opts.profile)))
+    Ok(Some(doc.encode_with(&opts)))
 }
 
 /// `undefined`, functions and symbols: what `JSON.stringify` leaves out.
