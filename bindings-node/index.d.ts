@@ -2,20 +2,28 @@
 
 // The error codes, profiles, tokenizer names and StcError are shared with
 // stc-wasm (js-shared/stc_rules.mjs; shared/ is written by `npm run build`).
-import type { ErrorCode, Profile, TokenizerName } from './shared/stc_rules.mjs';
+import type { ErrorCode, Profile, TokenizerName, TokenCounter } from './shared/stc_rules.mjs';
 import { StcError } from './shared/stc_rules.mjs';
-export type { ErrorCode, Profile, TokenizerName };
+export type { ErrorCode, Profile, TokenizerName, TokenCounter };
 export { StcError };
 
 /** Input text: a string, or UTF-8 bytes in a `Buffer` / `Uint8Array`. */
 export type Text = string | Uint8Array;
 
 export interface Limits {
-  /** Deepest nesting accepted (default 128, values above 1024 are clamped). Deeper input throws `depth_limit`. */
+  /** Deepest nesting accepted (default 128). Deeper input throws `depth_limit`. */
   maxDepth?: number;
 }
 
-export interface ParseOptions extends Limits {
+/** An STC version: 1 (the default) or 2 (column groups, absent cells, keyed tables). */
+export type StcVersion = 1 | 2;
+
+export interface Versioned {
+  /** The STC version to read or write (default 1; a version 2 reader reads version 1 too). */
+  version?: StcVersion;
+}
+
+export interface ParseOptions extends Limits, Versioned {
   /**
    * Default `false`: every number is a JavaScript number, rounded like `JSON.parse`
    * (so integers beyond 2^53 lose precision). `true`: integer literals (no fraction,
@@ -24,7 +32,7 @@ export interface ParseOptions extends Limits {
   bigint?: boolean;
 }
 
-export interface EncodeOptions extends Limits {
+export interface EncodeOptions extends Limits, Versioned {
   /** Default `'compact'`. */
   profile?: Profile;
 }
@@ -37,13 +45,16 @@ export interface StringifyOptions extends EncodeOptions {
   bigint?: boolean;
 }
 
-export interface DecodeOptions extends Limits {}
+export interface DecodeOptions extends Limits, Versioned {}
 
 export interface GateOptions extends EncodeOptions {
   /** Fraction of minified JSON's tokens STC must save to be chosen (default 0.05, clamped to 0..1). */
   minSaving?: number;
-  /** Default `'estimate'`. */
-  tokenizer?: TokenizerName;
+  /**
+   * How tokens are counted: `'estimate'` (default, built in), or a counting function for exact
+   * counts, e.g. `import { countTokens } from 'gpt-tokenizer'` (o200k_base), then `{ tokenizer: countTokens }`.
+   */
+  tokenizer?: TokenizerName | TokenCounter;
 }
 
 export interface Gated {
@@ -79,8 +90,8 @@ export declare const decodeStc: typeof decode;
 /** The do-no-harm gate: STC only when it saves at least `minSaving` of the tokens. */
 export declare function encodeGated(jsonText: Text, options?: GateOptions): Gated;
 
-/** Number of tokens of `text` under `tokenizer` (default `'o200k_base'`). */
-export declare function countTokens(text: string, tokenizer?: TokenizerName): number;
+/** Number of tokens of `text` under `tokenizer` (default `'estimate'`; a counting function is called as it is). */
+export declare function countTokens(text: string, tokenizer?: TokenizerName | TokenCounter): number;
 
 /** Every `ErrorCode`. */
 export declare const ERROR_CODES: readonly ErrorCode[];

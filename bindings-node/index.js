@@ -15,23 +15,57 @@ try {
 const {
   ERROR_CODES, StcError, makeApi, toStcError: convert, withContext, checkText, optionsOf: opts, maxDepthOf, tokenizerOf,
 } = require('./shared/stc_rules.mjs');
+/** The tokenizers compiled into the addon (the core's list). */
+const TOKENIZER_NAMES = Object.freeze(native.tokenizerNames());
+
+/** The STC versions the addon reads and writes (the core's `Version::NAMES`). */
+const VERSION_NAMES = Object.freeze(native.versionNames());
+/**
+ * Up to this `maxDepth`, stringify lets V8's JSON.stringify walk the value
+ * (fast; its recursion fits any stack Node runs JavaScript on at this depth).
+ * Beyond it, the addon's walker, which keeps its own stack.
+ */
+const JSON_STRINGIFY_DEPTH = 1000;
+const isStackOverflow = (e) => e instanceof RangeError && e.message === 'Maximum call stack size exceeded';
 
 // The checks and errors are js-shared's (the same as stc-wasm's); this table
 // only converts to the addon's positional arguments and picks the fastest
-// measured path: without BigInt, V8's JSON.parse / JSON.stringify around
-// stc-core's decode / encode (so toJSON, cycles and the rest are V8's own).
-const api = makeApi({
-  parse: (text, o) => (o.bigint ? native.parseValues(text, o.maxDepth, true) : JSON.parse(native.decode(text, o.maxDepth))),
-  stringify(value, o) {
-    if (o.bigint) return native.stringifyValues(value, o.profile, o.maxDepth, true);
-    const json = JSON.stringify(value);
-    return json === undefined ? undefined : native.encode(json, o.profile, o.maxDepth);
+// measured path (bench/CANDIDATES.md): without BigInt, V8's JSON.parse /
+// JSON.stringify around stc-core's decode / encode (so toJSON, cycles and the
+// rest are V8's own); with BigInt, the addon's value builder and walker.
+const api = makeApi(
+  {
+    parse: (text, o) =>
+      o.bigint
+        ? native.parseValues(text, o.maxDepth, true, o.version)
+        : JSON.parse(native.decode(text, o.maxDepth, o.version)),
+    stringify(value, o) {
+      const walk = () => native.stringifyValues(value, o.profile, o.maxDepth, o.bigint, o.version);
+      if (o.bigint || (o.maxDepth ?? 0) > JSON_STRINGIFY_DEPTH) return walk();
+      let json;
+      try {
+        json = JSON.stringify(value);
+      } catch (e) {
+        // Deeper than this thread's stack lets JSON.stringify go: the walker
+        // (which stops at maxDepth with depth_limit, or writes it all).
+        if (isStackOverflow(e)) return walk();
+        throw e;
+      }
+      return json === undefined ? undefined : native.encode(json, o.profile, o.maxDepth, o.version);
+    },
+    encode: (text, o) => native.encode(text, o.profile, o.maxDepth, o.version),
+    decode: (text, o) => native.decode(text, o.maxDepth, o.version),
+    encodeGated(text, o) {
+      const counter = typeof o.tokenizer === 'function' ? o.tokenizer : undefined;
+      const args = { profile: o.profile, minSaving: o.minSaving, maxDepth: o.maxDepth, version: o.version };
+      args.tokenizer = counter === undefined ? o.tokenizer : undefined;
+      return native.encodeGated(text, args, counter);
+    },
+    countTokens: (text, tokenizer) => native.countTokens(text, tokenizer),
   },
-  encode: (text, o) => native.encode(text, o.profile, o.maxDepth),
-  decode: (text, o) => native.decode(text, o.maxDepth),
-  encodeGated: (text, o) => native.encodeGated(text, o.profile, o.minSaving, o.tokenizer, o.maxDepth),
-  countTokens: (text, tokenizer) => native.countTokens(text, tokenizer),
-});
+  // Built without stc-core's `bpe` tables: the estimate, or the caller's counting function.
+  { tokenizers: TOKENIZER_NAMES, defaultTokenizer: 'estimate', versions: VERSION_NAMES },
+);
 const { parse, stringify, encode, decode, encodeGated, countTokens } = api;
 
 // ---------------------------------------------------------------------------
@@ -189,7 +223,7 @@ function truncate(jsonText, options) {
   try {
     out = native.truncate(
       jsonText, handle, countOf(o, 'budget'), countOf(o, 'truncateArraysAt'), o.lossy === true, o.retrieveTool,
-      tokenizerOf(o.tokenizer), maxDepthOf(o),
+      tokenizerOf(o.tokenizer, TOKENIZER_NAMES), maxDepthOf(o),
     );
   } catch (e) {
     throw convertStash(e);
@@ -224,7 +258,9 @@ function decompress(bytes, coding) {
 }
 
 /** fetch that asks for STC and returns a Response whose .json() and .text() give JSON. */
-const stcFetch = createStcFetch({ decode, isStcError: (e) => e instanceof StcError, withContext, decompress });
+const stcFetch = createStcFetch({
+  decode, isStcError: (e) => e instanceof StcError, withContext, decompress, versions: VERSION_NAMES,
+});
 
 module.exports = {
   parse,

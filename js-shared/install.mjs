@@ -24,8 +24,15 @@ export type ErrorCode =${union(ERROR_CODES)};
 /** Output whitespace style: \`compact\` (default, \`{a:1,b[2]:1,2}\`) or \`readable\` (\`{a: 1, b[2]: 1,2}\`). */
 export type Profile =${union(PROFILES)};
 
-/** How the gate counts tokens: a fast estimate, or OpenAI's exact BPE tokenizers. */
+/** The tokenizers built in: a fast, table-free estimate of o200k_base. */
 export type TokenizerName =${union(TOKENIZERS)};
+
+/**
+ * A token-counting function, for exact counts without tables in the package:
+ * \`import { countTokens } from 'gpt-tokenizer'\` (o200k_base), then \`{ tokenizer: countTokens }\`.
+ * It must return a non-negative integer.
+ */
+export type TokenCounter = (text: string) => number;
 
 /** Every \`ErrorCode\`. */
 export declare const ERROR_CODES: readonly ErrorCode[];

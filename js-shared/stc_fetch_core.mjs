@@ -6,6 +6,10 @@
 
 /** What stcFetch sends in `Accept` unless the caller chose one. */
 export const DEFAULT_ACCEPT = 'application/stc+json, application/json;q=0.9';
+/** The default `Accept` asking for STC version `n` (version 1 needs no parameter). */
+export function acceptFor(version) {
+  return version === undefined || version === 1 ? DEFAULT_ACCEPT : `application/stc+json; version=${version}, application/json;q=0.9`;
+}
 const MEDIA_TYPE = 'application/stc+json';
 // Headers of the STC body that are wrong for the decoded JSON body.
 const DROPPED = ['content-encoding', 'content-length', 'transfer-encoding', 'content-type', 'content-md5', 'digest'];
@@ -13,6 +17,19 @@ const DROPPED = ['content-encoding', 'content-length', 'transfer-encoding', 'con
 function codings(contentEncoding) {
   if (!contentEncoding) return [];
   return contentEncoding.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '' && s !== 'identity');
+}
+
+/** The `version` parameter of a media type (`application/stc+json; version=2`, also quoted), or null. */
+export function versionParameter(contentType) {
+  if (!contentType) return null;
+  for (const part of contentType.split(';').slice(1)) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim().toLowerCase() !== 'version') continue;
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    return value;
+  }
+  return null;
 }
 
 /** Whether a response with these header values carries an STC body. */
@@ -52,13 +69,25 @@ async function undoCodings(bytes, list, url, decompress) {
   return bytes;
 }
 
-function checkOptions(o) {
+function checkOptions(o, versions) {
   if (o === undefined || o === null) return {};
   if (typeof o !== 'object') throw new TypeError('init.stc must be an object');
   if (o.accept !== undefined && o.accept !== null && typeof o.accept !== 'string') {
     throw new TypeError('init.stc.accept must be a string or null');
   }
+  if (o.version !== undefined && !(typeof o.version === 'number' && versions.includes(String(o.version)))) {
+    const message = `init.stc.version must be ${versions.join(' or ')}, got ${typeof o.version === 'string' ? JSON.stringify(o.version) : String(o.version)}`;
+    throw typeof o.version === 'number' ? new RangeError(message) : new TypeError(message);
+  }
   return o;
+}
+
+function versionError(url, message, version) {
+  const e = new Error(`stcFetch: the response from ${url} ${message}`);
+  e.name = 'StcVersionError';
+  e.version = version;
+  e.url = url;
+  return e;
 }
 
 /**
@@ -67,13 +96,19 @@ function checkOptions(o) {
  * - `isStcError(e)` and `withContext(e, prefix)`: from stc_rules.mjs;
  * - `decompress(bytes, coding)`: undoes one coding, `null` when unknown
  *   (default: `streamDecompress`);
- * - `ready()`: awaited before the first decode (the web build's `init`).
+ * - `ready()`: awaited before the first decode (the web build's `init`);
+ * - `versions`: the STC versions the package reads (the core's `Version::NAMES`).
+ * `init.stc.version` asks for a version (`Accept: application/stc+json; version=2`);
+ * whatever was asked, the body is decoded in the version the response states
+ * (`Content-Type`'s `version` parameter, else `X-STC-Version`, else 1); a
+ * version the package does not read, or two that differ, reject with
+ * `StcVersionError`.
  */
-export function createStcFetch({ decode, isStcError, withContext, decompress = streamDecompress, ready }) {
+export function createStcFetch({ decode, isStcError, withContext, decompress = streamDecompress, ready, versions = ['1'] }) {
   return async function stcFetch(input, init) {
     const { stc: stcOptions, ...rest } = init ?? {};
-    const o = checkOptions(stcOptions);
-    const accept = o.accept === undefined ? DEFAULT_ACCEPT : o.accept;
+    const o = checkOptions(stcOptions, versions);
+    const accept = o.accept === undefined ? acceptFor(o.version) : o.accept;
     const isRequest = typeof Request !== 'undefined' && input instanceof Request;
     const headers = new Headers(rest.headers !== undefined ? rest.headers : isRequest ? input.headers : undefined);
     const asked = headers.get('accept');
@@ -88,21 +123,26 @@ export function createStcFetch({ decode, isStcError, withContext, decompress = s
     const contentEncoding = response.headers.get('content-encoding');
     if (!isStc(response.headers.get('content-type'), contentEncoding)) return response;
     const url = response.url;
-    const version = response.headers.get('x-stc-version');
-    if (version !== null && version.trim() !== '1') {
+    const contentType = response.headers.get('content-type');
+    const inType = isStc(contentType, null) ? versionParameter(contentType) : null;
+    const inHeader = response.headers.get('x-stc-version');
+    const stated = (inType ?? inHeader ?? '1').trim();
+    let refusal = null;
+    if (inType !== null && inHeader !== null && inType.trim() !== inHeader.trim()) {
+      refusal = versionError(url, `states STC version ${JSON.stringify(inType.trim())} in Content-Type and ${JSON.stringify(inHeader.trim())} in X-STC-Version`, stated);
+    } else if (!versions.includes(stated)) {
+      refusal = versionError(url, `is STC version ${JSON.stringify(stated)}; this package reads version ${versions.join(' or ')}`, stated);
+    }
+    if (refusal !== null) {
       await response.body.cancel().catch(() => {});
-      const e = new Error(`stcFetch: the response from ${url} is STC version ${JSON.stringify(version.trim())}; this package reads version 1`);
-      e.name = 'StcVersionError';
-      e.version = version.trim();
-      e.url = url;
-      throw e;
+      throw refusal;
     }
     let bytes = new Uint8Array(await response.arrayBuffer());
     const list = codings(contentEncoding);
     if (list.includes('stc')) bytes = await undoCodings(bytes, list, url, decompress);
     let json;
     try {
-      json = decode(bytes, o.maxDepth === undefined ? undefined : { maxDepth: o.maxDepth });
+      json = decode(bytes, { maxDepth: o.maxDepth, version: Number(stated) });
     } catch (e) {
       if (!isStcError(e)) throw e;
       throw withContext(e, `invalid STC body from ${url}: `);

@@ -9,21 +9,28 @@
 export const ERROR_CODES = Object.freeze([
   'unexpected_end', 'unexpected_char', 'invalid_number', 'invalid_escape', 'control_character',
   'invalid_utf8', 'trailing_characters', 'depth_limit', 'invalid_count', 'count_too_large',
-  'count_mismatch', 'invalid_document', 'aborted', 'serde_data',
+  'count_mismatch', 'invalid_document', 'aborted', 'serde_data', 'newer_version',
 ]);
 const CODES = new Set(ERROR_CODES);
 
 /** The output profiles (`profile` option). */
 export const PROFILES = Object.freeze(['compact', 'readable']);
-/** The tokenizers (`tokenizer` option, `countTokens`). */
-export const TOKENIZERS = Object.freeze(['estimate', 'o200k_base', 'cl100k_base']);
+/**
+ * The tokenizers built into the packages (`tokenizer` option, `countTokens`): the table-free
+ * estimate. Exact counts come from a counting function the caller passes instead of a name
+ * (`{ tokenizer: countTokens }` with gpt-tokenizer's `countTokens`), so that no package carries
+ * megabytes of BPE tables.
+ */
+export const TOKENIZERS = Object.freeze(['estimate']);
+/** Exact tokenizers the CLI has and the packages leave to a counting function. */
+const EXACT_TOKENIZERS = Object.freeze(['o200k_base', 'cl100k_base']);
 /** The option names each function reads. */
 export const OPTION_NAMES = Object.freeze({
-  parse: Object.freeze(['maxDepth', 'bigint']),
-  stringify: Object.freeze(['profile', 'maxDepth', 'bigint']),
-  encode: Object.freeze(['profile', 'maxDepth']),
-  decode: Object.freeze(['maxDepth']),
-  encodeGated: Object.freeze(['profile', 'maxDepth', 'minSaving', 'tokenizer']),
+  parse: Object.freeze(['maxDepth', 'bigint', 'version']),
+  stringify: Object.freeze(['profile', 'maxDepth', 'bigint', 'version']),
+  encode: Object.freeze(['profile', 'maxDepth', 'version']),
+  decode: Object.freeze(['maxDepth', 'version']),
+  encodeGated: Object.freeze(['profile', 'maxDepth', 'minSaving', 'tokenizer', 'version']),
 });
 
 /**
@@ -92,6 +99,19 @@ export function profileOf(o) {
   return p;
 }
 
+/**
+ * `version`: undefined or the number of an STC version in `names` (the native
+ * layer's list, stc-core's `Version::NAMES`); returns that number. A number
+ * that names no version is a RangeError, any other type a TypeError.
+ */
+export function versionOf(o, names) {
+  const v = o.version;
+  if (v === undefined) return undefined;
+  if (typeof v === 'number' && names.includes(String(v))) return v;
+  const message = `version must be ${oneOf(names).replace(/'/g, '')}, got ${show(v)}`;
+  throw typeof v === 'number' ? new RangeError(message) : new TypeError(message);
+}
+
 /** `maxDepth`: undefined or an integer from 0 to 2^32 - 1. */
 export function maxDepthOf(o) {
   const d = o.maxDepth;
@@ -106,10 +126,27 @@ export function maxDepthOf(o) {
 export function tokenizerOf(t, available = TOKENIZERS) {
   if (t === undefined) return undefined;
   if (available.includes(t)) return t;
-  if (TOKENIZERS.includes(t)) {
-    throw new RangeError(`tokenizer ${show(t)} is not in this package (its BPE tables are megabytes); use ${oneOf(available)}`);
+  if (TOKENIZERS.includes(t) || EXACT_TOKENIZERS.includes(t)) {
+    throw new RangeError(
+      `tokenizer ${show(t)} is not in this package (its BPE tables are megabytes); use ${oneOf(available)}, ` +
+        "or pass a counting function, e.g. { tokenizer: countTokens } with gpt-tokenizer's countTokens",
+    );
   }
-  throw badName(t, `tokenizer must be ${oneOf(available)}, got ${show(t)}`);
+  throw badName(t, `tokenizer must be ${oneOf(available)} or a function, got ${show(t)}`);
+}
+
+/**
+ * A counting function (`tokenizer: (text) => number`) wrapped so that every count it returns is
+ * checked: a non-negative safe integer, else a TypeError. Exceptions it throws pass through as they are.
+ */
+export function counterOf(f) {
+  return (text) => {
+    const n = f(text);
+    if (!Number.isSafeInteger(n) || n < 0) {
+      throw new TypeError(`the tokenizer function must return a non-negative integer, got ${show(n)}`);
+    }
+    return n;
+  };
 }
 
 /** `minSaving`: undefined or a number, clamped to 0..1 (as stc-core does). */
@@ -145,40 +182,49 @@ function guarded(f) {
  * The JSON-like API of a package over its native layer. Every argument is
  * checked here (one set of names, values and messages); `native` gets checked
  * values only, with absent options left `undefined`:
- * - `parse(text, { maxDepth, bigint })`, `stringify(value, { profile, maxDepth, bigint })`,
- * - `encode(text, { profile, maxDepth })`, `decode(text, { maxDepth })`,
- * - `encodeGated(text, { profile, maxDepth, minSaving, tokenizer })`, `countTokens(text, tokenizer)`.
+ * - `parse(text, { maxDepth, bigint, version })`, `stringify(value, { profile, maxDepth, bigint, version })`,
+ * - `encode(text, { profile, maxDepth, version })`, `decode(text, { maxDepth, version })`,
+ * - `encodeGated(text, { profile, maxDepth, minSaving, tokenizer })` (`tokenizer`: a name or a checked function), `countTokens(text, tokenizer)`.
+ * A `tokenizer` that is a function (a token counter) reaches `encodeGated`
+ * wrapped by `counterOf`, which checks what it returns; `countTokens` calls it here.
  * Codec errors of the native layer come out as `StcError`; any other
  * exception (a `toJSON` that throws, a cycle's `TypeError`) as thrown.
- * `tokenizers` lists the tokenizers the package has (default: all),
+ * `version` is a number (1 or 2) or undefined (version 1), checked against
+ * `versions`: the list of version names (`Version::NAMES`; default: the native
+ * layer's `versionNames()` when it has one, else version 1 only).
+ * `tokenizers` lists the tokenizers the package has (default: TOKENIZERS),
  * `defaultTokenizer` is `countTokens`' default.
  */
-export function makeApi(native, { tokenizers = TOKENIZERS, defaultTokenizer = 'o200k_base' } = {}) {
+export function makeApi(native, {
+  tokenizers = TOKENIZERS,
+  defaultTokenizer = 'estimate',
+  versions = typeof native.versionNames === 'function' ? native.versionNames() : ['1'],
+} = {}) {
   const decode = (stcText, options) => {
     checkText(stcText, 'stcText');
     const o = optionsOf(options);
-    const maxDepth = maxDepthOf(o);
-    return guarded(() => native.decode(stcText, { maxDepth }));
+    const checked = { maxDepth: maxDepthOf(o), version: versionOf(o, versions) };
+    return guarded(() => native.decode(stcText, checked));
   };
   return {
     /** STC or JSON text to JavaScript values, like JSON.parse (`bigint: true`: integers beyond ±(2^53 - 1) as BigInt). */
     parse(text, options) {
       checkText(text, 'text');
       const o = optionsOf(options);
-      const checked = { maxDepth: maxDepthOf(o), bigint: bigintOf(o) };
+      const checked = { maxDepth: maxDepthOf(o), bigint: bigintOf(o), version: versionOf(o, versions) };
       return guarded(() => native.parse(text, checked));
     },
     /** JavaScript value to STC text, like JSON.stringify (`bigint: true`: BigInt written as exact integers). */
     stringify(value, options) {
       const o = optionsOf(options);
-      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o), bigint: bigintOf(o) };
+      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o), bigint: bigintOf(o), version: versionOf(o, versions) };
       return guarded(() => native.stringify(value, checked));
     },
     /** JSON text to STC text. */
     encode(jsonText, options) {
       checkText(jsonText, 'jsonText');
       const o = optionsOf(options);
-      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o) };
+      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o), version: versionOf(o, versions) };
       return guarded(() => native.encode(jsonText, checked));
     },
     /** STC (or JSON) text to minified JSON text, losslessly. */
@@ -190,13 +236,15 @@ export function makeApi(native, { tokenizers = TOKENIZERS, defaultTokenizer = 'o
       checkText(jsonText, 'jsonText');
       const o = optionsOf(options);
       const checked = {
-        profile: profileOf(o), maxDepth: maxDepthOf(o), minSaving: minSavingOf(o), tokenizer: tokenizerOf(o.tokenizer, tokenizers),
+        profile: profileOf(o), maxDepth: maxDepthOf(o), minSaving: minSavingOf(o), version: versionOf(o, versions),
+        tokenizer: typeof o.tokenizer === 'function' ? counterOf(o.tokenizer) : tokenizerOf(o.tokenizer, tokenizers),
       };
       return guarded(() => native.encodeGated(jsonText, checked));
     },
-    /** Number of tokens of `text` under `tokenizer`. */
+    /** Number of tokens of `text` under `tokenizer` (a name, or a counting function). */
     countTokens(text, tokenizer = defaultTokenizer) {
       checkCountText(text);
+      if (typeof tokenizer === 'function') return counterOf(tokenizer)(text);
       const name = tokenizerOf(tokenizer, tokenizers);
       return guarded(() => native.countTokens(text, name));
     },

@@ -1,6 +1,6 @@
 // Speed benchmark of stc-node against JSON and @toon-format/toon (not a test).
 //
-//   node bench/bench.mjs [--corpus DIR] [--json OUT.json] [--quick] [--only NAME,...]
+//   node bench/bench.mjs [--corpus DIR] [--json OUT.json] [--quick] [--only NAME,...] [--candidates] [--clock cpu|wall]
 //
 // For each document of the corpus (default: <repo>/../shared/corpus; an
 // .ndjson file counts as one JSON array of its lines) it times:
@@ -8,8 +8,12 @@
 //   stringify:  stc.stringify(v) vs JSON.stringify(v)           vs  toon.encode(v)
 // plus the alternatives measured to choose stc's default paths:
 //   parse via napi values (what `bigint: true` uses), decode() alone,
-//   stringify via the napi walker (what `bigint: true` uses), encode() alone.
-// Each figure is the median of several timed batches after a warm-up.
+//   stringify via the napi walker (what `bigint: true` uses), encode() alone,
+// and with --candidates the other candidates of bench/CANDIDATES.md.
+// Each figure is the median of several timed batches after a warm-up; the
+// operations of a document take turns batch by batch, so that a change in the
+// machine's load touches them alike. Ratios are geometric means over the
+// corpus (issue 12's measure), the sums' ratios kept beside them.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,6 +36,16 @@ const corpus = path.resolve(flag('--corpus') ?? path.join(here, '..', '..', '..'
 const jsonOut = flag('--json');
 const quick = args.includes('--quick');
 const only = flag('--only')?.split(',');
+const candidates = args.includes('--candidates');
+// The clock: this process's CPU time (default; the machine is shared, and time
+// spent waiting for a core would land on whichever operation was running) or
+// wall time.
+const clock = flag('--clock') ?? 'cpu';
+if (clock !== 'cpu' && clock !== 'wall') throw new Error(`--clock must be cpu or wall, got ${clock}`);
+const now = clock === 'wall' ? () => performance.now() : () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 const budgetMs = quick ? 60 : 300;
 
 function load(file) {
@@ -42,23 +56,33 @@ function load(file) {
   return JSON.parse(raw);
 }
 
-/** Median milliseconds per call of `fn`. */
-function time(fn) {
-  fn();
-  fn();
-  const t0 = performance.now();
-  fn();
-  const once = Math.max(performance.now() - t0, 0.001);
-  const perBatch = Math.max(1, Math.round(budgetMs / 7 / once));
-  const samples = [];
+/** Median milliseconds per call of each function of `fns` (null stays null), batches taking turns. */
+function timeAll(fns) {
+  const live = Object.entries(fns).filter(([, fn]) => fn !== null);
+  const perBatch = {};
+  for (const [key, fn] of live) {
+    fn();
+    fn();
+    const t0 = performance.now();
+    fn();
+    const once = Math.max(performance.now() - t0, 0.001);
+    perBatch[key] = Math.max(1, Math.round(budgetMs / 7 / once));
+  }
+  const samples = Object.fromEntries(live.map(([key]) => [key, []]));
   const batches = quick ? 3 : 7;
   for (let b = 0; b < batches; b++) {
-    const start = performance.now();
-    for (let i = 0; i < perBatch; i++) fn();
-    samples.push((performance.now() - start) / perBatch);
+    for (const [key, fn] of live) {
+      const start = now();
+      for (let i = 0; i < perBatch[key]; i++) fn();
+      samples[key].push((now() - start) / perBatch[key]);
+    }
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
+  const out = Object.fromEntries(Object.keys(fns).map((key) => [key, null]));
+  for (const [key, xs] of Object.entries(samples)) {
+    xs.sort((a, c) => a - c);
+    out[key] = xs[Math.floor(xs.length / 2)];
+  }
+  return out;
 }
 
 const files = fs
@@ -79,6 +103,14 @@ const ops = [
   ['stc_encode', 'stc.encode(json) only'],
   ['toon_encode', 'toon.encode(v)'],
 ];
+// Candidates (bench/CANDIDATES.md), timed with --candidates.
+const candidateOps = [
+  ['cand_parse_decode_utf16', 'JSON.parse(decode(stc)): the JSON text as Latin-1 or two-byte'],
+  ['cand_parse_decode_latin1', 'JSON.parse(decodeLatin1(stc)): one-byte JSON text, \\u escapes beyond U+00FF'],
+  ['cand_parse_bytes_in', 'JSON.parse(decodeLatin1(Buffer.from(stc))): the STC text in as UTF-8 bytes'],
+  ['cand_stringify_bytes_in', 'encode(Buffer.from(JSON.stringify(v))): the JSON text in as UTF-8 bytes'],
+];
+if (candidates) ops.push(...candidateOps);
 
 const results = [];
 for (const file of files) {
@@ -114,18 +146,25 @@ for (const file of files) {
     stc_encode: () => stc.encode(json),
     toon_encode: () => toon.encode(value),
   };
+  if (candidates) {
+    Object.assign(fns, {
+      cand_parse_decode_utf16: () => JSON.parse(native.decode(stcText)),
+      cand_parse_decode_latin1: () => JSON.parse(native.decodeLatin1(stcText)),
+      cand_parse_bytes_in: () => JSON.parse(native.decodeLatin1(Buffer.from(stcText))),
+      cand_stringify_bytes_in: () => native.encode(Buffer.from(JSON.stringify(value))),
+    });
+    if (JSON.stringify(JSON.parse(native.decodeLatin1(stcText))) !== JSON.stringify(expected)) {
+      throw new Error(`${file}: decodeLatin1 differs`);
+    }
+  }
   const row = {
     file,
     json_bytes: Buffer.byteLength(json),
     stc_bytes: Buffer.byteLength(stcText),
     toon_bytes: toonText === null ? null : Buffer.byteLength(toonText),
     toon_error: toonError,
-    ms: {},
+    ms: timeAll(fns),
   };
-  for (const [key] of ops) {
-    const fn = fns[key];
-    row.ms[key] = fn ? time(fn) : null;
-  }
   results.push(row);
   const r = row.ms;
   console.error(
@@ -135,10 +174,25 @@ for (const file of files) {
 }
 
 const sum = (key) => results.reduce((s, r) => s + (r.ms[key] ?? 0), 0);
+/** Geometric mean over the documents of `a`'s time / `b`'s time. */
+const geomean = (a, b) => {
+  const rows = results.filter((r) => r.ms[a] !== null && r.ms[b] !== null);
+  return Math.exp(rows.reduce((s, r) => s + Math.log(r.ms[a] / r.ms[b]), 0) / rows.length);
+};
 const totals = Object.fromEntries(ops.map(([key]) => [key, sum(key)]));
 const toonFiles = results.filter((r) => r.ms.toon_decode !== null);
 const ratio = (a, b) => a / b;
 const summary = {
+  geomean_parse_vs_json_parse: geomean('stc_parse', 'json_parse'),
+  geomean_stringify_vs_json_stringify: geomean('stc_stringify', 'json_stringify'),
+  geomean_parse_napi_values_vs_json_parse: geomean('stc_parse_napi_values', 'json_parse'),
+  geomean_stringify_walker_vs_json_stringify: geomean('stc_stringify_walker', 'json_stringify'),
+  ...Object.fromEntries(
+    candidates
+      ? candidateOps.map(([key]) => [`geomean_${key}_vs_${key.includes('parse') ? 'json_parse' : 'json_stringify'}`,
+        geomean(key, key.includes('parse') ? 'json_parse' : 'json_stringify')])
+      : [],
+  ),
   parse_vs_json_parse: ratio(totals.stc_parse, totals.json_parse),
   parse_napi_values_vs_json_parse: ratio(totals.stc_parse_napi_values, totals.json_parse),
   stringify_vs_json_stringify: ratio(totals.stc_stringify, totals.json_stringify),
@@ -159,13 +213,14 @@ const summary = {
 
 const fmt = (x) => (x === null ? 'n/a' : x < 10 ? x.toFixed(3) : x.toFixed(1));
 const lines = [];
-lines.push('| document | JSON.parse | stc.parse | napi values | decode | toon.decode | JSON.stringify | stc.stringify | napi walker | encode | toon.encode |');
-lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+const heads = ['JSON.parse', 'stc.parse', 'napi values', 'decode', 'toon.decode', 'JSON.stringify', 'stc.stringify', 'napi walker', 'encode', 'toon.encode'];
+lines.push(`| document | ${ops.map(([key], i) => heads[i] ?? key.replace(/^cand_/, '')).join(' | ')} |`);
+lines.push(`| --- |${' ---: |'.repeat(ops.length)}`);
 for (const r of results) {
   lines.push(`| ${r.file} | ${ops.map(([k]) => fmt(r.ms[k])).join(' | ')} |`);
 }
 lines.push(`| **total** | ${ops.map(([k]) => fmt(totals[k])).join(' | ')} |`);
-console.log(`milliseconds per call (median), Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, load ${os.loadavg()[0].toFixed(1)}`);
+console.log(`milliseconds per call (median, ${clock === 'cpu' ? 'process CPU time' : 'wall time'}), Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, load ${os.loadavg()[0].toFixed(1)}`);
 console.log(lines.join('\n'));
 console.log();
 for (const [k, v] of Object.entries(summary)) console.log(`${k}: ${v.toFixed(2)}x`);
@@ -181,7 +236,8 @@ if (jsonOut) {
     loadavg: os.loadavg(),
     date: new Date().toISOString(),
     corpus,
-    unit: 'ms per call, median',
+    unit: clock === 'cpu' ? 'ms of process CPU time per call, median' : 'ms per call, median',
+    clock,
     operations: Object.fromEntries(ops),
     documents: results,
     totals,

@@ -2,8 +2,10 @@
 import {
   parse, stringify, encode, decode, decodeStc, encodeGated, countTokens, StcError, ERROR_CODES, MEDIA_TYPE, VERSION,
 } from '../index.js';
-import type { ErrorCode, Gated, ParseOptions, Profile, StringifyOptions, TokenizerName } from '../index.js';
+import type { ErrorCode, Gated, ParseOptions, Profile, StringifyOptions, TokenizerName, TokenCounter } from '../index.js';
 import stc from '../index.js';
+// Exact o200k_base counts, opt-in: the package itself has only the estimate.
+import { countTokens as o200k } from 'gpt-tokenizer';
 
 const profile: Profile = 'readable';
 const stcText: string = encode('{"tags": ["a", "b"]}', { profile });
@@ -19,8 +21,11 @@ if (typeof withBig === 'object' && withBig !== null && 'id' in withBig) {
 const sOptions: StringifyOptions = { profile: 'compact', bigint: true };
 const out: string = stringify({ rows: [{ id: 1n }, { id: 2n }] }, sOptions);
 const nothing: undefined = stringify(undefined);
-const tokenizer: TokenizerName = 'o200k_base';
+const tokenizer: TokenizerName = 'estimate';
 const gated: Gated = encodeGated(json, { minSaving: 0.1, tokenizer, profile });
+const exact: TokenCounter = o200k;
+const gatedExactly: Gated = encodeGated(json, { tokenizer: exact });
+console.log(gatedExactly.jsonTokens === countTokens(json, o200k));
 const chosen: 'stc' | 'json' = gated.chosen;
 const n: number = countTokens(gated.text) + countTokens(out, 'estimate') + gated.jsonTokens + gated.stcTokens;
 try {

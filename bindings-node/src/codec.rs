@@ -1,13 +1,16 @@
 //! Text to text: encode, decode, the gate, token counts, and the core's name lists.
 
+use std::ptr;
+
 use napi::bindgen_prelude::*;
+use napi::sys;
 use napi_derive::napi;
-use stc_core::{encode_gated, EncodeOptions, GateOptions, Profile, Tokenizer};
+use stc_core::{encode_gated, encode_gated_with_counter, GateError, GateOptions, Profile, Tokenizer, Version};
 
 use crate::errors::throw_stc;
 use crate::input::Input;
-use crate::js::string_result;
-use crate::options::{limits, profile, tokenizer};
+use crate::js::{js_json_latin1, js_string_fast, string_result};
+use crate::options::{decode_options, encode_options, tokenizer};
 
 /// Every error code of the core (`StcError.code`), in the core's order.
 #[napi(js_name = "errorCodes")]
@@ -19,6 +22,12 @@ pub fn error_codes() -> Vec<&'static str> {
 #[napi(js_name = "profileNames")]
 pub fn profile_names() -> Vec<&'static str> {
     Profile::NAMES.to_vec()
+}
+
+/// Every STC version the core reads and writes (`"1"`, `"2"`).
+#[napi(js_name = "versionNames")]
+pub fn version_names() -> Vec<&'static str> {
+    Version::NAMES.to_vec()
 }
 
 /// Every tokenizer name compiled in.
@@ -34,7 +43,7 @@ pub fn tokenizer_names() -> Vec<&'static str> {
 /// JSON text (string or UTF-8 bytes) to STC text.
 #[napi(
     js_name = "encode",
-    ts_args_type = "json: string | Uint8Array, profile?: string, maxDepth?: number",
+    ts_args_type = "json: string | Uint8Array, profile?: string, maxDepth?: number, version?: number",
     ts_return_type = "string"
 )]
 pub fn encode_text(
@@ -42,24 +51,48 @@ pub fn encode_text(
     json: Unknown,
     profile_name: Option<String>,
     max_depth: Option<u32>,
+    version: Option<u32>,
 ) -> Result<Unknown<'static>> {
     let env = env.raw();
+    let options = encode_options(profile_name, max_depth, version)?;
     let input = Input::read(env, json.value().value)?;
-    let options = EncodeOptions::default().profile(profile(profile_name)?).limits(limits(max_depth));
     let result = input.as_str().and_then(|s| stc_core::encode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)
 }
 
 /// STC text (string or UTF-8 bytes) to minified JSON text.
-#[napi(js_name = "decode", ts_args_type = "stc: string | Uint8Array, maxDepth?: number", ts_return_type = "string")]
-pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>) -> Result<Unknown<'static>> {
+#[napi(
+    js_name = "decode",
+    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
+    ts_return_type = "string"
+)]
+pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<u32>) -> Result<Unknown<'static>> {
     let env = env.raw();
+    let options = decode_options(max_depth, version)?;
     let input = Input::read(env, stc.value().value)?;
-    let limits = limits(max_depth);
-    let result = input.as_str().and_then(|s| stc_core::decode_with(s, &limits));
+    let result = input.as_str().and_then(|s| stc_core::decode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)
+}
+
+/// STC text to minified JSON text as a one-byte string for `JSON.parse`
+/// (`parse`'s fast path): characters beyond U+00FF are `\uXXXX` escapes
+/// (see [`js_json_latin1`]), so the text is the same JSON value, not the same
+/// text as [`decode_text`] returns.
+#[napi(
+    js_name = "decodeLatin1",
+    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
+    ts_return_type = "string"
+)]
+pub fn decode_latin1(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<u32>) -> Result<Unknown<'static>> {
+    let env = env.raw();
+    let options = decode_options(max_depth, version)?;
+    let input = Input::read(env, stc.value().value)?;
+    let result = input.as_str().and_then(|s| stc_core::decode_with(s, &options));
+    let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
+    let v = js_json_latin1(env, &text)?;
+    Ok(unsafe { Unknown::from_raw_unchecked(env, v) })
 }
 
 /// Result of [`encode_gated_text`].
@@ -72,28 +105,59 @@ pub struct GatedResult {
     pub stc_tokens: u32,
 }
 
+/// The options of [`encode_gated_text`], as the JavaScript layer checked them.
+#[napi(object)]
+pub struct GateArgs {
+    pub profile: Option<String>,
+    pub min_saving: Option<f64>,
+    pub tokenizer: Option<String>,
+    pub max_depth: Option<u32>,
+    pub version: Option<u32>,
+}
+
 /// The do-no-harm gate: STC if it saves at least `minSaving` of the tokens of
-/// minified JSON, else minified JSON.
+/// minified JSON, else minified JSON. Tokens are counted by `counter` (a
+/// JavaScript function, checked by the JavaScript layer) when given, else by
+/// the tokenizer named `tokenizer` (default `estimate`).
 #[napi(
     js_name = "encodeGated",
-    ts_args_type = "json: string | Uint8Array, profile?: string, minSaving?: number, tokenizer?: string, maxDepth?: number"
+    ts_args_type = "json: string | Uint8Array, options: GateArgs, counter?: (text: string) => number"
 )]
-pub fn encode_gated_text(
-    env: Env,
-    json: Unknown,
-    profile_name: Option<String>,
-    min_saving: Option<f64>,
-    tokenizer_name: Option<String>,
-    max_depth: Option<u32>,
-) -> Result<GatedResult> {
+pub fn encode_gated_text(env: Env, json: Unknown, args: GateArgs, counter: Option<Unknown>) -> Result<GatedResult> {
     let env = env.raw();
-    let input = Input::read(env, json.value().value)?;
-    let options = EncodeOptions::default().profile(profile(profile_name)?).limits(limits(max_depth));
+    let options = encode_options(args.profile, args.max_depth, args.version)?;
     let gate = GateOptions::default()
-        .min_saving(min_saving.unwrap_or(GateOptions::default().min_saving))
-        .tokenizer(tokenizer(tokenizer_name, Tokenizer::Estimate)?);
-    let result = input.as_str().and_then(|s| encode_gated(s, &options, &gate));
-    let gated = result.map_err(|e| throw_stc(env, &e, input.text()))?;
+        .min_saving(args.min_saving.unwrap_or(GateOptions::default().min_saving))
+        .tokenizer(tokenizer(args.tokenizer, Tokenizer::Estimate)?);
+    let gated = match counter {
+        None => {
+            let input = Input::read(env, json.value().value)?;
+            let result = input.as_str().and_then(|s| encode_gated(s, &options, &gate));
+            result.map_err(|e| throw_stc(env, &e, input.text()))?
+        }
+        Some(f) => {
+            // The counter runs JavaScript: read a copy of the caller's bytes.
+            let input = Input::read(env, json.value().value)?.owned();
+            let text = input.as_str().map_err(|e| throw_stc(env, &e, input.text()))?;
+            let f = f.value().value;
+            let count = |t: &str| -> Result<usize> {
+                let arg = js_string_fast(env, t)?;
+                let mut this = ptr::null_mut();
+                napi_call!(env, sys::napi_get_undefined(env, &mut this));
+                let mut out = ptr::null_mut();
+                napi_call!(env, sys::napi_call_function(env, this, f, 1, &arg, &mut out));
+                let mut n = 0f64;
+                napi_call!(env, sys::napi_get_value_double(env, out, &mut n));
+                Ok(n as usize)
+            };
+            match encode_gated_with_counter(text, &options, &gate, count) {
+                Ok(gated) => gated,
+                Err(GateError::Codec(e)) => return Err(throw_stc(env, &e, input.text())),
+                // The counter's exception is pending: it comes back as it is.
+                Err(GateError::Counter(e)) => return Err(e),
+            }
+        }
+    };
     Ok(GatedResult {
         text: gated.text,
         chosen: gated.chosen.name().to_string(),
@@ -102,10 +166,10 @@ pub fn encode_gated_text(
     })
 }
 
-/// Number of tokens of `text` under `tokenizer` (default `o200k_base`).
-/// A raw lone surrogate is counted as U+FFFD.
+/// Number of tokens of `text` under `tokenizer` (default `estimate`, the
+/// only one built in). A raw lone surrogate is counted as U+FFFD.
 #[napi(js_name = "countTokens")]
 pub fn count_tokens(text: String, tokenizer_name: Option<String>) -> Result<u32> {
-    let t = tokenizer(tokenizer_name, "o200k_base".parse::<Tokenizer>().unwrap_or_default())?;
+    let t = tokenizer(tokenizer_name, Tokenizer::Estimate)?;
     Ok(t.count(&text) as u32)
 }

@@ -16,7 +16,7 @@ pub(crate) enum Input<'a> {
     /// A string holding a lone surrogate as a raw character: it has no UTF-8
     /// form. Keeps the UTF-8 of the text before it, to report the position.
     LoneSurrogate(String),
-    /// UTF-8 bytes copied out of a buffer (see [`parse_values`]).
+    /// UTF-8 bytes copied out of a buffer (see [`Input::owned`]).
     OwnedBytes(String),
 }
 
@@ -108,6 +108,22 @@ impl Input<'_> {
             unsafe { std::slice::from_raw_parts(data as *const u8, len) }
         };
         Ok(Input::Bytes(bytes))
+    }
+
+    /// The input with bytes of the caller's buffer copied out (when they are
+    /// UTF-8; else kept, for the error): for calls that run JavaScript while
+    /// reading the input, which could detach or change the buffer.
+    pub(crate) fn owned(self) -> Self {
+        match self {
+            Input::Bytes(b) => match std::str::from_utf8(b) {
+                Ok(s) => Input::OwnedBytes(s.to_owned()),
+                // Never read past the first invalid byte: the error only.
+                Err(_) => Input::Bytes(b),
+            },
+            Input::Text(s) => Input::Text(s),
+            Input::LoneSurrogate(s) => Input::LoneSurrogate(s),
+            Input::OwnedBytes(s) => Input::OwnedBytes(s),
+        }
     }
 
     /// The input as `&str`, or the core's own `invalid_utf8` error.

@@ -6,12 +6,12 @@ use std::ptr;
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
-use stc_core::{parse_stc, Abort, JsonStr, Sink};
+use stc_core::{parse_stc_to, Failure, JsonStr, Sink};
 
 use crate::errors::throw_stc;
 use crate::input::Input;
 use crate::js::{js_number, js_string, js_string_utf16, napi_failure};
-use crate::options::limits;
+use crate::options::decode_options;
 use crate::{RawEnv, Value};
 
 struct Frame {
@@ -32,7 +32,6 @@ struct ValueBuilder<'a> {
     bigint_ctor: Value,
     keys: HashMap<&'a str, Value>,
     utf16: Vec<u16>,
-    error: Option<Error>,
 }
 
 impl<'a> ValueBuilder<'a> {
@@ -45,13 +44,7 @@ impl<'a> ValueBuilder<'a> {
             bigint_ctor: ptr::null_mut(),
             keys: HashMap::new(),
             utf16: Vec::new(),
-            error: None,
         }
-    }
-
-    fn fail(&mut self, e: Error) -> Abort {
-        self.error = Some(e);
-        Abort
     }
 
     fn put(&mut self, v: Value) -> Result<()> {
@@ -82,11 +75,19 @@ impl<'a> ValueBuilder<'a> {
         Ok(())
     }
 
-    fn emit(&mut self, v: Result<Value>) -> std::result::Result<(), Abort> {
-        match v.and_then(|v| self.put(v)) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(self.fail(e)),
+    /// `null`, `true` or `false` from `get`.
+    fn constant(&self, get: impl FnOnce(RawEnv, &mut Value) -> sys::napi_status) -> Result<Value> {
+        let mut v = ptr::null_mut();
+        let status = get(self.env, &mut v);
+        if status == sys::Status::napi_ok {
+            Ok(v)
+        } else {
+            Err(napi_failure(self.env, status))
         }
+    }
+
+    fn emit(&mut self, v: Result<Value>) -> Result<()> {
+        v.and_then(|v| self.put(v))
     }
 
     fn string_value(&mut self, s: &JsonStr<'a>) -> Result<Value> {
@@ -170,48 +171,47 @@ fn is_unsafe_integer(lexeme: &str) -> bool {
     digits.len() > 16 || digits > "9007199254740991"
 }
 
-impl<'a> Sink<'a> for ValueBuilder<'a> {
-    fn null(&mut self) -> std::result::Result<(), Abort> {
-        let mut v = ptr::null_mut();
-        let status = unsafe { sys::napi_get_null(self.env, &mut v) };
-        self.emit(if status == sys::Status::napi_ok { Ok(v) } else { Err(napi_failure(self.env, status)) })
+/// The builder's error: a failed napi call, whose JavaScript exception (a
+/// setter, `BigInt`) is left pending and comes back as it is. Boxed, so that
+/// it travels through the reader's frames in one word.
+type Stop = Box<Error>;
+
+impl<'a> Sink<'a, Stop> for ValueBuilder<'a> {
+    fn null(&mut self) -> std::result::Result<(), Stop> {
+        let v = self.constant(|env, v| unsafe { sys::napi_get_null(env, v) });
+        Ok(self.emit(v)?)
     }
-    fn boolean(&mut self, value: bool) -> std::result::Result<(), Abort> {
-        let mut v = ptr::null_mut();
-        let status = unsafe { sys::napi_get_boolean(self.env, value, &mut v) };
-        self.emit(if status == sys::Status::napi_ok { Ok(v) } else { Err(napi_failure(self.env, status)) })
+    fn boolean(&mut self, value: bool) -> std::result::Result<(), Stop> {
+        let v = self.constant(|env, v| unsafe { sys::napi_get_boolean(env, value, v) });
+        Ok(self.emit(v)?)
     }
-    fn number(&mut self, lexeme: &'a str) -> std::result::Result<(), Abort> {
+    fn number(&mut self, lexeme: &'a str) -> std::result::Result<(), Stop> {
         let v = self.number_value(lexeme);
-        self.emit(v)
+        Ok(self.emit(v)?)
     }
-    fn string(&mut self, value: JsonStr<'a>) -> std::result::Result<(), Abort> {
+    fn string(&mut self, value: JsonStr<'a>) -> std::result::Result<(), Stop> {
         let v = self.string_value(&value);
-        self.emit(v)
+        Ok(self.emit(v)?)
     }
-    fn begin_array(&mut self, len: Option<usize>) -> std::result::Result<(), Abort> {
-        self.open(true, len).map_err(|e| self.fail(e))
+    fn begin_array(&mut self, len: Option<usize>) -> std::result::Result<(), Stop> {
+        Ok(self.open(true, len)?)
     }
-    fn end_array(&mut self) -> std::result::Result<(), Abort> {
+    fn end_array(&mut self) -> std::result::Result<(), Stop> {
         self.stack.pop();
         Ok(())
     }
-    fn begin_object(&mut self, _len: Option<usize>) -> std::result::Result<(), Abort> {
-        self.open(false, None).map_err(|e| self.fail(e))
+    fn begin_object(&mut self, _len: Option<usize>) -> std::result::Result<(), Stop> {
+        Ok(self.open(false, None)?)
     }
-    fn key(&mut self, key: JsonStr<'a>) -> std::result::Result<(), Abort> {
-        match self.key_value(&key) {
-            Ok((v, define)) => {
-                if let Some(f) = self.stack.last_mut() {
-                    f.key = v;
-                    f.define = define;
-                }
-                Ok(())
-            }
-            Err(e) => Err(self.fail(e)),
+    fn key(&mut self, key: JsonStr<'a>) -> std::result::Result<(), Stop> {
+        let (v, define) = self.key_value(&key)?;
+        if let Some(f) = self.stack.last_mut() {
+            f.key = v;
+            f.define = define;
         }
+        Ok(())
     }
-    fn end_object(&mut self) -> std::result::Result<(), Abort> {
+    fn end_object(&mut self) -> std::result::Result<(), Stop> {
         self.stack.pop();
         Ok(())
     }
@@ -219,26 +219,28 @@ impl<'a> Sink<'a> for ValueBuilder<'a> {
 
 /// STC (or JSON) to JavaScript values, built value by value through napi.
 /// With `bigint`, integers outside ±(2^53 - 1) become `BigInt`s.
-#[napi(js_name = "parseValues", ts_args_type = "stc: string | Uint8Array, maxDepth?: number, bigint?: boolean")]
-pub fn parse_values(env: Env, stc: Unknown, max_depth: Option<u32>, bigint: Option<bool>) -> Result<Unknown<'static>> {
+#[napi(
+    js_name = "parseValues",
+    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, bigint?: boolean, version?: number"
+)]
+pub fn parse_values(
+    env: Env,
+    stc: Unknown,
+    max_depth: Option<u32>,
+    bigint: Option<bool>,
+    version: Option<u32>,
+) -> Result<Unknown<'static>> {
     let raw_env = env.raw();
-    let input = match Input::read(raw_env, stc.value().value)? {
-        // Building values may run JavaScript (the BigInt constructor), which
-        // could detach the caller's buffer: parse a copy of valid UTF-8.
-        Input::Bytes(b) => match std::str::from_utf8(b) {
-            Ok(s) => Input::OwnedBytes(s.to_owned()),
-            Err(_) => Input::Bytes(b),
-        },
-        other => other,
-    };
-    let limits = limits(max_depth);
+    let options = decode_options(max_depth, version)?;
+    // Building values may run JavaScript (the BigInt constructor, a setter),
+    // which could detach the caller's buffer: parse a copy.
+    let input = Input::read(raw_env, stc.value().value)?.owned();
     let text = input.as_str().map_err(|e| throw_stc(raw_env, &e, input.text()))?;
     let mut builder = ValueBuilder::new(raw_env, bigint.unwrap_or(false));
-    match parse_stc(text, &limits, &mut builder) {
+    match parse_stc_to(text, &options, &mut builder) {
         Ok(()) => Ok(unsafe { Unknown::from_raw_unchecked(raw_env, builder.root) }),
-        Err(e) => match builder.error.take() {
-            Some(napi_error) => Err(napi_error),
-            None => Err(throw_stc(raw_env, &e, input.text())),
-        },
+        Err(Failure::Input(e)) => Err(throw_stc(raw_env, &e, input.text())),
+        // The exception stays pending and propagates unchanged.
+        Err(Failure::Sink(e)) => Err(*e),
     }
 }

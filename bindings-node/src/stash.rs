@@ -232,11 +232,14 @@ pub fn truncate_text(
         Some(h) => Some(h.get(env)?),
         None => None,
     };
+    // Over Default: stc-stash may add options (the STC version) this call leaves at their defaults.
+    #[allow(clippy::needless_update)]
     let options = TruncateOptions {
         plan,
         token_budget: count("budget", budget)?,
         tokenizer: tokenizer(tokenizer_name, stc_core::Tokenizer::Estimate)?,
         limits: limits(max_depth),
+        ..TruncateOptions::default()
     };
     let input = Input::read(env, json.value().value)?;
     let text = input.as_str().map_err(|e| throw_stc(env, &e, input.text()))?;

@@ -9,15 +9,35 @@ use stc_core::DocumentBuilder;
 
 use crate::errors::{throw_stc, type_error};
 use crate::js::{js_string, read_utf16, read_utf8, string_result, type_of};
-use crate::options::{limits, profile};
+use crate::options::encode_options;
 use crate::{RawEnv, Value};
+
+/// How many of the outermost open containers the cycle check compares one
+/// by one (cheap); deeper ones go into a JavaScript `Set`.
+const SCANNED: usize = 32;
+
+/// An open array or object: the walk keeps its own stack (no recursion on
+/// the value's depth).
+struct Frame {
+    value: Value,
+    /// The object's own enumerable string keys (null for an array).
+    keys: Value,
+    len: u32,
+    next: u32,
+    /// The handle scope the container's handle lives in (its parent's element
+    /// scope), closed when the frame is done; none for the root.
+    scope: sys::napi_handle_scope,
+}
 
 struct Walker {
     env: RawEnv,
     doc: DocumentBuilder<'static>,
     bigint: bool,
-    /// Open objects and arrays, for the cycle check.
+    stack: Vec<Frame>,
+    /// The outermost `SCANNED` open containers, for the cycle check.
     path: Vec<Value>,
+    /// Open containers below them: a `Set` and its `has`, `add`, `delete`.
+    deep: [Value; 4],
     to_json_key: Value,
     /// Number, String, Boolean, BigInt: the wrappers JSON.stringify unwraps.
     /// Looked up once, in the call's outermost handle scope.
@@ -32,6 +52,21 @@ enum Key {
     Root,
     Index(u32),
     Name(Value),
+}
+
+/// A new `Set` and its `has`, `add` and `delete` methods.
+fn new_set(env: RawEnv) -> Result<[Value; 4]> {
+    let mut global = ptr::null_mut();
+    napi_call!(env, sys::napi_get_global(env, &mut global));
+    let mut ctor = ptr::null_mut();
+    napi_call!(env, sys::napi_get_named_property(env, global, c"Set".as_ptr(), &mut ctor));
+    let mut set = ptr::null_mut();
+    napi_call!(env, sys::napi_new_instance(env, ctor, 0, ptr::null(), &mut set));
+    let mut out = [set, ptr::null_mut(), ptr::null_mut(), ptr::null_mut()];
+    for (slot, name) in out[1..].iter_mut().zip([c"has", c"add", c"delete"]) {
+        napi_call!(env, sys::napi_get_named_property(env, set, name.as_ptr(), slot));
+    }
+    Ok(out)
 }
 
 fn global_constructors(env: RawEnv) -> Result<[Value; 4]> {
@@ -116,31 +151,32 @@ impl Walker {
         throw_stc(self.env, &e, None)
     }
 
-    /// Writes a prepared, non-skipped value.
-    fn write(&mut self, v: Value, t: i32) -> Result<()> {
+    /// Writes a prepared, non-skipped value; an array or object is opened
+    /// (pushed on the stack, its elements written by [`Walker::run`]).
+    /// Returns whether it opened one.
+    fn write(&mut self, v: Value, t: i32) -> Result<bool> {
         let env = self.env;
-        match t {
-            sys::ValueType::napi_null => self.doc.push_null().map_err(|e| self.doc_err(e)),
+        let r = match t {
+            sys::ValueType::napi_null => self.doc.push_null(),
             sys::ValueType::napi_boolean => {
                 let mut b = false;
                 napi_call!(env, sys::napi_get_value_bool(env, v, &mut b));
-                self.doc.push_bool(b).map_err(|e| self.doc_err(e))
+                self.doc.push_bool(b)
             }
             sys::ValueType::napi_number => {
                 let mut n = 0f64;
                 napi_call!(env, sys::napi_get_value_double(env, v, &mut n));
-                let r = if n.is_finite() {
+                if n.is_finite() {
                     // ECMAScript Number::toString, which JSON.stringify uses.
                     let text = self.numbers.format_finite(n);
                     self.doc.push_number(text)
                 } else {
                     self.doc.push_null()
-                };
-                r.map_err(|e| self.doc_err(e))
+                }
             }
             sys::ValueType::napi_string => {
                 read_utf16(env, v, &mut self.utf16)?;
-                self.doc.push_utf16(&self.utf16).map_err(|e| self.doc_err(e))
+                self.doc.push_utf16(&self.utf16)
             }
             sys::ValueType::napi_bigint => {
                 if !self.bigint {
@@ -149,24 +185,32 @@ impl Walker {
                 let mut s = ptr::null_mut();
                 napi_call!(env, sys::napi_coerce_to_string(env, v, &mut s));
                 let lexeme = read_utf8(env, s)?;
-                self.doc.push_number(&lexeme).map_err(|e| self.doc_err(e))
+                self.doc.push_number(&lexeme)
             }
-            _ => self.container(v),
-        }
+            _ => {
+                self.open(v)?;
+                return Ok(true);
+            }
+        };
+        r.map_err(|e| self.doc_err(e))?;
+        Ok(false)
     }
 
-    /// Runs `f` in its own handle scope, so that walking a large value does
-    /// not keep a handle per element alive until the call returns.
-    fn scoped(&mut self, f: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
+    /// Calls `method` of the deep `Set` with `v`; returns the result as a boolean.
+    fn deep_call(&self, method: usize, v: Value) -> Result<bool> {
         let env = self.env;
-        let mut scope = ptr::null_mut();
-        napi_call!(env, sys::napi_open_handle_scope(env, &mut scope));
-        let result = f(self);
-        unsafe { sys::napi_close_handle_scope(env, scope) };
-        result
+        let mut out = ptr::null_mut();
+        napi_call!(env, sys::napi_call_function(env, self.deep[0], self.deep[method], 1, &v, &mut out));
+        let mut b = false;
+        if method == 1 {
+            napi_call!(env, sys::napi_get_value_bool(env, out, &mut b));
+        }
+        Ok(b)
     }
 
-    fn container(&mut self, v: Value) -> Result<()> {
+    /// The cycle check (a `TypeError`, as JSON.stringify throws), before the
+    /// depth limit; then `v` counts as open.
+    fn enter(&mut self, v: Value) -> Result<()> {
         let env = self.env;
         for &open in &self.path {
             let mut same = false;
@@ -175,29 +219,29 @@ impl Walker {
                 return Err(type_error(env, "Converting circular structure to STC"));
             }
         }
-        self.path.push(v);
+        if self.stack.len() > SCANNED && self.deep_call(1, v)? {
+            return Err(type_error(env, "Converting circular structure to STC"));
+        }
+        if self.stack.len() < SCANNED {
+            self.path.push(v);
+        } else {
+            self.deep_call(2, v)?;
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, v: Value) -> Result<()> {
+        let env = self.env;
+        self.enter(v)?;
         let mut is_array = false;
         napi_call!(env, sys::napi_is_array(env, v, &mut is_array));
+        let mut keys = ptr::null_mut();
+        let mut len = 0u32;
         if is_array {
             self.doc.push_begin_array().map_err(|e| self.doc_err(e))?;
-            let mut len = 0u32;
             napi_call!(env, sys::napi_get_array_length(env, v, &mut len));
-            for i in 0..len {
-                self.scoped(|w| {
-                    let mut item = ptr::null_mut();
-                    napi_call!(env, sys::napi_get_element(env, v, i, &mut item));
-                    let (item, t) = w.prepare(Key::Index(i), item)?;
-                    if Self::skipped(t) {
-                        w.doc.push_null().map_err(|e| w.doc_err(e))
-                    } else {
-                        w.write(item, t)
-                    }
-                })?;
-            }
-            self.doc.push_end_array().map_err(|e| self.doc_err(e))?;
         } else {
             self.doc.push_begin_object().map_err(|e| self.doc_err(e))?;
-            let mut keys = ptr::null_mut();
             napi_call!(
                 env,
                 sys::napi_get_all_property_names(
@@ -209,27 +253,98 @@ impl Walker {
                     &mut keys,
                 )
             );
-            let mut len = 0u32;
             napi_call!(env, sys::napi_get_array_length(env, keys, &mut len));
-            for i in 0..len {
-                self.scoped(|w| {
-                    let mut key = ptr::null_mut();
-                    napi_call!(env, sys::napi_get_element(env, keys, i, &mut key));
-                    let mut item = ptr::null_mut();
-                    napi_call!(env, sys::napi_get_property(env, v, key, &mut item));
-                    let (item, t) = w.prepare(Key::Name(key), item)?;
-                    if Self::skipped(t) {
-                        return Ok(());
-                    }
-                    read_utf16(env, key, &mut w.utf16)?;
-                    w.doc.push_key_utf16(&w.utf16).map_err(|e| w.doc_err(e))?;
-                    w.write(item, t)
-                })?;
-            }
-            self.doc.push_end_object().map_err(|e| self.doc_err(e))?;
         }
-        self.path.pop();
+        self.stack.push(Frame { value: v, keys, len, next: 0, scope: ptr::null_mut() });
         Ok(())
+    }
+
+    /// Closes the innermost open container.
+    fn close(&mut self) -> Result<()> {
+        let env = self.env;
+        let Some(frame) = self.stack.pop() else { return Ok(()) };
+        let r = if frame.keys.is_null() { self.doc.push_end_array() } else { self.doc.push_end_object() };
+        r.map_err(|e| self.doc_err(e))?;
+        if self.stack.len() < SCANNED {
+            self.path.pop();
+        } else {
+            self.deep_call(3, frame.value)?;
+        }
+        if !frame.scope.is_null() {
+            napi_call!(env, sys::napi_close_handle_scope(env, frame.scope));
+        }
+        Ok(())
+    }
+
+    /// Writes element `i` of the container `frame`; returns whether it opened one.
+    fn element(&mut self, value: Value, keys: Value, i: u32) -> Result<bool> {
+        let env = self.env;
+        if keys.is_null() {
+            let mut item = ptr::null_mut();
+            napi_call!(env, sys::napi_get_element(env, value, i, &mut item));
+            let (item, t) = self.prepare(Key::Index(i), item)?;
+            if Self::skipped(t) {
+                self.doc.push_null().map_err(|e| self.doc_err(e))?;
+                return Ok(false);
+            }
+            return self.write(item, t);
+        }
+        let mut key = ptr::null_mut();
+        napi_call!(env, sys::napi_get_element(env, keys, i, &mut key));
+        let mut item = ptr::null_mut();
+        napi_call!(env, sys::napi_get_property(env, value, key, &mut item));
+        let (item, t) = self.prepare(Key::Name(key), item)?;
+        if Self::skipped(t) {
+            return Ok(false);
+        }
+        read_utf16(env, key, &mut self.utf16)?;
+        self.doc.push_key_utf16(&self.utf16).map_err(|e| self.doc_err(e))?;
+        self.write(item, t)
+    }
+
+    /// Writes the elements of every open container, innermost first. Each
+    /// element gets its own handle scope, so that walking a large value does
+    /// not keep a handle per element alive; an element that opens a container
+    /// keeps its scope until that container is closed.
+    fn walk(&mut self) -> Result<()> {
+        let env = self.env;
+        while let Some(frame) = self.stack.last_mut() {
+            if frame.next == frame.len {
+                self.close()?;
+                continue;
+            }
+            let (value, keys, i) = (frame.value, frame.keys, frame.next);
+            frame.next += 1;
+            let depth = self.stack.len();
+            let mut scope = ptr::null_mut();
+            napi_call!(env, sys::napi_open_handle_scope(env, &mut scope));
+            match self.element(value, keys, i) {
+                Ok(true) => self.stack[depth].scope = scope,
+                Ok(false) => napi_call!(env, sys::napi_close_handle_scope(env, scope)),
+                Err(e) => {
+                    unsafe { sys::napi_close_handle_scope(env, scope) };
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a prepared root value (see [`Walker::write`]), then the rest.
+    fn run(&mut self, v: Value, t: i32) -> Result<()> {
+        let result = match self.write(v, t) {
+            Ok(true) => self.walk(),
+            other => other.map(|_| ()),
+        };
+        if result.is_err() {
+            // Close the scopes still open, innermost first.
+            while let Some(frame) = self.stack.pop() {
+                if !frame.scope.is_null() {
+                    unsafe { sys::napi_close_handle_scope(self.env, frame.scope) };
+                }
+            }
+        }
+        result
     }
 }
 
@@ -241,7 +356,7 @@ impl Walker {
 /// `undefined` when the value itself is left out.
 #[napi(
     js_name = "stringifyValues",
-    ts_args_type = "value: unknown, profile?: string, maxDepth?: number, bigint?: boolean",
+    ts_args_type = "value: unknown, profile?: string, maxDepth?: number, bigint?: boolean, version?: number",
     ts_return_type = "string | undefined"
 )]
 pub fn stringify_values(
@@ -250,15 +365,17 @@ pub fn stringify_values(
     profile_name: Option<String>,
     max_depth: Option<u32>,
     bigint: Option<bool>,
+    version: Option<u32>,
 ) -> Result<Unknown<'static>> {
     let raw_env = env.raw();
-    let profile = profile(profile_name)?;
-    let limits = limits(max_depth);
+    let options = encode_options(profile_name, max_depth, version)?;
     let mut walker = Walker {
         env: raw_env,
-        doc: DocumentBuilder::with_capacity(64, limits.max_depth),
+        doc: DocumentBuilder::with_capacity(64, options.limits.max_depth),
         bigint: bigint.unwrap_or(false),
-        path: Vec::new(),
+        stack: Vec::new(),
+        path: Vec::with_capacity(SCANNED),
+        deep: new_set(raw_env)?,
         to_json_key: js_string(raw_env, "toJSON")?,
         boxes: global_constructors(raw_env)?,
         utf16: Vec::new(),
@@ -270,7 +387,8 @@ pub fn stringify_values(
         napi_call!(raw_env, sys::napi_get_undefined(raw_env, &mut undefined));
         return Ok(unsafe { Unknown::from_raw_unchecked(raw_env, undefined) });
     }
-    walker.write(v, t)?;
+    walker.run(v, t)?;
     let doc = walker.doc.finish().map_err(|e| throw_stc(raw_env, &e, None))?;
-    string_result(raw_env, &doc.encode(profile))
+    // TODO(version): Document::encode takes only the profile until the v2 encoder lands.
+    string_result(raw_env, &doc.encode(options.profile))
 }

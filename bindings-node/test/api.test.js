@@ -4,7 +4,12 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const stc = require('..');
-const { thrown: catchErr } = require('../../js-shared/test/processes.mjs');
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+// Exact o200k_base counts: the opt-in the addon documents (a devDependency).
+const { countTokens: o200k } = require('gpt-tokenizer');
+const { thrown: catchErr, stcBinary } = require('../../js-shared/test/processes.mjs');
 const { parse, stringify, encode, decode, decodeStc, encodeGated, countTokens, StcError } = stc;
 
 /** Both parse paths: the default (decode + JSON.parse) and the napi value builder. */
@@ -164,13 +169,14 @@ test('errors carry code, offset, line, column, index and a message', () => {
   // The class, fields and message: js-shared/test/api.mjs (both packages).
   assert.match(catchErr(() => decode('{a: 1,\n b 2}')).stack, /StcError/);
 
-  // Offsets count UTF-8 bytes; index counts UTF-16 units of the string.
+  // Offsets count UTF-8 bytes; index counts UTF-16 units of the string. Too
+  // few values is count_mismatch at the count's first byte (design D.3).
   const text = '{"é😀": [3]: 1,2}';
   for (const [name, p] of [...parsers, ['decode', (t) => decode(t)]]) {
     const e = catchErr(() => p(text));
     assert.equal(e.code, 'count_mismatch', name);
     assert.equal(e.offset, Buffer.byteLength(text.slice(0, e.index)), name);
-    assert.equal(e.index, text.indexOf('}'), name);
+    assert.equal(e.index, text.indexOf('3'), name);
     assert.equal(e.column, [...text.slice(0, e.index)].length + 1, name);
     const fromBytes = catchErr(() => p(Buffer.from(text)));
     assert.deepEqual([fromBytes.code, fromBytes.offset, fromBytes.index], ['count_mismatch', e.offset, undefined], name);
@@ -182,7 +188,10 @@ test('errors carry code, offset, line, column, index and a message', () => {
   assert.deepEqual([json.code, json.offset], ['unexpected_char', 1]);
   const counts = catchErr(() => parse('[1.5]: 1'));
   assert.equal(counts.code, 'invalid_count');
-  const tooLarge = catchErr(() => parse('[1000000]: 1'));
+  const short = catchErr(() => parse('[1000000]: 1'));
+  assert.deepEqual([short.code, short.offset], ['count_mismatch', 1]);
+  // count_too_large only for a count no input could satisfy (above 2^64 - 1).
+  const tooLarge = catchErr(() => parse('[18446744073709551616]: 1'));
   assert.equal(tooLarge.code, 'count_too_large');
   assert.ok(stc.ERROR_CODES.includes('count_mismatch'));
 });
@@ -191,7 +200,8 @@ test('hostile input throws and never crashes', () => {
   const deep = '['.repeat(100000) + ']'.repeat(100000);
   for (const [name, p] of [...parsers, ['decode', decode], ['encode', encode]]) {
     assert.equal(catchErr(() => p(deep)).code, 'depth_limit', name);
-    assert.equal(catchErr(() => p(deep, { maxDepth: 1e9 })).code, 'depth_limit', name);
+    // The limit is only a policy (no clamp): 100,000 levels read and write.
+    assert.ok(p(deep, { maxDepth: 1e9 }), name);
     assert.equal(catchErr(() => p('[1,2')).code, 'unexpected_end', name);
     assert.equal(catchErr(() => p('')).code, 'unexpected_end', name);
     assert.equal(catchErr(() => p('"\u0001"')).code, 'control_character', name);
@@ -204,7 +214,8 @@ test('hostile input throws and never crashes', () => {
     assert.equal(catchErr(() => stringify(nested, { bigint })).code, 'depth_limit');
     assert.equal(parse(stringify(nested, { bigint, maxDepth: 300 }), { maxDepth: 300 }).length, 1);
   }
-  assert.equal(catchErr(() => parse('[4294967296000]{a}: 1')).code, 'count_too_large');
+  assert.equal(catchErr(() => parse('[4294967296000]{a}: 1')).code, 'count_mismatch');
+  assert.equal(catchErr(() => parse('[99999999999999999999]{a}: 1')).code, 'count_too_large');
 });
 
 test('arguments and options are checked', () => {
@@ -229,14 +240,14 @@ test('encodeGated returns JSON where STC loses and STC where it wins', () => {
 
   const rows = Array.from({ length: 20 }, (_, i) => ({ id: i, name: `user${i}`, active: i % 2 === 0 }));
   const table = JSON.stringify(rows, null, 2);
-  for (const tokenizer of ['estimate', 'o200k_base', 'cl100k_base']) {
+  for (const [name, tokenizer] of [['estimate', 'estimate'], ['gpt-tokenizer', o200k]]) {
     const g = encodeGated(table, { tokenizer });
-    assert.equal(g.chosen, 'stc', tokenizer);
-    assert.ok(g.text.startsWith('[20]{id,name,active}:'), tokenizer);
-    assert.ok(g.stcTokens < g.jsonTokens * 0.95, tokenizer);
-    assert.deepEqual(parse(g.text), rows, tokenizer);
-    assert.equal(g.jsonTokens, countTokens(JSON.stringify(rows), tokenizer), tokenizer);
-    assert.equal(g.stcTokens, countTokens(encode(table), tokenizer), tokenizer);
+    assert.equal(g.chosen, 'stc', name);
+    assert.ok(g.text.startsWith('[20]{id,name,active}:'), name);
+    assert.ok(g.stcTokens < g.jsonTokens * 0.95, name);
+    assert.deepEqual(parse(g.text), rows, name);
+    assert.equal(g.jsonTokens, countTokens(JSON.stringify(rows), tokenizer), name);
+    assert.equal(g.stcTokens, countTokens(encode(table), tokenizer), name);
   }
   const readable = encodeGated(table, { profile: 'readable' });
   assert.equal(readable.text, encode(table, { profile: 'readable' }));
@@ -246,13 +257,72 @@ test('encodeGated returns JSON where STC loses and STC where it wins', () => {
   assert.equal(catchErr(() => encodeGated('[1,]')).code, 'unexpected_char');
 });
 
-test('countTokens', () => {
-  assert.equal(countTokens('hello world'), 2);
-  assert.equal(countTokens('hello world', 'o200k_base'), 2);
-  assert.equal(countTokens('hello world', 'cl100k_base'), 2);
+test('countTokens: the estimate built in, exact counts through a counting function', () => {
+  assert.equal(countTokens('hello world', o200k), 2);
   assert.equal(countTokens(''), 0);
-  const estimate = countTokens('{"id":1,"name":"users"}', 'estimate');
+  const estimate = countTokens('{"id":1,"name":"users"}');
+  assert.equal(countTokens('{"id":1,"name":"users"}', 'estimate'), estimate);
   assert.ok(estimate > 5 && estimate < 15);
+  // The addon has no BPE tables: the names say how to get exact counts.
+  for (const name of ['o200k_base', 'cl100k_base']) {
+    const e = catchErr(() => countTokens('x', name));
+    assert.equal(e.constructor, RangeError);
+    assert.match(e.message, /not in this package .*gpt-tokenizer/);
+    assert.equal(catchErr(() => encodeGated('[1]', { tokenizer: name })).constructor, RangeError);
+  }
+});
+
+test('encodeGated with a counting function: its counts decide, its errors come back as they are', () => {
+  const rows = JSON.stringify(Array.from({ length: 30 }, (_, i) => ({ id: i, name: `user${i}` })));
+  const seen = [];
+  const byLength = (text) => {
+    seen.push(text);
+    return text.length;
+  };
+  const g = encodeGated(rows, { tokenizer: byLength });
+  // Called on minified JSON, then on the STC candidate; the result holds its numbers.
+  assert.deepEqual(seen, [rows, encode(rows)]);
+  assert.deepEqual(g, { text: encode(rows), chosen: 'stc', jsonTokens: rows.length, stcTokens: encode(rows).length });
+  // A function that finds STC dearer turns the choice around.
+  const stcDear = (text) => (text.startsWith('[{') ? 10 : 1000);
+  assert.deepEqual(encodeGated(rows, { tokenizer: stcDear }), { text: rows, chosen: 'json', jsonTokens: 10, stcTokens: 1000 });
+  // minSaving applies to its numbers: 100 vs 96 saves 4 %.
+  const close = (text) => (text.startsWith('[{') ? 100 : 96);
+  assert.equal(encodeGated(rows, { tokenizer: close }).chosen, 'json');
+  assert.equal(encodeGated(rows, { tokenizer: close, minSaving: 0.04 }).chosen, 'stc');
+  // Bytes input is copied before the function runs (it may change the buffer).
+  const bytes = Buffer.from(rows);
+  const g2 = encodeGated(bytes, { tokenizer: (t) => { bytes.fill(0x20); return t.length; } });
+  assert.equal(g2.text, encode(rows));
+  const mine = new Error('counter failed');
+  assert.equal(catchErr(() => encodeGated(rows, { tokenizer: () => { throw mine; } })), mine);
+  for (const [bad, shown] of [[-1, '-1'], [1.5, '1.5'], ['7', '"7"'], [undefined, 'undefined'], [2 ** 53, '9007199254740992']]) {
+    const e = catchErr(() => encodeGated(rows, { tokenizer: () => bad }));
+    assert.equal(e.constructor, TypeError);
+    assert.equal(e.message, `the tokenizer function must return a non-negative integer, got ${shown}`);
+  }
+  // Invalid JSON is an StcError before anything is counted.
+  let calls = 0;
+  assert.equal(catchErr(() => encodeGated('[1,]', { tokenizer: () => ++calls })).code, 'unexpected_char');
+  assert.equal(calls, 0);
+});
+
+test("exact counts with gpt-tokenizer equal the CLI's o200k_base figures (stc stats)", () => {
+  const corpus = path.join(__dirname, '..', '..', '..', 'shared', 'corpus');
+  for (const file of ['github_events.json', 'twitter_api_response.json', 'google_maps_api_response.json']) {
+    const out = execFileSync(stcBinary(), ['stats', '--tokenizer', 'o200k_base', path.join(corpus, file)], { encoding: 'utf8' });
+    const block = out.slice(out.indexOf('o200k_base'));
+    const header = block.split('\n')[0].trim().split(/\s+/).slice(1);
+    const figures = block.split('\n')[1].trim().split(/\s+/).slice(1).map(Number);
+    const cli = Object.fromEntries(header.map((h, i) => [h, figures[i]]));
+    const json = fs.readFileSync(path.join(corpus, file));
+    const minified = decode(json);
+    assert.equal(countTokens(minified, o200k), cli.minified, `${file} minified`);
+    assert.equal(countTokens(encode(json), o200k), cli.compact, `${file} compact`);
+    const g = encodeGated(json, { tokenizer: o200k });
+    assert.deepEqual([g.jsonTokens, g.stcTokens], [cli.minified, cli.compact], file);
+    assert.equal(countTokens(g.text, o200k), cli.gated, `${file} gated`);
+  }
 });
 
 test('ES module entry exports the same functions', async () => {

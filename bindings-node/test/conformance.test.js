@@ -38,26 +38,28 @@ function expectError(fn, expected, label) {
 function run(category, c) {
   const options = c.options || {};
   const maxDepth = options.max_depth;
+  // The case's STC version (1 or 2; absent: 1), passed to every call (design E).
+  const version = options.version;
   for (const [kind, input] of inputs(c)) {
     const label = `${c.name} (${kind} input)`;
     switch (category) {
       case 'encode':
-        assert.equal(stc.encode(input, { profile: options.profile, maxDepth }), c.expected, label);
+        assert.equal(stc.encode(input, { profile: options.profile, maxDepth, version }), c.expected, label);
         break;
       case 'decode':
-        assert.equal(stc.decode(input, { maxDepth }), c.expected, label);
+        assert.equal(stc.decode(input, { maxDepth, version }), c.expected, label);
         break;
       case 'roundtrip':
         for (const profile of ['compact', 'readable']) {
-          const encoded = stc.encode(input, { profile, maxDepth });
-          assert.equal(stc.decode(encoded, { maxDepth }), c.expected, `${label}, ${profile}`);
+          const encoded = stc.encode(input, { profile, maxDepth, version });
+          assert.equal(stc.decode(encoded, { maxDepth, version }), c.expected, `${label}, ${profile}`);
         }
         break;
       case 'invalid':
-        expectError(() => stc.decode(input, { maxDepth }), c.error, label);
+        expectError(() => stc.decode(input, { maxDepth, version }), c.error, label);
         break;
       case 'json-invalid':
-        expectError(() => stc.encode(input, { profile: 'compact', maxDepth }), c.error, label);
+        expectError(() => stc.encode(input, { profile: 'compact', maxDepth, version }), c.error, label);
         break;
       default:
         throw new Error(`unknown category ${category}`);

@@ -35,7 +35,11 @@ export const BROKEN_STC = '{\n  ok: true,\n  tags[2]: "a" "b"\n}';
 //   /stc-ce-br/NAME     brotli, Content-Encoding: stc, br
 //   /stc-ce-badgzip/NAME, /stc-ce-zstd/NAME  Content-Encoding: stc, gzip (or zstd) on a body that is neither
 //   /broken, /broken-ce an invalid STC body (as application/stc+json; as JSON with Content-Encoding: stc)
-//   /v2                 valid STC announced as X-STC-Version: 2
+//   /v2                 STC announced as version 2 (Content-Type's version parameter and X-STC-Version)
+//   /v2-header          the same announced by X-STC-Version only
+//   /v2-groups          a version 2 column group, announced as version 2
+//   /v3                 announced as version 3 (unknown)
+//   /v-conflict         Content-Type says version 2, X-STC-Version says 1
 //   /small              [1,2,3] (STC saves nothing: a gate keeps JSON)
 //   /echo               JSON: method, accept, accept-encoding, request body length
 //   /no-content         204 with Content-Type: application/stc+json
@@ -63,7 +67,12 @@ function upstream() {
       }
       if (path === '/broken') return send(200, stcType, BROKEN_STC);
       if (path === '/broken-ce') return send(200, { 'content-type': 'application/json', 'content-encoding': 'stc' }, BROKEN_STC);
-      if (path === '/v2') return send(200, { ...stcType, 'x-stc-version': '2' }, '[2]{a}: 1 / 2');
+      const v2Type = { 'content-type': 'application/stc+json; version=2', 'x-stc-version': '2' };
+      if (path === '/v2') return send(200, v2Type, '[2]{a}: 1 / 2');
+      if (path === '/v2-header') return send(200, { ...stcType, 'x-stc-version': '2' }, '[2]{a}: 1 / 2');
+      if (path === '/v2-groups') return send(200, v2Type, '[1]{id,user{id,name}}: 1,5,"bob"');
+      if (path === '/v3') return send(200, { 'content-type': 'application/stc+json; version="3"' }, '[2]{a}: 1 / 2');
+      if (path === '/v-conflict') return send(200, { ...v2Type, 'x-stc-version': '1' }, '[2]{a}: 1 / 2');
       if (path === '/small') return send(200, { 'content-type': 'application/json' }, '[1,2,3]');
       if (path === '/no-content') return send(204, stcType);
       if (path === '/text') return send(200, { 'content-type': 'text/plain; charset=utf-8' }, 'hello, not JSON');
@@ -220,11 +229,38 @@ if (process.env.STC_FETCH_TEST_ROLE === 'upstream') {
     });
   }
 
-  test('an unknown X-STC-Version is refused', async () => {
-    await assert.rejects(stcFetch(`${up.url}/v2`), (e) => {
+  test('version: asked for with Accept, decoded in the version the response states', async () => {
+    const asked = await stcFetch(`${up.url}/echo`, { stc: { version: 2 } });
+    assert.equal((await asked.json()).accept, 'application/stc+json; version=2, application/json;q=0.9');
+    assert.equal((await (await stcFetch(`${up.url}/echo`, { stc: { version: 1 } })).json()).accept, DEFAULT_ACCEPT);
+    // An explicit accept wins over version.
+    const explicit = await stcFetch(`${up.url}/echo`, { stc: { version: 2, accept: 'application/stc+json' } });
+    assert.equal((await explicit.json()).accept, 'application/stc+json');
+    for (const path of ['/v2', '/v2-header']) {
+      const res = await stcFetch(`${up.url}${path}`);
+      assert.equal(res.headers.get('content-type'), 'application/json', path);
+      assert.equal(res.headers.get('x-stc-version'), '2', path);
+      assert.deepEqual(await res.json(), [{ a: 1 }, { a: 2 }], path);
+    }
+    await assert.rejects(stcFetch(`${up.url}/echo`, { stc: { version: 3 } }), RangeError);
+    await assert.rejects(stcFetch(`${up.url}/echo`, { stc: { version: '2' } }), TypeError);
+  });
+
+  test('a version 2 body is decoded as version 2', async () => {
+    const res = await stcFetch(`${up.url}/v2-groups`);
+    assert.deepEqual(await res.json(), [{ id: 1, user: { id: 5, name: 'bob' } }]);
+  });
+
+  test('an unknown or contradictory version is refused, not guessed', async () => {
+    await assert.rejects(stcFetch(`${up.url}/v3`), (e) => {
       assert.equal(e.name, 'StcVersionError');
-      assert.equal(e.version, '2');
-      assert.match(e.message, /\/v2 is STC version "2"/);
+      assert.equal(e.version, '3');
+      assert.match(e.message, /\/v3 is STC version "3"; this package reads version 1 or 2$/);
+      return true;
+    });
+    await assert.rejects(stcFetch(`${up.url}/v-conflict`), (e) => {
+      assert.equal(e.name, 'StcVersionError');
+      assert.match(e.message, /states STC version "2" in Content-Type and "1" in X-STC-Version$/);
       return true;
     });
   });

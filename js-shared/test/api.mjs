@@ -84,6 +84,68 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
     }
   });
 
+  t('countTokens with a counting function', () => {
+    const seen = [];
+    assert.equal(stc.countTokens('hello', (text) => (seen.push(text), text.length)), 5);
+    assert.deepEqual(seen, ['hello']);
+    const mine = new Error('mine');
+    assert.equal(thrown(() => stc.countTokens('x', () => { throw mine; })), mine);
+  });
+
+  t('encodeGated with a counting function', () => {
+    const rows = JSON.stringify(Array.from({ length: 30 }, (_, i) => ({ id: i, name: `user${i}` })));
+    const stcText = stc.encode(rows);
+    assert.deepEqual(stc.encodeGated(rows, { tokenizer: (text) => text.length }), {
+      text: stcText, chosen: 'stc', jsonTokens: rows.length, stcTokens: stcText.length,
+    });
+    const stcDear = (text) => (text === rows ? 10 : 1000);
+    assert.deepEqual(stc.encodeGated(rows, { tokenizer: stcDear }), { text: rows, chosen: 'json', jsonTokens: 10, stcTokens: 1000 });
+    const mine = new Error('mine');
+    assert.equal(thrown(() => stc.encodeGated(rows, { tokenizer: () => { throw mine; } })), mine);
+    assert.equal(thrown(() => stc.encodeGated(rows, { tokenizer: () => 0.5 })).constructor, TypeError);
+  });
+
+  t('version: 1 and 2 in every function that takes options', () => {
+    const json = '[{"id":1,"tags":["a"]},{"id":2,"tags":[]}]';
+    for (const version of [undefined, 1, 2]) {
+      const text = stc.encode(json, { version });
+      assert.equal(stc.decode(text, { version }), json, `version ${version}`);
+      assert.deepEqual(stc.parse(text, { version }), JSON.parse(json));
+      assert.deepEqual(stc.parse(text, { version, bigint: true }), JSON.parse(json));
+      for (const bigint of [false, true]) assert.equal(stc.decode(stc.stringify(JSON.parse(json), { version, bigint }), { version }), json);
+      assert.equal(stc.decode(stc.encodeGated(json, { version }).text, { version }), json);
+    }
+    // A version 2 reader reads version 1.
+    assert.equal(stc.decode('[2]{a}: 1 / 2', { version: 2 }), '[{"a":1},{"a":2}]');
+    const bad = [
+      [3, RangeError, 'version must be 1 or 2, got 3'],
+      [1.5, RangeError, 'version must be 1 or 2, got 1.5'],
+      ['2', TypeError, 'version must be 1 or 2, got "2"'],
+      [null, TypeError, 'version must be 1 or 2, got null'],
+    ];
+    for (const [version, cls, message] of bad) {
+      for (const f of [
+        () => stc.decode('[1]', { version }), () => stc.parse('[1]', { version }), () => stc.encode('[1]', { version }),
+        () => stc.stringify([1], { version }), () => stc.encodeGated('[1]', { version }),
+      ]) {
+        const e = thrown(f);
+        assert.equal(e.constructor, cls, String(f));
+        assert.equal(e.message, message);
+      }
+    }
+  });
+
+  t('version 1 refuses version 2 constructs (newer_version); version 2 reads them', () => {
+    const groups = '[2]{id,user{id,name}}: 1,5,"bob" / 2,6,"al"';
+    const e = thrown(() => stc.decode(groups));
+    assert.ok(e instanceof stc.StcError);
+    assert.equal(e.code, 'newer_version');
+    assert.equal(thrown(() => stc.parse(groups, { version: 1 })).code, 'newer_version');
+    const want = [{ id: 1, user: { id: 5, name: 'bob' } }, { id: 2, user: { id: 6, name: 'al' } }];
+    assert.equal(stc.decode(groups, { version: 2 }), JSON.stringify(want));
+    for (const bigint of [false, true]) assert.deepEqual(stc.parse(groups, { version: 2, bigint }), want);
+  });
+
   t('StcError: the same class, fields and message', () => {
     const e = thrown(() => stc.decode('{a: 1,\n b 2}'));
     assert.ok(e instanceof stc.StcError);
@@ -100,7 +162,7 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
     }
     const bytes = thrown(() => stc.decode(Uint8Array.from([0x5b, 0x22, 0xff, 0x22, 0x5d])));
     assert.deepEqual([bytes.code, bytes.offset, bytes.index], ['invalid_utf8', 2, undefined]);
-    assert.equal(thrown(() => stc.decode('[3]: 1,2')).code, 'unexpected_end');
+    assert.equal(thrown(() => stc.decode('[3]: 1,2')).code, 'count_mismatch');
     assert.equal(thrown(() => stc.decode('{ids[3]: 1,2}')).code, 'count_mismatch');
     assert.equal(thrown(() => stc.parse('"\ud800"')).code, 'invalid_utf8');
     const deep = thrown(() => stc.stringify([[[1]]], { maxDepth: 2 }));
@@ -124,7 +186,10 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
       [() => stc.encodeGated('[1]', { minSaving: 'a' }), TypeError, 'minSaving must be a number, got "a"'],
       [() => stc.encodeGated('[1]', { minSaving: NaN }), TypeError, 'minSaving must be a number, got NaN'],
       [() => stc.countTokens(5), TypeError, 'text must be a string, got number'],
-      [() => stc.countTokens('x', 'p50k'), RangeError, `tokenizer must be ${tokenizers.map((n) => `'${n}'`).join(', ').replace(/, ([^,]*)$/, ' or $1')}, got "p50k"`],
+      [() => stc.countTokens('x', 'p50k'), RangeError, `tokenizer must be ${tokenizers.map((n) => `'${n}'`).join(', ').replace(/, ([^,]*)$/, ' or $1')} or a function, got "p50k"`],
+      [() => stc.countTokens('x', () => -1), TypeError, 'the tokenizer function must return a non-negative integer, got -1'],
+      [() => stc.countTokens('x', () => '1'), TypeError, 'the tokenizer function must return a non-negative integer, got "1"'],
+      [() => stc.encodeGated('[1]', { tokenizer: 'o200k_base' }), RangeError, /^tokenizer "o200k_base" is not in this package .* gpt-tokenizer's countTokens$/],
       [() => stc.encodeGated('[1]', { tokenizer: 7 }), TypeError, /^tokenizer must be .*, got 7$/],
       [() => stc.encode('[1]', { profile: Object.create(null) }), TypeError, `profile must be 'compact' or 'readable', got object`],
       [() => stc.encode('[1]', { maxDepth: Symbol('d') }), RangeError, 'maxDepth must be a non-negative integer, got Symbol(d)'],
