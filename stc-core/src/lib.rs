@@ -162,6 +162,11 @@ pub fn decode(stc: &str) -> Result<String, Error> {
 /// use stc_core::{decode_with, DecodeOptions, Limits, Version};
 /// assert_eq!(decode_with("[2]: 1,2", &Limits::default().max_depth(1))?, "[1,2]");
 /// assert_eq!(decode_with("[2]: 1,2", &DecodeOptions::default().version(Version::V2))?, "[1,2]");
+/// // A column group is version 2: a version 1 reader stops at its '{'.
+/// let group = "[1]{id,user{name}}: 1,\"al\"";
+/// let err = decode_with(group, &Limits::default()).unwrap_err();
+/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::NewerVersion, Some(11)));
+/// assert_eq!(decode_with(group, &DecodeOptions::default().version(Version::V2))?, r#"[{"id":1,"user":{"name":"al"}}]"#);
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 pub fn decode_with(stc: &str, options: &(impl AsDecodeOptions + ?Sized)) -> Result<String, Error> {

@@ -6,7 +6,7 @@
 //! minified JSON the spec defines. The codec must map the first to the second.
 
 use proptest::prelude::*;
-use stc_core::{decode, encode_with, EncodeOptions, ErrorKind, Limits, Profile};
+use stc_core::{decode, decode_with, encode_with, DecodeOptions, EncodeOptions, ErrorKind, Limits, Profile, Version};
 
 #[derive(Debug, Clone)]
 enum V {
@@ -89,8 +89,40 @@ fn table_strategy() -> impl Strategy<Value = V> {
     )
 }
 
+/// Semi-uniform records (version 2's shapes): rows of objects whose keys are
+/// a subsequence of one list, some members objects with their own optional
+/// keys (column groups, absent cells), or a map of such objects (keyed tables).
+fn semi_strategy() -> impl Strategy<Value = V> {
+    let row = prop::collection::vec(
+        (
+            prop::sample::select(vec!["id", "name", "a", "b", "x y", "true"]),
+            any::<bool>(),
+            prop_oneof![
+                3 => scalar_strategy(),
+                1 => prop::collection::vec((prop::sample::select(vec!["p", "q", "r"]), any::<bool>(), scalar_strategy()), 0..3)
+                    .prop_map(|members| V::Obj(
+                        members.into_iter().filter(|(_, keep, _)| *keep).map(|(k, _, v)| (k.encode_utf16().collect(), v)).collect()
+                    )),
+            ],
+        ),
+        0..4,
+    )
+    .prop_map(|members| {
+        V::Obj(members.into_iter().filter(|(_, keep, _)| *keep).map(|(k, _, v)| (k.encode_utf16().collect(), v)).collect())
+    });
+    (prop::collection::vec(row, 1..6), any::<bool>(), prop::collection::vec(key_strategy(), 6)).prop_map(
+        |(rows, keyed, keys)| {
+            if keyed {
+                V::Obj(keys.into_iter().zip(rows).collect())
+            } else {
+                V::Arr(rows)
+            }
+        },
+    )
+}
+
 fn value_strategy() -> impl Strategy<Value = V> {
-    let leaf = prop_oneof![4 => scalar_strategy(), 1 => table_strategy()];
+    let leaf = prop_oneof![4 => scalar_strategy(), 1 => table_strategy(), 1 => semi_strategy()];
     leaf.prop_recursive(5, 64, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(V::Arr),
@@ -292,6 +324,61 @@ proptest! {
             let json = decode(&stc).unwrap();
             prop_assert_eq!(encode_with(&json, &opts).unwrap(), stc.clone());
             prop_assert_eq!(decode(&json).unwrap(), json);
+        }
+    }
+
+    /// Version 2 reads version 1: the v1 encoding of any value (and the JSON
+    /// source itself) decodes as version 2 to the value.
+    #[test]
+    fn v2_reads_v1(v in value_strategy(), seed in any::<u64>()) {
+        let (source, expected) = render(&v, seed);
+        let v2 = DecodeOptions::default().version(Version::V2);
+        prop_assert_eq!(decode_with(&source, &v2).unwrap(), expected.clone());
+        for p in PROFILES {
+            let stc = encode_with(&source, &EncodeOptions::default().profile(p)).unwrap();
+            prop_assert_eq!(decode_with(&stc, &v2).unwrap(), expected.clone(), "profile {:?}, stc {}", p, stc);
+        }
+    }
+
+    /// Version 2 round trip: decode(v2, encode(v2, x)) is x, both profiles;
+    /// validation agrees; a version 1 decoder gives the same value or
+    /// `newer_version`, never another value.
+    #[test]
+    fn v2_reversible_and_v1_never_wrong(v in value_strategy(), seed in any::<u64>()) {
+        let (source, expected) = render(&v, seed);
+        let v2 = DecodeOptions::default().version(Version::V2);
+        for p in PROFILES {
+            let stc = encode_with(&source, &EncodeOptions::default().profile(p).version(Version::V2)).unwrap();
+            prop_assert_eq!(decode_with(&stc, &v2).unwrap(), expected.clone(), "profile {:?}, stc {}", p, stc);
+            prop_assert!(stc_core::validate_with(&stc, &v2).is_ok());
+            match decode(&stc) {
+                Ok(json) => prop_assert_eq!(json, expected.clone(), "v1 read {}", stc),
+                Err(e) => prop_assert_eq!(e.kind(), ErrorKind::NewerVersion, "v1 read {}: {}", stc, e),
+            }
+        }
+    }
+
+    /// Mutated version 2 text never panics either version's reader; what
+    /// decodes is valid JSON, and decode and validate agree.
+    #[test]
+    fn total_on_mutated_v2(v in value_strategy(), seed in any::<u64>(), at in any::<usize>(), byte in any::<u8>(), mode in 0u8..3) {
+        let (source, _) = render(&v, seed);
+        let stc = encode_with(&source, &EncodeOptions::default().version(Version::V2)).unwrap();
+        let mut bytes = stc.into_bytes();
+        let i = if bytes.is_empty() { 0 } else { at % bytes.len() };
+        match mode {
+            0 if !bytes.is_empty() => { bytes.remove(i); }
+            1 => bytes.insert(i, byte),
+            _ => bytes.truncate(i),
+        }
+        for version in [Version::V1, Version::V2] {
+            let options = DecodeOptions::default().version(version);
+            let decoded = stc_core::decode_bytes_with(&bytes, &options);
+            if let Ok(json) = &decoded {
+                prop_assert!(is_strict_json(json), "{}", json);
+            }
+            let validated = stc_core::validate_bytes_with(&bytes, &options);
+            prop_assert_eq!(decoded.err(), validated.err());
         }
     }
 
