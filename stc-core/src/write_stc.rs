@@ -147,11 +147,11 @@ const COMPACT: Style = Style { item: ",", colon: ":", row: "/", lines: false };
 
 /// Whether a value whose text ends with a table body may be the last cell of
 /// a row that is not the last row (`[2]{a}: [1]{c}:2 / 3`). Counts drive
-/// reading (spec rule D.1), so a decoder knows that the `/` after the inner
-/// table's last declared row belongs to the outer table; decoders before that
-/// rule read it as one more inner row, so the encoder kept such values out of
-/// that position until the rule landed.
-const TRAILING_TABLE_CELLS: bool = false;
+/// reading (spec 4.1, design rule D.1), so a decoder knows that the `/` after
+/// the inner table's last declared row belongs to the outer table. Readers
+/// before that rule took it for one more inner row; `false` would keep such
+/// values out of that position (in a form that ends with `]` or `}`).
+const TRAILING_TABLE_CELLS: bool = true;
 
 /// Keep version 1's fixed rule for an object member whose value is a
 /// non-empty array of scalars: always compact (`tags[2]: "a","b"`), although
@@ -512,8 +512,21 @@ impl<'d, 'a> Plan<'d, 'a> {
                         if columns.len() >= MAX_COLUMNS {
                             return None;
                         }
-                        columns.insert(pos, k);
-                        pos += 1;
+                        // As late as the row allows: just before the next of
+                        // its keys already listed (else at the end), so that
+                        // later rows keep the most orders open.
+                        let mut at = columns.len();
+                        let mut next = self.skip(k + 1);
+                        while next < end {
+                            let later = body(self.nodes.get(next));
+                            if let Some(found) = columns.iter().position(|&c| body(self.nodes.get(c)) == later) {
+                                at = found.max(pos);
+                                break;
+                            }
+                            next = self.skip(next + 1);
+                        }
+                        columns.insert(at, k);
+                        pos = at + 1;
                     }
                 }
                 k = self.skip(k + 1);
@@ -961,11 +974,11 @@ mod tests {
         // Nested objects and arrays as cells (v1).
         let json = r#"[{"id":1,"u":{"x":1},"t":[1,2]},{"id":2,"u":{"x":2},"t":[3]}]"#;
         assert_eq!(encode_v(json, Version::V1), "[2]{id,u,t}:1,{x:1},[2]:1,2/2,{x:2},[1]:3");
-        // A table that would be the last cell of a row followed by `/` is
-        // written in a form that does not end with a table body.
+        // A nested table as the last cell of a row followed by `/`: counts
+        // drive reading, so the `/` after its last declared row is the outer one.
         let json = r#"[{"a":[{"c":1},{"c":2}]},{"a":[{"c":3},{"c":4}]},{"a":[{"c":5},{"c":6}]}]"#;
         let stc = encode_v(json, Version::V1);
-        assert!(!stc.contains("]{c}:1/2/"), "{stc}");
+        assert_eq!(stc, "[3]{a}:[2]{c}:1/2/[2]{c}:3/4/[2]{c}:5/6");
         let doc = Document::parse_json(json, &Limits::default()).unwrap();
         assert_eq!(crate::decode(&stc).unwrap(), doc.to_json());
         // Not in a row's last cell, a nested table is fine.

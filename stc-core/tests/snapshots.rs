@@ -1,7 +1,7 @@
 //! Snapshots of outputs a person reviews: encoder output on representative
 //! documents, and the text of every kind of error message.
 
-use stc_core::{decode, encode_with, EncodeOptions, Profile, Version};
+use stc_core::{decode, decode_with, encode_with, DecodeOptions, EncodeOptions, Profile, Version};
 
 const DOCUMENTS: &[(&str, &str)] = &[
     ("adr_unquoted_keys", r#"{"name": "foo", "api_version": "v2", "count": 42}"#),
@@ -76,6 +76,8 @@ fn encoder_output_v2() {
             let options = EncodeOptions::default().profile(profile).version(Version::V2);
             let stc = encode_with(json, &options).unwrap();
             insta::assert_snapshot!(format!("v2__{name}__{}", profile.name()), stc, json);
+            let v2 = DecodeOptions::default().version(Version::V2);
+            assert_eq!(decode_with(&stc, &v2).unwrap(), decode(json).unwrap(), "{name}");
         }
     }
     // Version 1 never writes a v2 construct.
