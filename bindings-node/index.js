@@ -32,13 +32,14 @@ const isStackOverflow = (e) => e instanceof RangeError && e.message === 'Maximum
 // only converts to the addon's positional arguments and picks the fastest
 // measured path (bench/CANDIDATES.md): without BigInt, V8's JSON.parse /
 // JSON.stringify around stc-core's decode / encode (so toJSON, cycles and the
-// rest are V8's own); with BigInt, the addon's value builder and walker.
+// rest are V8's own; parse reads the JSON as a one-byte text, characters
+// beyond U+00FF as \u escapes); with BigInt, the addon's value builder and walker.
 const api = makeApi(
   {
     parse: (text, o) =>
       o.bigint
         ? native.parseValues(text, o.maxDepth, true, o.version)
-        : JSON.parse(native.decode(text, o.maxDepth, o.version)),
+        : JSON.parse(native.decodeLatin1(text, o.maxDepth, o.version)),
     stringify(value, o) {
       const walk = () => native.stringifyValues(value, o.profile, o.maxDepth, o.bigint, o.version);
       if (o.bigint || (o.maxDepth ?? 0) > JSON_STRINGIFY_DEPTH) return walk();

@@ -105,8 +105,8 @@ const ops = [
 ];
 // Candidates (bench/CANDIDATES.md), timed with --candidates.
 const candidateOps = [
-  ['cand_parse_decode_utf16', 'JSON.parse(decode(stc)): the JSON text as Latin-1 or two-byte'],
-  ['cand_parse_decode_latin1', 'JSON.parse(decodeLatin1(stc)): one-byte JSON text, \\u escapes beyond U+00FF'],
+  ['cand_parse_decode_utf16', 'JSON.parse(decode(stc)): the JSON text as Latin-1 or two-byte (the previous default)'],
+  ['cand_parse_decode_latin1', 'JSON.parse(decodeLatin1(stc)): one-byte JSON text, \\u escapes beyond U+00FF (the default)'],
   ['cand_parse_bytes_in', 'JSON.parse(decodeLatin1(Buffer.from(stc))): the STC text in as UTF-8 bytes'],
   ['cand_stringify_bytes_in', 'encode(Buffer.from(JSON.stringify(v))): the JSON text in as UTF-8 bytes'],
 ];

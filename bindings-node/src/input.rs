@@ -27,10 +27,34 @@ pub(crate) enum Input<'a> {
 fn read_text(env: RawEnv, v: Value) -> Result<Input<'static>> {
     let mut len = 0usize;
     napi_call!(env, sys::napi_get_value_string_utf16(env, v, ptr::null_mut(), 0, &mut len));
-    let mut units: Vec<u16> = vec![0; len + 1];
+    // The UTF-16 copy goes into this thread's reused buffer (no allocation,
+    // no zeroing, no fresh pages per call); one above REUSED units is freed.
+    let mut units = UNITS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    if units.len() < len + 1 {
+        units.resize(len + 1, 0);
+    }
     let mut written = 0usize;
-    napi_call!(env, sys::napi_get_value_string_utf16(env, v, units.as_mut_ptr(), len + 1, &mut written));
-    units.truncate(written.min(len));
+    let status = unsafe { sys::napi_get_value_string_utf16(env, v, units.as_mut_ptr(), len + 1, &mut written) };
+    let result = if status == sys::Status::napi_ok {
+        utf8_of(&units[..written.min(len)])
+    } else {
+        Err(crate::js::napi_failure(env, status))
+    };
+    if units.len() <= REUSED {
+        UNITS.with(|b| *b.borrow_mut() = units);
+    }
+    result
+}
+
+/// The largest UTF-16 buffer [`read_text`] keeps for the next call (8 MB).
+const REUSED: usize = 4 << 20;
+
+thread_local! {
+    static UNITS: std::cell::RefCell<Vec<u16>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// UTF-16 code units to UTF-8 text, or the text before a lone surrogate.
+fn utf8_of(units: &[u16]) -> Result<Input<'static>> {
     let mut out: Vec<u8> = Vec::with_capacity(units.len() + units.len() / 8 + 16);
     let mut i = 0;
     while i < units.len() {

@@ -165,6 +165,18 @@ test('encode and decode are text functions; decodeStc is decode', () => {
   assert.equal(encode(Buffer.from(json)), encode(json));
 });
 
+test('parse: text beyond Latin-1 (the one-byte fast path writes \\u escapes) gives JSON.parse\'s values', () => {
+  const value = {
+    'é€😀中': ['ÿ', 'Ā', '\u0100\u00ff', '"€\\', '\\u20ac', 'a😀b', '\ud83d\ude00', 'x'.repeat(40) + '€'],
+    '中文': { 'ключ': 'значение', '\u007f\u0080': '\u2028\u2029' },
+  };
+  const json = JSON.stringify(value);
+  for (const input of [encode(json), json, Buffer.from(encode(json))]) {
+    for (const [name, p] of parsers) assert.deepEqual(p(input), value, name);
+  }
+  assert.equal(decode(encode(json)), json);
+});
+
 test('errors carry code, offset, line, column, index and a message', () => {
   // The class, fields and message: js-shared/test/api.mjs (both packages).
   assert.match(catchErr(() => decode('{a: 1,\n b 2}')).stack, /StcError/);
