@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use stc_core::{GateOptions, Limits};
+use stc_core::{GateOptions, Limits, Version};
 use stc_mcp::proxy::StashOptions;
 use stc_mcp::stash::{StoreSpec, DEFAULT_RETRIEVE_TOOL};
 use stc_mcp::{ProxyOptions, RewriteOptions, ServerOptions};
@@ -113,6 +113,11 @@ pub struct McpProxyArgs {
     /// How the gate counts tokens.
     #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate)]
     tokenizer: TokenizerArg,
+    /// STC version of the re-encoded text blocks: 1, or 2 (column groups, absent cells `~`,
+    /// keyed tables; the primer added to the instructions then explains them). Needs a client
+    /// model that reads what the primer says; budgets are measured in this version.
+    #[arg(long, default_value = "1", value_parser = parse_version, value_name = "VERSION")]
+    stc_version: Version,
     /// Where the gate keeps JSON, leave the text exactly as the server wrote it
     /// (default: send the gate's minified JSON).
     #[arg(long)]
@@ -145,6 +150,11 @@ pub struct McpProxyArgs {
     /// The MCP server to run, and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<OsString>,
+}
+
+/// Parses an STC version (`1` or `2`) with the core's rule and message.
+pub(crate) fn parse_version(name: &str) -> Result<Version, String> {
+    name.parse::<Version>().map_err(|e| e.to_string())
 }
 
 /// Runs `stc mcp` until the client closes stdin.
@@ -193,6 +203,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         gate: GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into()),
         limits: Limits::default().max_depth(args.max_depth),
         keep_json_text: args.keep_json_text,
+        version: args.stc_version,
     };
     if args.budget.is_some() || args.truncate_arrays_at.is_some() {
         let tool = match ToolName::new(&args.retrieve_tool) {
@@ -215,6 +226,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
             token_budget: args.budget,
             tokenizer: options.rewrite.gate.tokenizer,
             limits: options.rewrite.limits,
+            version: args.stc_version,
         };
         options.stash = Some(StashOptions { store, truncate, tool });
     }

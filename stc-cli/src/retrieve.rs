@@ -138,13 +138,45 @@ pub struct EncodeStashArgs {
     store: StoreArgs,
 }
 
+/// What [`truncate`] takes from `stc encode`'s settings: the reader limits,
+/// and the STC version the output will be written in (the budget counts the
+/// tokens of that version). `&Limits` means version 1; `&EncodeOptions`
+/// carries both.
+pub trait EncodeSettings {
+    /// Limits of the JSON reader.
+    fn limits(&self) -> stc_core::Limits;
+    /// The STC version the caller encodes the result in.
+    fn version(&self) -> stc_core::Version;
+}
+
+impl EncodeSettings for stc_core::Limits {
+    fn limits(&self) -> stc_core::Limits {
+        *self
+    }
+
+    fn version(&self) -> stc_core::Version {
+        stc_core::Version::V1
+    }
+}
+
+impl EncodeSettings for stc_core::EncodeOptions {
+    fn limits(&self) -> stc_core::Limits {
+        self.limits
+    }
+
+    fn version(&self) -> stc_core::Version {
+        self.version
+    }
+}
+
 /// `stc encode --budget/--truncate-arrays-at`: the truncated JSON to encode
 /// instead of the input, or `None` when no truncation was asked for or
-/// nothing was cut (the reason goes to stderr).
+/// nothing was cut (the reason goes to stderr). `settings` is the encode's
+/// `&EncodeOptions` (limits and version) or `&Limits` (version 1).
 pub fn truncate(
     json: &str,
     args: &EncodeStashArgs,
-    limits: &stc_core::Limits,
+    settings: &impl EncodeSettings,
 ) -> Result<Option<String>, TruncateError> {
     if args.budget.is_none() && args.truncate_arrays_at.is_none() {
         return Ok(None);
@@ -154,7 +186,13 @@ pub fn truncate(
     if let Some(name) = &args.retrieve_tool {
         plan.recovery = Recovery::Tool(ToolName::new(name).map_err(|m| TruncateError::Store(StoreError::Config(m)))?);
     }
-    let options = TruncateOptions { plan, token_budget: args.budget, limits: *limits, ..TruncateOptions::default() };
+    let options = TruncateOptions {
+        plan,
+        token_budget: args.budget,
+        limits: settings.limits(),
+        version: settings.version(),
+        ..TruncateOptions::default()
+    };
     let store = if args.no_stash { None } else { Some(args.store.open()?) };
     let out = stash_truncate(json, store.as_deref(), &options)?;
     match out.kept {
@@ -175,9 +213,10 @@ pub fn truncate(
                 None => "not stashed (--no-stash)".to_string(),
             };
             eprintln!(
-                "stc: truncated {} tokens to {} (estimate); {} omission(s) {where_}",
+                "stc: truncated {} tokens to {} (estimate, STC version {}); {} omission(s) {where_}",
                 out.original_tokens,
                 out.tokens,
+                options.version,
                 out.omissions.len()
             );
             Ok(Some(out.json))

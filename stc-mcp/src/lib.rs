@@ -26,16 +26,50 @@ pub use proxy::{ProxyError, ProxyExit, ProxyOptions};
 pub use rewrite::RewriteOptions;
 pub use server::{serve_stdio, ServerOptions};
 
+/// The text of [`STC_PRIMER`], as a literal (for `concat!`).
+macro_rules! primer_v1 {
+    () => {
+        "Some tool results are written in STC, a compact lossless notation for JSON \
+(any plain JSON is valid STC too). STC is JSON with three shortcuts. Object keys that are identifiers are \
+unquoted: {name:\"foo\"} is {\"name\":\"foo\"}. A header [N]: followed by N comma-separated values is an \
+array: tags[2]:\"a\",\"b\" is \"tags\":[\"a\",\"b\"]. A header [N]{k1,k2}: starts a table of N records, \
+rows separated by / and cells by , in column order: rows[2]{id,name}:1,\"a\"/2,\"b\" is \
+\"rows\":[{\"id\":1,\"name\":\"a\"},{\"id\":2,\"name\":\"b\"}]. Strings, numbers, true, false and \
+null are written as in JSON. Read STC as the JSON it stands for."
+    };
+}
+
 /// The paragraph that tells a model how to read STC. `stc mcp` uses it in its
 /// `instructions`; `stc mcp-proxy` appends it to the wrapped server's.
 ///
 /// ```
 /// assert!(stc_mcp::STC_PRIMER.contains("rows[2]{id,name}:"));
 /// ```
-pub const STC_PRIMER: &str = "Some tool results are written in STC, a compact lossless notation for JSON \
-(any plain JSON is valid STC too). STC is JSON with three shortcuts. Object keys that are identifiers are \
-unquoted: {name:\"foo\"} is {\"name\":\"foo\"}. A header [N]: followed by N comma-separated values is an \
-array: tags[2]:\"a\",\"b\" is \"tags\":[\"a\",\"b\"]. A header [N]{k1,k2}: starts a table of N records, \
-rows separated by / and cells by , in column order: rows[2]{id,name}:1,\"a\"/2,\"b\" is \
-\"rows\":[{\"id\":1,\"name\":\"a\"},{\"id\":2,\"name\":\"b\"}]. Strings, numbers, true, false and \
-null are written as in JSON. Read STC as the JSON it stands for.";
+pub const STC_PRIMER: &str = primer_v1!();
+
+/// [`STC_PRIMER`] plus the three constructs of STC version 2 (column groups,
+/// absent cells, keyed tables), for clients that get version 2 text
+/// (`stc mcp-proxy --stc-version 2`).
+///
+/// ```
+/// assert!(stc_mcp::STC_PRIMER_V2.starts_with(stc_mcp::STC_PRIMER));
+/// assert!(stc_mcp::STC_PRIMER_V2.contains("~"));
+/// ```
+pub const STC_PRIMER_V2: &str = concat!(
+    primer_v1!(),
+    " Version 2 adds three more. A column may have sub-columns, and a row still has one cell per leaf \
+column: rows[1]{id,user{id,name}}:1,5,\"bob\" is \"rows\":[{\"id\":1,\"user\":{\"id\":5,\"name\":\"bob\"}}]. \
+A cell ~ means that row has no such key (absent, which is not null): rows[2]{id,mail}:1,~/2,\"x\" is \
+\"rows\":[{\"id\":1},{\"id\":2,\"mail\":\"x\"}]. A header {N}{k1,k2}: is an object of N members whose \
+values are records, one row each, the member's key before a colon: users{2}{name,age}:a:\"Al\",3/b:\"Bo\",4 is \
+\"users\":{\"a\":{\"name\":\"Al\",\"age\":3},\"b\":{\"name\":\"Bo\",\"age\":4}}."
+);
+
+/// The primer for text of `version`: [`STC_PRIMER`] for version 1,
+/// [`STC_PRIMER_V2`] for version 2.
+pub fn primer(version: stc_core::Version) -> &'static str {
+    match version {
+        stc_core::Version::V1 => STC_PRIMER,
+        _ => STC_PRIMER_V2,
+    }
+}

@@ -12,8 +12,14 @@
 //!   JSON-RPC errors are never touched. Tools can be included or excluded by
 //!   name;
 //! - in the `result` of the response to `initialize`, the STC primer
-//!   ([`crate::STC_PRIMER`]) is appended to the server's `instructions` (or
-//!   set when it has none).
+//!   ([`crate::primer`] of [`RewriteOptions::version`]: [`crate::STC_PRIMER`],
+//!   or [`crate::STC_PRIMER_V2`] when the proxy writes version 2) is appended
+//!   to the server's `instructions` (or set when it has none).
+//!
+//! **Versions** ([`RewriteOptions::version`], `--stc-version`): text blocks
+//! are written in that STC version (default 1); with version 2, truncation
+//! budgets are measured in version 2 too. An MCP text block has no media
+//! type, so the version is announced only by the primer.
 //!
 //! Decisions:
 //! - **Malformed lines** (not JSON, or not JSON-RPC) are passed through
@@ -74,7 +80,8 @@ use crate::stash::{LazyStore, Shown, StoreSpec, RETRIEVED_META};
 pub struct StashOptions {
     /// Where what is cut goes (the proxy opens it at start).
     pub store: StoreSpec,
-    /// Budgets; the recovery instruction is set to a call of `tool`.
+    /// Budgets; the recovery instruction is set to a call of `tool`, and the
+    /// version to [`RewriteOptions::version`].
     pub truncate: TruncateOptions,
     /// The name of the retrieve tool the proxy adds.
     pub tool: ToolName,
@@ -177,9 +184,12 @@ struct Session {
 }
 
 impl Session {
-    fn open(options: &StashOptions) -> Result<Session, ProxyError> {
+    /// Opens the store; budgets are measured in `version`, the version the
+    /// proxy writes.
+    fn open(options: &StashOptions, version: stc_core::Version) -> Result<Session, ProxyError> {
         let store = options.store.open().map_err(|e| ProxyError(format!("cannot open the stash store: {e}")))?;
         let mut truncate = options.truncate.clone();
+        truncate.version = version;
         truncate.plan.recovery = Recovery::Tool(options.tool.clone());
         truncate.plan.recoverable = true;
         Ok(Session {
@@ -255,7 +265,7 @@ where
 {
     // The store first: a bad store is reported without starting the server.
     let session = match &options.stash {
-        Some(s) => Some(Arc::new(Session::open(s)?)),
+        Some(s) => Some(Arc::new(Session::open(s, options.rewrite.version)?)),
         None => None,
     };
     let mut child = Command::new(&options.command)
@@ -434,7 +444,9 @@ fn treat_response(ctx: &Ctx<'_>, message: &str, stats: &mut RewriteStats) -> Opt
     let (_, track) = pending.lock().ok()?.remove(&key)?;
     envelope.result?;
     match track {
-        Track::Initialize => rewrite::map_result(message, |r| rewrite::add_instructions(r, crate::STC_PRIMER)),
+        Track::Initialize => {
+            rewrite::map_result(message, |r| rewrite::add_instructions(r, crate::primer(options.rewrite.version)))
+        }
         Track::Encode => rewrite::map_result(message, |r| {
             let truncation = ctx.session.and_then(Session::truncation);
             let (new, s, keys) = rewrite::rewrite_tool_result_with(r, &options.rewrite, truncation)?;

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use stc_core::{Chosen, Document, GateOptions, Limits, Profile};
+use stc_core::{Chosen, EncodeOptions, GateOptions, Limits, Profile, Version};
 use stc_stash::{references_in, Kept, Key, StashStore, TruncateError, TruncateOptions};
 
 /// When and how a JSON text block is re-encoded.
@@ -31,6 +31,10 @@ pub struct RewriteOptions {
     /// which keeps every value, key order, duplicate key and number lexeme
     /// (spec §9) but not the server's whitespace or string escapes.
     pub keep_json_text: bool,
+    /// The STC version written (default [`Version::V1`]). Version 2 text
+    /// needs a client that reads version 2: `stc mcp-proxy` then explains
+    /// its constructs in the primer ([`crate::primer`]).
+    pub version: Version,
 }
 
 impl Default for RewriteOptions {
@@ -42,6 +46,7 @@ impl Default for RewriteOptions {
             gate: GateOptions::default(),
             limits: Limits::default(),
             keep_json_text: false,
+            version: Version::V1,
         }
     }
 }
@@ -102,7 +107,9 @@ pub fn encode_text(text: &str, options: &RewriteOptions) -> Option<String> {
 /// stash cuts something, the truncated JSON is gated and always sent (STC or
 /// minified JSON, both with the markers). A store failure is reported on
 /// stderr and the text is sent without truncation. Content the store marked
-/// retrieved is left exactly as it is.
+/// retrieved is left exactly as it is. The text is written in
+/// [`RewriteOptions::version`]; the truncation budget is measured in the
+/// version of `truncation`'s options (the proxy sets both alike).
 pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option<Truncation>) -> Option<Encoded> {
     if text.len() < options.min_bytes || text.len() > options.max_bytes {
         return None;
@@ -125,8 +132,8 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
         }
     }
     let source = cut.as_deref().unwrap_or(text);
-    let doc = Document::parse_json(source, &options.limits).ok()?;
-    let gated = doc.encode_gated(options.profile, &options.gate);
+    let encode = EncodeOptions::default().profile(options.profile).limits(options.limits).version(options.version);
+    let gated = stc_core::encode_gated(source, &encode, &options.gate).ok()?;
     if cut.is_some() {
         let keys = references_in(&gated.text);
         return Some(Encoded { text: gated.text, truncated: true, keys });

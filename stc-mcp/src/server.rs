@@ -27,6 +27,12 @@
 //! answers only for keys of markers this server has emitted in this session
 //! (see [`crate::stash`]); its results are the stashed originals, never
 //! re-encoded or truncated.
+//!
+//! Versions: `stc_encode`, `stc_decode` and `stc_estimate` take an optional
+//! `version` (1 or 2, default 1): the STC version written, read or measured.
+//! Any other value is a tool error with the core's message. `stc_encode`'s
+//! result says the version of its text (`version`); a budget is measured in
+//! that version.
 
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
@@ -34,7 +40,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use stc_core::{Document, GateOptions, Limits, Profile, Tokenizer};
+use stc_core::{DecodeOptions, Document, EncodeOptions, GateOptions, Limits, Profile, Tokenizer, Version};
 use stc_stash::{references_in, Kept, PlanOptions, Recovery, ToolName, TruncateError, TruncateOptions};
 use std::sync::Arc;
 
@@ -132,6 +138,11 @@ pub struct EncodeParams {
     /// elements of other arrays); what is cut is stashed. At least 2.
     #[serde(default)]
     pub truncate_arrays_at: Option<usize>,
+    /// STC version to write: 1 (default, every STC reader) or 2 (adds column
+    /// groups, absent cells `~` and keyed tables; needs a version 2 reader).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 2))]
+    pub version: Option<u8>,
 }
 
 fn default_true() -> bool {
@@ -159,6 +170,8 @@ pub struct EncodeResult {
     pub truncated: bool,
     /// The stash keys of the markers in `text`; `stc_retrieve` gives each original back.
     pub stash_keys: Vec<String>,
+    /// The STC version of `text` (1 or 2): decode it with this version.
+    pub version: u8,
 }
 
 /// Arguments of `stc_retrieve`.
@@ -186,6 +199,10 @@ pub struct RetrieveResult {
 pub struct DecodeParams {
     /// The STC text to decode (plain JSON is valid STC too).
     pub stc: String,
+    /// STC version to read: 1 (default) or 2 (also reads version 1 text).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 2))]
+    pub version: Option<u8>,
 }
 
 /// Result of `stc_decode`.
@@ -208,6 +225,10 @@ pub struct EstimateParams {
     /// STC whitespace style to measure; default `compact`.
     #[serde(default)]
     pub profile: ProfileParam,
+    /// STC version to measure: 1 (default) or 2.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 2))]
+    pub version: Option<u8>,
 }
 
 /// Size of one form of a document.
@@ -257,6 +278,19 @@ fn input_error(what: &str, e: &stc_core::Error) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
+/// The `version` argument of a tool: 1 when absent; a value the core does
+/// not know is a tool error with the core's message (`unknown version "3"
+/// (expected one of: 1, 2)`).
+fn version_arg(version: Option<u8>) -> Result<Version, CallToolResult> {
+    match version {
+        None => Ok(Version::V1),
+        Some(n) => n
+            .to_string()
+            .parse::<Version>()
+            .map_err(|e| CallToolResult::error(vec![ContentBlock::text(format!("invalid version {n}: {e}"))])),
+    }
+}
+
 /// A successful result: `text` as the text block, `value` as structured content.
 fn success<T: Serialize>(text: String, value: &T) -> Result<CallToolResult, ErrorData> {
     let structured = serde_json::to_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
@@ -303,7 +337,8 @@ impl StcServer {
             returns minified JSON instead when STC would not save at least min_saving (5%) of the tokens. \
             With budget (tokens) or truncate_arrays_at, long arrays and strings are cut and stashed: stash \
             markers in the output say what is missing and how to get it back with stc_retrieve. \
-            The text block is the encoded text; structured content adds the token counts.",
+            version 2 writes STC version 2 (column groups, absent cells ~, keyed tables) for readers that know it. \
+            The text block is the encoded text; structured content adds the token counts and the version.",
         output_schema = schema_for_output::<EncodeResult>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
@@ -319,25 +354,36 @@ impl StcServer {
                     ))]));
                 }
             }
+            let version = match version_arg(p.version) {
+                Ok(v) => v,
+                Err(e) => return Ok(e),
+            };
             let tokenizer: Tokenizer = p.tokenizer.into();
-            let truncated = match truncate(&p, store.as_deref(), tokenizer, limits) {
+            let truncated = match truncate(&p, store.as_deref(), tokenizer, limits, version) {
                 Ok(t) => t,
                 Err(e) => return Ok(e),
             };
             let source = truncated.as_deref().unwrap_or(&p.json);
-            let doc = match Document::parse_json(source, &limits) {
-                Ok(doc) => doc,
-                Err(e) => return Ok(input_error("JSON", &e)),
-            };
             let profile: Profile = p.profile.into();
+            let options = EncodeOptions::default().profile(profile).limits(limits).version(version);
             let (text, chosen, json_tokens, stc_tokens) = if p.gate {
                 let gate = GateOptions::default()
                     .min_saving(p.min_saving.unwrap_or(GateOptions::default().min_saving))
                     .tokenizer(tokenizer);
-                let g = doc.encode_gated(profile, &gate);
+                let g = match stc_core::encode_gated(source, &options, &gate) {
+                    Ok(g) => g,
+                    Err(e) => return Ok(input_error("JSON", &e)),
+                };
                 (g.text, g.chosen.name(), g.json_tokens, g.stc_tokens)
             } else {
-                let stc = doc.encode(profile);
+                let doc = match Document::parse_json(source, &limits) {
+                    Ok(doc) => doc,
+                    Err(e) => return Ok(input_error("JSON", &e)),
+                };
+                let stc = match stc_core::encode_with(source, &options) {
+                    Ok(stc) => stc,
+                    Err(e) => return Ok(input_error("JSON", &e)),
+                };
                 let json_tokens = tokenizer.count(&doc.to_json());
                 let stc_tokens = tokenizer.count(&stc);
                 (stc, "stc", json_tokens, stc_tokens)
@@ -351,6 +397,7 @@ impl StcServer {
                 output_bytes: text.len(),
                 truncated: truncated.is_some(),
                 stash_keys: Vec::new(),
+                version: version.as_u8(),
                 text: text.clone(),
             };
             let mut result = result;
@@ -399,18 +446,26 @@ impl StcServer {
     /// Decodes STC to JSON.
     #[tool(
         description = "Decode an STC text (or plain JSON) to minified JSON with the exact number lexemes, key order \
-            and duplicate keys. The text block is the JSON; structured content adds the sizes.",
+            and duplicate keys. Pass version 2 for STC version 2 text (version 1 refuses its constructs with \
+            newer_version). The text block is the JSON; structured content adds the sizes.",
         output_schema = schema_for_output::<DecodeResult>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     pub async fn stc_decode(&self, Parameters(p): Parameters<DecodeParams>) -> Result<CallToolResult, ErrorData> {
         let limits = self.limits;
-        off_thread(move || match stc_core::decode_with(&p.stc, &limits) {
-            Ok(json) => {
-                let result = DecodeResult { input_bytes: p.stc.len(), output_bytes: json.len(), json: json.clone() };
-                success(json, &result)
+        off_thread(move || {
+            let version = match version_arg(p.version) {
+                Ok(v) => v,
+                Err(e) => return Ok(e),
+            };
+            match stc_core::decode_with(&p.stc, &DecodeOptions::default().limits(limits).version(version)) {
+                Ok(json) => {
+                    let result =
+                        DecodeResult { input_bytes: p.stc.len(), output_bytes: json.len(), json: json.clone() };
+                    success(json, &result)
+                }
+                Err(e) => Ok(input_error("STC", &e)),
             }
-            Err(e) => Ok(input_error("STC", &e)),
         })
         .await
     }
@@ -425,12 +480,20 @@ impl StcServer {
     pub async fn stc_estimate(&self, Parameters(p): Parameters<EstimateParams>) -> Result<CallToolResult, ErrorData> {
         let limits = self.limits;
         off_thread(move || {
+            let version = match version_arg(p.version) {
+                Ok(v) => v,
+                Err(e) => return Ok(e),
+            };
             let doc = match Document::parse_json(&p.json, &limits) {
                 Ok(doc) => doc,
                 Err(e) => return Ok(input_error("JSON", &e)),
             };
             let profile: Profile = p.profile.into();
-            let stc = doc.encode(profile);
+            let options = EncodeOptions::default().profile(profile).limits(limits).version(version);
+            let stc = match stc_core::encode_with(&p.json, &options) {
+                Ok(stc) => stc,
+                Err(e) => return Ok(input_error("JSON", &e)),
+            };
             let minified = form_size(&doc.to_json());
             let stc_size = form_size(&stc);
             let gate = GateOptions::default().tokenizer(Tokenizer::O200kBase);
@@ -441,7 +504,10 @@ impl StcServer {
                 } else {
                     stc_size.o200k_base as f64 / minified.o200k_base as f64
                 },
-                gate_choice: doc.encode_gated(profile, &gate).chosen.name().to_string(),
+                gate_choice: match stc_core::encode_gated(&p.json, &options, &gate) {
+                    Ok(g) => g.chosen.name().to_string(),
+                    Err(e) => return Ok(input_error("JSON", &e)),
+                },
                 minified_json: minified,
                 stc: stc_size,
             };
@@ -456,7 +522,9 @@ impl StcServer {
 pub const INSTRUCTIONS: &str = "This server converts between JSON and STC. Use stc_encode to turn a JSON text \
 into STC (gated: you get minified JSON back when STC would not save tokens; with a token budget, long arrays are \
 cut and a stash marker says what is missing), stc_retrieve to get back what a marker stands for, stc_decode to \
-turn STC back into exact JSON, and stc_estimate to compare token counts of pretty JSON, minified JSON and STC.";
+turn STC back into exact JSON, and stc_estimate to compare token counts of pretty JSON, minified JSON and STC. \
+stc_encode, stc_decode and stc_estimate take version 2 for STC version 2 (column groups, absent cells ~, keyed \
+tables), which needs a version 2 reader; the default is version 1.";
 
 #[tool_handler(router = Self::tool_router())]
 impl ServerHandler for StcServer {
@@ -474,6 +542,7 @@ fn truncate(
     store: Option<&LazyStore>,
     tokenizer: Tokenizer,
     limits: Limits,
+    version: Version,
 ) -> Result<Option<String>, CallToolResult> {
     let tool_error = |m: String| CallToolResult::error(vec![ContentBlock::text(m)]);
     if p.budget.is_none() && p.truncate_arrays_at.is_none() {
@@ -489,7 +558,7 @@ fn truncate(
     let store = store.get().map_err(|e| tool_error(crate::stash::store_failure(&e)))?;
     let mut plan = p.truncate_arrays_at.map(PlanOptions::with_array_budget).unwrap_or_default();
     plan.recovery = Recovery::Tool(ToolName::new(DEFAULT_RETRIEVE_TOOL).map_err(tool_error)?);
-    let options = TruncateOptions { plan, token_budget: p.budget, tokenizer, limits };
+    let options = TruncateOptions { plan, token_budget: p.budget, tokenizer, limits, version };
     match stc_stash::truncate(&p.json, Some(store.as_ref()), &options) {
         Ok(out) => match out.kept {
             None => Ok(Some(out.json)),

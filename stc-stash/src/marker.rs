@@ -207,7 +207,9 @@ pub fn references(value: &Value<'_>) -> Vec<Key> {
 }
 
 /// Every stash key referenced by markers in an STC or JSON text (what an
-/// output actually sends). Text that does not parse references nothing.
+/// output actually sends), in any STC version this crate reads (the newest
+/// reader reads every older version). Text that does not parse references
+/// nothing.
 ///
 /// ```
 /// use stc_stash::{references_in, Key};
@@ -216,7 +218,8 @@ pub fn references(value: &Value<'_>) -> Vec<Key> {
 /// assert_eq!(references_in(&out), vec![key]); // the bare string is not a reference
 /// ```
 pub fn references_in(text: &str) -> Vec<Key> {
-    match Value::parse_stc(text, &Limits::default()) {
+    let options = stc_core::DecodeOptions::default().limits(Limits::default()).version(stc_core::Version::LATEST);
+    match Value::parse_stc(text, &options) {
         Ok(v) => references(&v),
         Err(_) => Vec::new(),
     }

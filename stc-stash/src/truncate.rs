@@ -1,6 +1,6 @@
 //! Planning plus stashing: what a caller with a store runs on a response.
 
-use stc_core::{EncodeOptions, Limits, Profile, Tokenizer};
+use stc_core::{EncodeOptions, Limits, Profile, Tokenizer, Version};
 
 use crate::key::Key;
 use crate::ledger::{Ledger, Settlement};
@@ -18,12 +18,18 @@ pub struct TruncateOptions {
     pub plan: PlanOptions,
     /// If set, the array and string budgets are halved (down to 2 records,
     /// 1 head and 1 tail element, strings over 1024 characters keeping 128) until the compact STC
-    /// output has at most this many tokens, or nothing more can be cut.
+    /// output (in [`version`](TruncateOptions::version)) has at most this many tokens, or
+    /// nothing more can be cut.
     pub token_budget: Option<usize>,
     /// How tokens are counted.
     pub tokenizer: Tokenizer,
     /// Reader limits.
     pub limits: Limits,
+    /// The STC version the output is measured (and [`Truncated::stc`]
+    /// written) in (default [`Version::V1`]). Pass the version the caller
+    /// will encode [`Truncated::json`] in, so that the budget counts the
+    /// tokens the reader gets.
+    pub version: Version,
 }
 
 impl Default for TruncateOptions {
@@ -33,6 +39,7 @@ impl Default for TruncateOptions {
             token_budget: None,
             tokenizer: Tokenizer::Estimate,
             limits: Limits::default(),
+            version: Version::V1,
         }
     }
 }
@@ -73,11 +80,11 @@ impl Kept {
 pub struct Truncated {
     /// The output as minified JSON (the original's canonical form if nothing was cut).
     pub json: String,
-    /// The output as compact STC.
+    /// The output as compact STC, in [`TruncateOptions::version`].
     pub stc: String,
     /// Tokens of `stc`.
     pub tokens: usize,
-    /// Tokens of the original as compact STC.
+    /// Tokens of the original as compact STC (in the same version).
     pub original_tokens: usize,
     /// `None` if the output is truncated, else why not.
     pub kept: Option<Kept>,
@@ -172,9 +179,8 @@ pub fn truncate(
     let input = Value::parse_json(json, &options.limits).map_err(TruncateError::Input)?;
     let original = input.to_json();
     let tokens_of = |json: &str| -> (String, usize) {
-        let stc =
-            stc_core::encode_with(json, &EncodeOptions::default().profile(Profile::Compact).limits(options.limits))
-                .unwrap_or_else(|_| json.to_string());
+        let encode = EncodeOptions::default().profile(Profile::Compact).limits(options.limits).version(options.version);
+        let stc = stc_core::encode_with(json, &encode).unwrap_or_else(|_| json.to_string());
         let n = options.tokenizer.count(&stc);
         (stc, n)
     };

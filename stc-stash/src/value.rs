@@ -40,9 +40,23 @@ impl<'a> Value<'a> {
     }
 
     /// Reads STC (or JSON), e.g. a truncated output to find its markers.
-    pub fn parse_stc(stc: &'a str, limits: &Limits) -> Result<Value<'a>, stc_core::Error> {
+    /// `options` is a `&`[`DecodeOptions`](stc_core::DecodeOptions) (limits
+    /// and the STC version to read) or just `&Limits` (version 1).
+    ///
+    /// ```
+    /// use stc_core::{DecodeOptions, Limits, Version};
+    /// use stc_stash::Value;
+    /// let v = Value::parse_stc("[2]{a}: 1 / 2", &Limits::default()).unwrap();
+    /// assert_eq!(v.to_json(), r#"[{"a":1},{"a":2}]"#);
+    /// let v2 = Value::parse_stc("[2]{a}: 1 / 2", &DecodeOptions::default().version(Version::V2)).unwrap();
+    /// assert_eq!(v2, v);
+    /// ```
+    pub fn parse_stc(
+        stc: &'a str,
+        options: &(impl stc_core::AsDecodeOptions + ?Sized),
+    ) -> Result<Value<'a>, stc_core::Error> {
         let mut builder = Builder::default();
-        stc_core::parse_stc(stc, limits, &mut builder)?;
+        stc_core::parse_stc(stc, options, &mut builder)?;
         Ok(builder.done.unwrap_or(Value::Null))
     }
 
