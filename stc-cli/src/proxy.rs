@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use stc_core::{GateOptions, Limits, Profile, Tokenizer};
+use stc_core::{GateOptions, Limits, Profile, Tokenizer, Version};
 use stc_http::proxy::ProxyConfig;
 use stc_http::StcConfig;
 
@@ -13,6 +13,8 @@ use stc_http::StcConfig;
 #[derive(clap::Args)]
 #[command(after_help = "Clients ask for STC with `Accept: application/stc+json` (answered with \
     Content-Type: application/stc+json) or `Accept-Encoding: stc` (answered with Content-Encoding: stc). \
+    `Accept: application/stc+json; version=2` asks for STC version 2 (answered with \
+    Content-Type: application/stc+json; version=2 and X-STC-Version: 2, up to --max-stc-version). \
     Everyone else gets the upstream's bytes unchanged. One line per request is logged on stderr; \
     the bound address is printed on stdout.")]
 pub struct ProxyArgs {
@@ -52,6 +54,10 @@ pub struct ProxyArgs {
     /// Deepest nesting of upstream JSON that is encoded (deeper bodies pass through).
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
+    /// Newest STC version sent: 2 sends version 2 to clients that ask for it
+    /// (`Accept: application/stc+json; version=2`); 1 sends them version 1, which they read too.
+    #[arg(long, default_value = "2", value_parser = crate::mcp::parse_version, value_name = "VERSION")]
+    max_stc_version: Version,
 }
 
 fn parse_tokenizer(name: &str) -> Result<Tokenizer, String> {
@@ -90,6 +96,7 @@ pub fn run(args: ProxyArgs) -> ExitCode {
         gate: GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer),
         profile: Profile::Compact,
         limits: Limits::default().max_depth(args.max_depth),
+        max_version: args.max_stc_version,
     };
     match stc_http::proxy::run(config) {
         Ok(()) => ExitCode::SUCCESS,

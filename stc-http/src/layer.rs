@@ -15,14 +15,14 @@ use http::header::{
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::BodyExt;
-use stc_core::{Chosen, Document, GateOptions, Limits, Profile};
+use stc_core::{Chosen, EncodeOptions, GateOptions, Limits, Profile, Version};
 use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::body::{BoxError, StcBody};
-use crate::negotiate::{Preference, Signal, STC_MEDIA_TYPE};
+use crate::negotiate::{Negotiated, Preference, Signal, STC_MEDIA_TYPE};
 
-/// `X-STC-Version`: the STC version of the body (spec section 7).
+/// `X-STC-Version`: the STC version of the body (spec section 7), `1` or `2`.
 pub const X_STC_VERSION: &str = "x-stc-version";
 /// `X-STC-Ratio`: STC tokens / minified JSON tokens, two decimals (spec section 7).
 pub const X_STC_RATIO: &str = "x-stc-ratio";
@@ -41,6 +41,11 @@ pub struct StcConfig {
     pub profile: Profile,
     /// Parser limits for upstream JSON (a body beyond them is passed through).
     pub limits: Limits,
+    /// The newest STC version sent (default [`Version::LATEST`], version 2):
+    /// a client that asks for `application/stc+json; version=2` gets version
+    /// 2 unless this is [`Version::V1`]; then it gets version 1, which every
+    /// version 2 reader reads. Clients that do not name a version get version 1.
+    pub max_version: Version,
 }
 
 impl Default for StcConfig {
@@ -50,6 +55,7 @@ impl Default for StcConfig {
             gate: GateOptions::default(),
             profile: Profile::Compact,
             limits: Limits::default(),
+            max_version: Version::LATEST,
         }
     }
 }
@@ -62,6 +68,9 @@ pub struct StcOutcome {
     pub action: Action,
     /// How the client asked for STC (`None`: it did not, or not for this media type).
     pub signal: Option<Signal>,
+    /// The STC version negotiated (`None` when `signal` is); the body is in
+    /// it only when `action` is [`Action::Encoded`].
+    pub version: Option<Version>,
     /// Bytes of the upstream body, when it was read whole.
     pub bytes_in: Option<usize>,
     /// Bytes of the body sent, when known.
@@ -143,6 +152,19 @@ impl StcLayer {
     pub fn with_config(config: StcConfig) -> Self {
         let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
         StcLayer { shared: Arc::new(Shared { config, encoders: tokio::sync::Semaphore::new(cpus) }) }
+    }
+
+    /// This layer with [`StcConfig::max_version`] set: the newest STC
+    /// version it sends to clients that ask for it.
+    ///
+    /// ```
+    /// use stc_core::Version;
+    /// let layer = stc_http::StcLayer::new().max_version(Version::V1);
+    /// assert_eq!(layer.config().max_version, Version::V1);
+    /// ```
+    #[must_use]
+    pub fn max_version(self, version: Version) -> Self {
+        StcLayer::with_config(StcConfig { max_version: version, ..self.shared.config })
     }
 
     /// The settings.
@@ -268,20 +290,39 @@ fn add_vary(headers: &mut HeaderMap) {
     }
 }
 
-fn outcome(action: Action, signal: Option<Signal>) -> StcOutcome {
-    StcOutcome { action, signal, bytes_in: None, bytes_out: None, tokens: None, elapsed: Duration::ZERO }
+fn outcome(action: Action, negotiated: Option<Negotiated>) -> StcOutcome {
+    StcOutcome {
+        action,
+        signal: negotiated.map(|n| n.signal),
+        version: negotiated.map(|n| n.version),
+        bytes_in: None,
+        bytes_out: None,
+        tokens: None,
+        elapsed: Duration::ZERO,
+    }
+}
+
+/// The `Content-Type` of an STC body of `version`: version 1 without a
+/// parameter (as before versions were negotiated), later ones with
+/// `; version=N`.
+fn stc_content_type(version: Version) -> HeaderValue {
+    match version {
+        Version::V1 => HeaderValue::from_static(STC_MEDIA_TYPE),
+        Version::V2 => HeaderValue::from_static("application/stc+json; version=2"),
+        other => HeaderValue::from_str(&format!("{STC_MEDIA_TYPE}; version={other}"))
+            .expect("a version number is a valid header value"),
+    }
 }
 
 /// Bodies at least this large are parsed and encoded on tokio's blocking pool
 /// (when the layer runs on a tokio runtime), smaller ones in place.
 const OFFLOAD_BYTES: usize = 128 << 10;
 
-/// Parses, encodes and gates one body; returns the answer and the time it took.
-fn gate(body: &[u8], config: &StcConfig) -> (Result<stc_core::Gated, stc_core::Error>, Duration) {
+/// Parses, encodes (in `version`) and gates one body; returns the answer and the time it took.
+fn gate(body: &[u8], config: &StcConfig, version: Version) -> (Result<stc_core::Gated, stc_core::Error>, Duration) {
     let started = Instant::now();
-    let gated = stc_core::from_utf8(body)
-        .and_then(|text| Document::parse_json(text, &config.limits))
-        .map(|doc| doc.encode_gated(config.profile, &config.gate));
+    let options = EncodeOptions::default().profile(config.profile).limits(config.limits).version(version);
+    let gated = stc_core::from_utf8(body).and_then(|text| stc_core::encode_gated(text, &options, &config.gate));
     (gated, started.elapsed())
 }
 
@@ -303,10 +344,11 @@ where
     if json || parts.status == StatusCode::NOT_MODIFIED {
         add_vary(&mut parts.headers);
     }
-    let signal = match &media {
-        Some((essence, utf8)) if json && *utf8 => pref.choose(essence),
+    let negotiated = match &media {
+        Some((essence, utf8)) if json && *utf8 => pref.negotiate(essence, config.max_version),
         _ => None,
     };
+    let signal = negotiated.map(|n| n.signal);
     let status = parts.status;
     let candidate = signal.is_some()
         && !head
@@ -317,16 +359,17 @@ where
         && parts.headers.get(CONTENT_RANGE).is_none()
         && parts.headers.get(CONTENT_ENCODING).is_none_or(|v| v.as_bytes().eq_ignore_ascii_case(b"identity"));
     let declared = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    let (Some(signal), true) = (signal, candidate) else {
+    let (Some(chosen), true) = (negotiated, candidate) else {
         parts
             .extensions
-            .insert(StcOutcome { bytes_out: declared.map(|n| n as usize), ..outcome(Action::Untouched, signal) });
+            .insert(StcOutcome { bytes_out: declared.map(|n| n as usize), ..outcome(Action::Untouched, negotiated) });
         return Response::from_parts(parts, StcBody::stream(Bytes::new(), body));
     };
+    let Negotiated { signal, version } = chosen;
     if declared.is_some_and(|n| n > config.max_body as u64) {
         parts
             .extensions
-            .insert(StcOutcome { bytes_out: declared.map(|n| n as usize), ..outcome(Action::TooLarge, Some(signal)) });
+            .insert(StcOutcome { bytes_out: declared.map(|n| n as usize), ..outcome(Action::TooLarge, negotiated) });
         return Response::from_parts(parts, StcBody::stream(Bytes::new(), body));
     }
 
@@ -339,14 +382,14 @@ where
         match body.frame().await {
             None => break,
             Some(Err(e)) => {
-                parts.extensions.insert(outcome(Action::Untouched, Some(signal)));
+                parts.extensions.insert(outcome(Action::Untouched, negotiated));
                 return Response::from_parts(parts, StcBody::failed(buffer.freeze(), e.into()));
             }
             Some(Ok(frame)) => match frame.into_data() {
                 Ok(data) => {
                     buffer.extend_from_slice(&data);
                     if buffer.len() > config.max_body {
-                        parts.extensions.insert(outcome(Action::TooLarge, Some(signal)));
+                        parts.extensions.insert(outcome(Action::TooLarge, negotiated));
                         return Response::from_parts(parts, StcBody::stream(buffer.freeze(), body));
                     }
                 }
@@ -362,25 +405,25 @@ where
     let original = buffer.freeze();
     if original.is_empty() {
         // Nothing to encode (a 200 with an empty body is common for DELETE), and nothing to warn about.
-        parts.extensions.insert(StcOutcome { bytes_out: Some(0), ..outcome(Action::Untouched, Some(signal)) });
+        parts.extensions.insert(StcOutcome { bytes_out: Some(0), ..outcome(Action::Untouched, negotiated) });
         return Response::from_parts(parts, StcBody::full(original, trailers));
     }
     let (gated, elapsed) = if original.len() >= OFFLOAD_BYTES && tokio::runtime::Handle::try_current().is_ok() {
         // Large bodies take milliseconds of CPU: keep them off the async workers.
         let _slot = shared.encoders.acquire().await;
         let (body, config) = (original.clone(), *config);
-        match tokio::task::spawn_blocking(move || gate(&body, &config)).await {
+        match tokio::task::spawn_blocking(move || gate(&body, &config, version)).await {
             Ok(done) => done,
-            Err(_) => gate(&original, &config),
+            Err(_) => gate(&original, &config, version),
         }
     } else {
-        gate(&original, config)
+        gate(&original, config, version)
     };
     let mut result = StcOutcome {
         bytes_in: Some(original.len()),
         bytes_out: Some(original.len()),
         elapsed,
-        ..outcome(Action::GateKeptJson, Some(signal))
+        ..outcome(Action::GateKeptJson, negotiated)
     };
     let gated = match gated {
         Ok(g) => g,
@@ -404,13 +447,13 @@ where
     }
     let encoded = Bytes::from(gated.text);
     let h = &mut parts.headers;
-    h.insert(CONTENT_TYPE, HeaderValue::from_static(STC_MEDIA_TYPE));
+    h.insert(CONTENT_TYPE, stc_content_type(version));
     if signal == Signal::ContentCoding {
         h.insert(CONTENT_ENCODING, HeaderValue::from_static("stc"));
     }
     h.insert(CONTENT_LENGTH, HeaderValue::from(encoded.len()));
     h.remove(TRANSFER_ENCODING);
-    h.insert(X_STC_VERSION, HeaderValue::from_static("1"));
+    h.insert(X_STC_VERSION, HeaderValue::from_static(version.name()));
     let ratio = gated.stc_tokens as f64 / gated.json_tokens.max(1) as f64;
     h.insert(X_STC_RATIO, HeaderValue::from_str(&format!("{ratio:.2}")).expect("a number is a valid value"));
     h.insert(X_STC_TOKENIZER, HeaderValue::from_static(config.gate.tokenizer.name()));

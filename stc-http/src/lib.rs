@@ -27,4 +27,4 @@ pub use body::{BoxError, StcBody};
 pub use layer::{
     Action, ResponseFuture, StcConfig, StcLayer, StcOutcome, StcService, X_STC_RATIO, X_STC_TOKENIZER, X_STC_VERSION,
 };
-pub use negotiate::{Preference, Signal, STC_MEDIA_TYPE};
+pub use negotiate::{Negotiated, Preference, Signal, STC_MEDIA_TYPE};

@@ -1,4 +1,4 @@
-//! Content negotiation: does this request want STC, and by which signal?
+//! Content negotiation: does this request want STC, in which version, and by which signal?
 //!
 //! The request's `Accept` and `Accept-Encoding` are parsed once, when the
 //! request passes the layer (like tower-http's compression does); the choice
@@ -8,16 +8,29 @@
 //! - Only an explicit `application/stc+json` in `Accept` (or an explicit `stc`
 //!   coding in `Accept-Encoding`) asks for STC. Wildcards (`*/*`,
 //!   `application/*`, `*`) never do: a client that did not name STC never gets it.
-//! - `q=0` on either explicit entry refuses STC, whatever the other header says.
-//! - With `application/stc+json;q=a` in `Accept`, STC is sent when `a` is at
-//!   least the q-value `Accept` gives the response's own media type (most
-//!   specific matching range, `0` when none matches); ties go to STC, since the
-//!   client named it.
+//! - `q=0` refuses: `stc;q=0` in `Accept-Encoding`, or `application/stc+json`
+//!   ranges in `Accept` that all have `q=0`, mean no STC, whatever the other
+//!   header says.
+//! - Versions: an `application/stc+json` range asks for the version its
+//!   `version` parameter names (`version=2`, also quoted); without the
+//!   parameter it asks for version 1. A value that is not a version this
+//!   crate knows (`version=3`, `version=x`, `version=`) makes the range ask
+//!   for version 1, which every STC reader reads. A range for version *n*
+//!   also accepts every older version at its q (a version 2 reader reads
+//!   version 1), unless a range names that older version itself: then that
+//!   range's q counts. The version sent is the acceptable one (q > 0, at most
+//!   the server's maximum) with the highest q; ties go to the newer version.
+//! - With `application/stc+json;q=a` in `Accept` (`a` the q of the version
+//!   chosen), STC is sent when `a` is at least the q-value `Accept` gives the
+//!   response's own media type (most specific matching range, `0` when none
+//!   matches); ties go to STC, since the client named it.
 //! - `Accept-Encoding: stc` is used only when `Accept` does not mention
-//!   `application/stc+json`; it is answered with `Content-Encoding: stc`.
+//!   `application/stc+json`; it is answered with `Content-Encoding: stc` and
+//!   always in version 1 (a content coding has no parameters).
 
 use http::header::{ACCEPT, ACCEPT_ENCODING};
 use http::HeaderMap;
+use stc_core::Version;
 
 /// The media type of STC.
 pub const STC_MEDIA_TYPE: &str = "application/stc+json";
@@ -32,10 +45,20 @@ pub enum Signal {
     ContentCoding,
 }
 
+/// What [`Preference::negotiate`] decided for one response: the signal and
+/// the STC version to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Negotiated {
+    /// How the response says it is STC.
+    pub signal: Signal,
+    /// The STC version of the body.
+    pub version: Version,
+}
+
 /// A q-value in thousandths (`q=0.5` is 500), as RFC 9110 section 12.4.2 allows three decimals.
 type Q = u16;
 
-/// One media range of `Accept` (parameters other than `q` are ignored).
+/// One media range of `Accept` other than STC (parameters other than `q` are ignored).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Range {
     /// Lowercased type, or `*`.
@@ -45,23 +68,40 @@ struct Range {
     q: Q,
 }
 
+/// One `application/stc+json` range of `Accept`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StcRange {
+    /// The version it asks for (1 when the parameter is absent, unknown or malformed).
+    version: Version,
+    q: Q,
+}
+
 /// What a request said about STC, parsed once from its headers.
 ///
 /// ```
 /// use http::HeaderMap;
-/// use stc_http::{Preference, Signal};
+/// use stc_core::Version;
+/// use stc_http::{Negotiated, Preference, Signal};
 /// let mut h = HeaderMap::new();
 /// h.insert("accept", "application/stc+json, application/json;q=0.9".parse().unwrap());
 /// let p = Preference::from_headers(&h);
 /// assert_eq!(p.choose("application/json"), Some(Signal::MediaType));
+/// h.insert("accept", "application/stc+json; version=2, application/json;q=0.9".parse().unwrap());
+/// let p = Preference::from_headers(&h);
+/// let v2 = Negotiated { signal: Signal::MediaType, version: Version::V2 };
+/// assert_eq!(p.negotiate("application/json", Version::V2), Some(v2));
+/// // A server that serves version 1 at most sends version 1, which a version 2 reader reads.
+/// assert_eq!(p.negotiate("application/json", Version::V1).map(|n| n.version), Some(Version::V1));
 /// h.insert("accept", "*/*".parse().unwrap());
 /// assert_eq!(Preference::from_headers(&h).choose("application/json"), None);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Preference {
-    /// q of the explicit `application/stc+json` range of `Accept`, if present.
-    accept_stc: Option<Q>,
-    /// The other ranges of `Accept`, kept only when `accept_stc` is present.
+    /// The explicit `application/stc+json` ranges of `Accept`: the first one
+    /// of each version (a repeated range: the first one counts), so at most
+    /// one per version.
+    accept_stc: Vec<StcRange>,
+    /// The other ranges of `Accept`, kept only when `accept_stc` is not empty.
     ranges: Vec<Range>,
     /// q of the explicit `stc` coding of `Accept-Encoding`, if present.
     encoding_stc: Option<Q>,
@@ -74,21 +114,22 @@ impl Preference {
         let mut pref = Preference::default();
         for value in headers.get_all(ACCEPT) {
             let Ok(text) = value.to_str() else { continue };
-            if !contains_ignore_case(text, "stc") && pref.accept_stc.is_none() {
+            if !contains_ignore_case(text, "stc") && pref.accept_stc.is_empty() {
                 // Ranges are kept only when STC is named; a later Accept line may still name it.
-                pref.ranges.extend(parse_ranges(text));
+                pref.ranges.extend(parse_ranges(text).map(|(range, _)| range));
                 continue;
             }
-            for range in parse_ranges(text) {
+            for (range, version) in parse_ranges(text) {
                 if range.kind == "application" && range.subtype == "stc+json" {
-                    // A repeated range: the first one counts.
-                    pref.accept_stc.get_or_insert(range.q);
+                    if !pref.accept_stc.iter().any(|r| r.version == version) {
+                        pref.accept_stc.push(StcRange { version, q: range.q });
+                    }
                 } else {
                     pref.ranges.push(range);
                 }
             }
         }
-        if pref.accept_stc.is_none() {
+        if pref.accept_stc.is_empty() {
             pref.ranges = Vec::new();
         }
         for value in headers.get_all(ACCEPT_ENCODING) {
@@ -111,23 +152,54 @@ impl Preference {
     /// True when the request names STC with a non-zero q in either header,
     /// so that some JSON response might be sent as STC.
     pub fn wants_stc(&self) -> bool {
-        match (self.accept_stc, self.encoding_stc) {
-            (Some(0), _) | (_, Some(0)) => false,
-            (Some(_), _) | (_, Some(_)) => true,
-            _ => false,
+        if self.encoding_stc == Some(0) {
+            return false;
         }
+        if !self.accept_stc.is_empty() {
+            return self.accept_stc.iter().any(|r| r.q > 0);
+        }
+        self.encoding_stc.is_some()
+    }
+
+    /// The q `Accept` gives STC version `v`: the (first) range naming `v`
+    /// decides; without one, the highest q of the ranges that name a newer
+    /// version (their readers read `v` too); `None` when nothing accepts `v`.
+    fn q_of_version(&self, v: Version) -> Option<Q> {
+        if let Some(r) = self.accept_stc.iter().find(|r| r.version == v) {
+            return Some(r.q);
+        }
+        self.accept_stc.iter().filter(|r| r.version > v && r.q > 0).map(|r| r.q).max()
     }
 
     /// Decides for a response of media type `essence` (lowercase
-    /// `type/subtype`, no parameters): `None` means send it as it is.
-    pub fn choose(&self, essence: &str) -> Option<Signal> {
+    /// `type/subtype`, no parameters), for a server that sends STC versions
+    /// up to `max_version`: `None` means send it as it is.
+    pub fn negotiate(&self, essence: &str, max_version: Version) -> Option<Negotiated> {
         if !self.wants_stc() {
             return None;
         }
-        match self.accept_stc {
-            Some(q) => (q >= self.q_of(essence)).then_some(Signal::MediaType),
-            None => Some(Signal::ContentCoding),
+        if self.accept_stc.is_empty() {
+            return Some(Negotiated { signal: Signal::ContentCoding, version: Version::V1 });
         }
+        let mut best: Option<(Q, Version)> = None;
+        for v in [Version::V1, Version::V2] {
+            if v > max_version {
+                continue;
+            }
+            match self.q_of_version(v) {
+                Some(q) if q > 0 && best.is_none_or(|(b, _)| q >= b) => best = Some((q, v)),
+                _ => {}
+            }
+        }
+        let (q, version) = best?;
+        (q >= self.q_of(essence)).then_some(Negotiated { signal: Signal::MediaType, version })
+    }
+
+    /// Decides for a response of media type `essence` (lowercase
+    /// `type/subtype`, no parameters) as a version 1 server would:
+    /// [`negotiate`](Preference::negotiate) with `Version::V1`, without the version.
+    pub fn choose(&self, essence: &str) -> Option<Signal> {
+        self.negotiate(essence, Version::V1).map(|n| n.signal)
     }
 
     /// The q-value `Accept` gives `essence` by its most specific matching
@@ -157,8 +229,9 @@ fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
     haystack.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
-/// Parses a comma-separated list of media ranges; malformed items are skipped.
-fn parse_ranges(text: &str) -> impl Iterator<Item = Range> + '_ {
+/// Parses a comma-separated list of media ranges, each with the STC version
+/// its `version` parameter names; malformed items are skipped.
+fn parse_ranges(text: &str) -> impl Iterator<Item = (Range, Version)> + '_ {
     text.split(',').filter_map(|item| {
         let mut parts = item.split(';');
         let media = parts.next()?.trim();
@@ -167,9 +240,26 @@ fn parse_ranges(text: &str) -> impl Iterator<Item = Range> + '_ {
         if kind.is_empty() || subtype.is_empty() || (kind == "*" && subtype != "*") {
             return None;
         }
-        let q = parse_q(parts)?;
-        Some(Range { kind: kind.to_ascii_lowercase(), subtype: subtype.to_ascii_lowercase(), q })
+        let q = parse_q(parts.clone())?;
+        let range = Range { kind: kind.to_ascii_lowercase(), subtype: subtype.to_ascii_lowercase(), q };
+        Some((range, parse_version(parts)))
     })
+}
+
+/// The STC version the first `version` parameter names (its value may be
+/// quoted); version 1 when there is none, or when its value is not a
+/// version [`Version`]'s `FromStr` accepts.
+fn parse_version<'a>(params: impl Iterator<Item = &'a str>) -> Version {
+    for param in params {
+        let Some((name, value)) = param.split_once('=') else { continue };
+        if !name.trim().eq_ignore_ascii_case("version") {
+            continue;
+        }
+        let value = value.trim();
+        let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+        return value.parse().unwrap_or(Version::V1);
+    }
+    Version::V1
 }
 
 /// Finds `q=` among parameters: 1000 when absent, `None` when malformed
@@ -262,6 +352,80 @@ mod tests {
         ];
         for (accept, encoding, essence, expected) in cases {
             assert_eq!(pref(*accept, *encoding).choose(essence), *expected, "{accept:?} {encoding:?} {essence}");
+        }
+    }
+
+    #[test]
+    fn version_parameters() {
+        let v = |params: &[&str]| parse_version(params.iter().copied());
+        assert_eq!(v(&[]), Version::V1);
+        assert_eq!(v(&[" version=2"]), Version::V2);
+        assert_eq!(v(&[" Version = \"2\" "]), Version::V2);
+        assert_eq!(v(&["q=0.5", "version=2"]), Version::V2);
+        assert_eq!(v(&["version=1"]), Version::V1);
+        // Unknown or malformed: version 1.
+        for bad in ["version=3", "version=", "version=x", "version=02", "version=2.0", "version=\"2", "version"] {
+            assert_eq!(v(&[bad]), Version::V1, "{bad}");
+        }
+        // The first parameter counts.
+        assert_eq!(v(&["version=2", "version=1"]), Version::V2);
+        assert_eq!(v(&["charset=utf-8", "version=2"]), Version::V2);
+    }
+
+    type VersionCase<'a> = (&'a str, Option<&'a str>, Version, Option<(Signal, Version)>);
+
+    #[test]
+    fn versions() {
+        use Signal::*;
+        use Version::*;
+        let json = "application/json";
+        let cases: &[VersionCase] = &[
+            ("application/stc+json", None, V2, Some((MediaType, V1))),
+            ("application/stc+json; version=1", None, V2, Some((MediaType, V1))),
+            ("application/stc+json; version=2", None, V2, Some((MediaType, V2))),
+            ("application/stc+json;version=\"2\"", None, V2, Some((MediaType, V2))),
+            // A server capped at version 1 sends version 1 to a version 2 client (v2 reads v1).
+            ("application/stc+json; version=2", None, V1, Some((MediaType, V1))),
+            // Unknown and malformed versions ask for version 1.
+            ("application/stc+json; version=3", None, V2, Some((MediaType, V1))),
+            ("application/stc+json; version=two", None, V2, Some((MediaType, V1))),
+            ("application/stc+json; version=", None, V2, Some((MediaType, V1))),
+            // Both named: the higher q wins, ties go to the newer version.
+            ("application/stc+json; version=2, application/stc+json", None, V2, Some((MediaType, V2))),
+            ("application/stc+json, application/stc+json; version=2", None, V2, Some((MediaType, V2))),
+            ("application/stc+json; version=2; q=0.5, application/stc+json", None, V2, Some((MediaType, V1))),
+            ("application/stc+json; version=2, application/stc+json; q=0.5", None, V2, Some((MediaType, V2))),
+            ("application/stc+json; version=2, application/stc+json; q=0.5", None, V1, Some((MediaType, V1))),
+            // q=0 on one version refuses that version only.
+            ("application/stc+json; q=0, application/stc+json; version=2", None, V2, Some((MediaType, V2))),
+            ("application/stc+json; q=0, application/stc+json; version=2", None, V1, None),
+            ("application/stc+json; version=2; q=0, application/stc+json", None, V2, Some((MediaType, V1))),
+            ("application/stc+json; version=2; q=0", None, V2, None),
+            ("application/stc+json; version=2; q=0", Some("stc"), V2, None),
+            // The chosen version's q is what is compared with JSON's.
+            (
+                "application/stc+json; version=2; q=0.8, application/stc+json; q=0.5, application/json; q=0.7",
+                None,
+                V2,
+                Some((MediaType, V2)),
+            ),
+            (
+                "application/stc+json; version=2; q=0.8, application/stc+json; q=0.5, application/json; q=0.7",
+                None,
+                V1,
+                None,
+            ),
+            ("application/json, application/stc+json; version=2; q=0.9", None, V2, None),
+            // A malformed q drops the range, whatever its version.
+            ("application/stc+json; version=2; q=2, application/stc+json", None, V2, Some((MediaType, V1))),
+            // The coding is version 1.
+            ("application/json", Some("stc"), V2, Some((ContentCoding, V1))),
+            ("*/*; version=2", Some("stc"), V2, Some((ContentCoding, V1))),
+            ("*/*; version=2", None, V2, None),
+        ];
+        for (accept, encoding, max, expected) in cases {
+            let got = pref(Some(accept), *encoding).negotiate(json, *max).map(|n| (n.signal, n.version));
+            assert_eq!(got, *expected, "{accept:?} {encoding:?} max {max}");
         }
     }
 

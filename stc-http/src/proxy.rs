@@ -550,8 +550,13 @@ where
                         let sent = if o.action == crate::Action::Encoded { s } else { j };
                         format!("{j}->{sent}")
                     });
+                    // The STC version sent, between the tokens and the times.
+                    let version = match (o.action, o.version) {
+                        (crate::Action::Encoded, Some(v)) => format!(" version {v}"),
+                        _ => String::new(),
+                    };
                     format!(
-                        "{method} {path} {} {} bytes {}->{} tokens {} added {:.3}ms total {:.3}ms",
+                        "{method} {path} {} {} bytes {}->{} tokens {}{version} added {:.3}ms total {:.3}ms",
                         response.status().as_u16(),
                         o.action.name(),
                         bytes(o.bytes_in.or(o.bytes_out)),

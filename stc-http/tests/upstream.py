@@ -16,6 +16,11 @@ import urllib.parse
 TABLE = [{"id": i, "name": f"user{i}", "active": i % 2 == 0, "email": f"user{i}@example.com"} for i in range(40)]
 TABLE_BYTES = json.dumps(TABLE, indent=2).encode()
 NUMBERS_BYTES = b"[\n  1,\n  2,\n  3,\n  4.5e3\n]\n"
+# Records with an optional key: a table only in STC version 2 (absent cells).
+OPTIONAL_BYTES = json.dumps(
+    [dict({"id": i, "name": f"user{i}", "score": i * 7 % 100}, **({"email": f"user{i}@example.com"} if i % 3 == 0 else {}))
+     for i in range(60)]
+).encode()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -47,6 +52,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = url.path
         if path == "/table":
             self.send(200, TABLE_BYTES, extra=[("ETag", '"v1"'), ("Vary", "Origin")])
+        elif path == "/optional":
+            self.send(200, OPTIONAL_BYTES)
         elif path == "/numbers":
             self.send(200, NUMBERS_BYTES)
         elif path == "/problem":
