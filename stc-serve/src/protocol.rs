@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
-use stc_core::{Chosen, Document, GateOptions, Limits, Profile, Tokenizer};
+use stc_core::{Chosen, DecodeOptions, EncodeOptions, GateOptions, Limits, Profile, Tokenizer, Version};
 
 use crate::base54;
 use crate::charset::{self, Charset};
@@ -487,8 +487,27 @@ fn codec_detail(e: &stc_core::Error) -> Value {
     })
 }
 
+/// The optional `version` field of `encode` and `decode`: the integer 1 or 2
+/// (absent or `null`: 1), checked by the core (`invalid_field` with its
+/// message otherwise).
+fn version_field(req: &Map<String, Value>) -> Result<Version, Failure> {
+    let invalid = |detail: String| fail("invalid_field", detail);
+    match req.get("version") {
+        None | Some(Value::Null) => Ok(Version::V1),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(v) => v.to_string().parse::<Version>().map_err(|e| invalid(format!("\"version\": {e}"))),
+            None => Err(invalid(format!(
+                "\"version\": unknown version {n} (expected one of: {})",
+                Version::NAMES.join(", ")
+            ))),
+        },
+        Some(_) => Err(invalid(format!("\"version\" must be an integer: {}", Version::NAMES.join(" or ")))),
+    }
+}
+
 fn encode(req: &Map<String, Value>) -> Result<Value, Failure> {
     let input = required_str(req, "json", "missing_json")?;
+    let version = version_field(req)?;
     let profile = match optional_str(req, "profile")? {
         None => Profile::Compact,
         Some(name) => name.parse::<Profile>().map_err(|e| fail("invalid_field", format!("\"profile\": {e}")))?,
@@ -501,9 +520,9 @@ fn encode(req: &Map<String, Value>) -> Result<Value, Failure> {
             _ => return Err(fail("invalid_field", "\"min_saving\" must be a number from 0 to 1")),
         },
     }
-    let doc =
-        Document::parse_json(input, &Limits::default()).map_err(|e| fail("invalid_json_input", codec_detail(&e)))?;
-    let gated = doc.encode_gated(profile, &gate);
+    let options = EncodeOptions::default().profile(profile).limits(Limits::default()).version(version);
+    let gated =
+        stc_core::encode_gated(input, &options, &gate).map_err(|e| fail("invalid_json_input", codec_detail(&e)))?;
     let sent = match gated.chosen {
         Chosen::Stc => gated.stc_tokens,
         Chosen::Json => gated.json_tokens,
@@ -516,12 +535,14 @@ fn encode(req: &Map<String, Value>) -> Result<Value, Failure> {
         "saved": gated.json_tokens as i64 - sent as i64,
         "min_saving": gate.min_saving,
         "tokenizer": gate.tokenizer.name(),
+        "version": version.as_u8(),
     }))
 }
 
 fn decode(req: &Map<String, Value>) -> Result<Value, Failure> {
     let input = required_str(req, "stc", "missing_stc")?;
-    let json = stc_core::decode(input).map_err(|e| fail("invalid_stc", codec_detail(&e)))?;
+    let options = DecodeOptions::default().version(version_field(req)?);
+    let json = stc_core::decode_with(input, &options).map_err(|e| fail("invalid_stc", codec_detail(&e)))?;
     Ok(json!({ "json": json }))
 }
 
