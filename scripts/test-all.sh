@@ -26,6 +26,9 @@ for prereq in scripts/prereqs/*.sh; do
   bash "$prereq"
 done
 
+step "spec: stc.abnf is valid ABNF, accepts and rejects its examples, and README.md quotes it verbatim"
+target/abnf-venv/bin/python spec/check_abnf.py
+
 step "rust: stc-core, stc-cli, conformance, services (unit, doc, property, snapshot, corpus, service tests)"
 cargo test "${rust_crates[@]}"
 
