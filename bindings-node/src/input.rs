@@ -72,6 +72,17 @@ fn utf8_of(units: &[u16]) -> Result<Input<'static>> {
             i += 1;
             continue;
         }
+        // Two- and three-byte forms written directly; surrogates below.
+        if u < 0x800 {
+            out.extend_from_slice(&[0xC0 | (u >> 6) as u8, 0x80 | (u & 0x3F) as u8]);
+            i += 1;
+            continue;
+        }
+        if !(0xD800..=0xDFFF).contains(&u) {
+            out.extend_from_slice(&[0xE0 | (u >> 12) as u8, 0x80 | ((u >> 6) & 0x3F) as u8, 0x80 | (u & 0x3F) as u8]);
+            i += 1;
+            continue;
+        }
         let (code, width) = match u {
             0xD800..=0xDBFF => match units.get(i + 1) {
                 Some(&lo @ 0xDC00..=0xDFFF) => {
@@ -91,9 +102,11 @@ fn utf8_of(units: &[u16]) -> Result<Input<'static>> {
         }
         i += width;
     }
-    // Valid by construction; the check is a fast scan.
-    let text =
-        String::from_utf8(out).map_err(|_| Error::new(Status::GenericFailure, "UTF-16 conversion".to_string()))?;
+    // SAFETY: `out` holds ASCII bytes, the UTF-8 forms of scalar values below
+    // U+D800 or from U+E000 to U+FFFF written above, and `char::encode_utf8`
+    // of paired surrogates: valid UTF-8 by construction. (Validating it again
+    // cost 5 % of decode on twitter.json.)
+    let text = unsafe { String::from_utf8_unchecked(out) };
     Ok(Input::Text(text))
 }
 
