@@ -37,15 +37,16 @@ use stc_core::{
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-// The unions of the core's names (error codes, profiles) are not written
-// here: they come from js-shared's generated `stc_rules` types, which
-// install.mjs generates from the one list (checked against the core's
-// `ErrorKind::CODES` and `Profile::NAMES` by the tests). The node build's copy
+// The unions of the core's names (error codes, profiles, tokenizers) and
+// `TokenCounter` are not written here: they come from js-shared's generated
+// `stc_rules` types, which install.mjs generates from the one list (checked
+// against the core's `ErrorKind::CODES`, `Profile::NAMES` and
+// `Tokenizer::NAMES` by the tests). The node build's copy
 // is `stc_rules.d.mts`: scripts/build.sh rewrites the import there.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-import type { ErrorCode, Profile } from './stc_rules.js';
-export type { ErrorCode, Profile };
+import type { ErrorCode, Profile, TokenizerName, TokenCounter } from './stc_rules.js';
+export type { ErrorCode, Profile, TokenizerName, TokenCounter };
 /** The codec's error codes (`StcError.code`): the same union as `ErrorCode`. */
 export type StcErrorCode = ErrorCode;
 /** Text, or bytes that should be UTF-8 (a `Uint8Array`, e.g. a Node `Buffer`). */
@@ -70,13 +71,6 @@ export interface StringifyOptions extends EncodeOptions {
   /** Default false: a `BigInt` throws a `TypeError`, as in `JSON.stringify`. true: written as its exact integer. */
   bigint?: boolean;
 }
-/** Only the estimate is compiled into the WebAssembly build (the exact BPE tables are megabytes): `tokenizerNames()`. */
-export type TokenizerName = 'estimate';
-/**
- * The caller's token counter: a text's number of tokens (a non-negative integer), e.g.
- * `countTokens` of `gpt-tokenizer` for exact o200k_base counts. What it throws comes back as it is.
- */
-export type TokenCounter = (text: string) => number;
 export interface GateOptions extends EncodeOptions {
   /** Fraction of minified JSON's tokens STC must save to be chosen (default 0.05). */
   minSaving?: number;

@@ -1,7 +1,7 @@
 //! The stash in the browser: `MemoryStash`, `truncate` and `retrieve`, with
 //! the shapes of the Node package (`new MemoryStash({ttl, capacity})`,
 //! `truncate(json, {stash, budget, truncateArraysAt, lossy, retrieveTool,
-//! maxDepth})`, `retrieve(key, {stash})`).
+//! maxDepth, version})`, `retrieve(key, {stash})`).
 //!
 //! Only conversions: what is cut, the markers, the keys, the store, the
 //! error codes and messages are `stc-stash`'s. The browser has no file
@@ -35,7 +35,10 @@ export interface StashError extends Error, StashErrorFields {
   name: 'StashError';
 }
 /** Options of `truncate`: the browser's only store is `MemoryStash`, its only tokenizer the estimate. */
-export interface TruncateOptions extends TruncateOptionsOf<MemoryStash, TokenizerName> {}
+export interface TruncateOptions extends TruncateOptionsOf<MemoryStash, TokenizerName> {
+  /** The STC version `text` is written (and the budget measured) in (default 1). */
+  version?: StcVersion;
+}
 "#;
 
 /// `Date.now()`: the only clock a wasm32-unknown-unknown module has.
@@ -219,7 +222,7 @@ pub fn retrieve(
 }
 
 /// `truncate(json, {stash, budget, truncateArraysAt, lossy, retrieveTool,
-/// maxDepth})`: budget-sized compact STC whose markers say how to get the
+/// maxDepth, version})`: budget-sized compact STC whose markers say how to get the
 /// omitted parts back. Throws `StcError` for invalid JSON, `StashError` when
 /// the store fails, `TypeError`/`RangeError` for bad options.
 #[wasm_bindgen(js_name = truncate, unchecked_return_type = "Truncation", skip_jsdoc)]
@@ -245,6 +248,7 @@ pub fn truncate(
         token_budget: count_opt(options, "budget")?,
         tokenizer: tokenizer_opt(field(options, "tokenizer")?)?,
         limits: limits_opt(options)?,
+        version: crate::version_opt(options)?,
         ..TruncateOptions::default()
     };
     let text = text_arg(json, "json")?.into_string()?;

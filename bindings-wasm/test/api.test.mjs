@@ -163,7 +163,7 @@ test('the .d.ts declares typed signatures for both builds', () => {
     assert.match(dts, /export function encodeGated\(json: Input, options\?: GateOptions\): Gated;/);
     // The unions come from js-shared's generated stc_rules types (`.d.mts` in the node folder).
     const rules = build === 'web' ? 'stc_rules.js' : 'stc_rules.mjs';
-    assert.ok(dts.includes(`import type { ErrorCode, Profile } from './${rules}';`), `${build}: imports ./${rules}`);
+    assert.ok(dts.includes(`import type { ErrorCode, Profile, TokenizerName, TokenCounter } from './${rules}';`), `${build}: imports ./${rules}`);
     assert.doesNotMatch(dts, /'count_mismatch'|'readable'/, 'no hand-written error-code or profile union');
     assert.match(dts, /export function stringify\(value: unknown, options\?: StringifyOptions\): string \| undefined;/);
     assert.match(dts, /export function countTokens\(text: string, tokenizer\?: TokenizerName \| TokenCounter\): number;/);

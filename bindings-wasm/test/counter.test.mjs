@@ -75,20 +75,8 @@ test('what the function throws comes back as the same object; a result that is n
   assert.deepEqual([e.name, e.code], ['StcError', 'unexpected_end']);
 });
 
-// Through the package entry, once js-shared's argument checks accept a
-// function as `tokenizer` (stc_rules.mjs, shared with stc-node).
-const entryTakesFunctions = (() => {
-  try {
-    stc.encodeGated('[1]', { tokenizer: () => 1 });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-test('the package entry: encodeGated(json, { tokenizer: countTokens }) with gpt-tokenizer', {
-  todo: entryTakesFunctions ? false : 'js-shared/stc_rules.mjs does not pass a tokenizer function through yet',
-}, () => {
+// Through the package entry (js-shared's checks wrap the function, counterOf).
+test('the package entry: encodeGated(json, { tokenizer: countTokens }) with gpt-tokenizer', () => {
   const g = stc.encodeGated(rows, { tokenizer: o200k });
   assert.deepEqual([g.jsonTokens, g.stcTokens], [o200k(rows), o200k(stc.encode(rows))]);
   const mine = new Error('offline');

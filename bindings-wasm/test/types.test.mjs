@@ -43,7 +43,7 @@ test('a wrong profile, option or result type is a type error', () => {
 // The unions are not written by hand anywhere in the package: each must be
 // exactly the list the core reports at run time (ErrorKind::CODES,
 // Profile::NAMES, the tokenizers compiled in), in the web and node builds.
-test('the published unions are exactly the core\'s lists (errorCodes, profileNames, tokenizerNames)', () => {
+test('the published unions are exactly the core\'s lists (errorCodes, profileNames, tokenizerNames, versionNames)', () => {
   const lists = { ErrorCode: native.errorCodes(), StcErrorCode: native.errorCodes(), Profile: native.profileNames(), TokenizerName: native.tokenizerNames() };
   assert.ok(lists.ErrorCode.includes('count_mismatch') && lists.Profile.includes('readable'));
   const dir = mkdtempSync(join(tmpdir(), 'stc-wasm-unions-'));
@@ -56,6 +56,9 @@ test('the published unions are exactly the core\'s lists (errorCodes, profileNam
       for (const [name, list] of Object.entries(lists)) {
         src += `const ${name}Exact: Same<${name}, ${list.map((n) => JSON.stringify(n)).join(' | ')}> = true;\n`;
       }
+      // Versions are numbers in the options: the union of versionNames() as numbers.
+      src += `import type { StcVersion } from ${JSON.stringify(join(ROOT, entry))};\n`;
+      src += `const versionExact: Same<StcVersion, ${native.versionNames().join(' | ')}> = true;\n`;
       // And the check itself can fail: a name that is not in the list.
       src += `// @ts-expect-error not an error code\nconst notACode: ErrorCode = 'no_such_code';\n`;
       writeFileSync(join(dir, out), src);

@@ -9,8 +9,21 @@ import { makeApi, StcError, ERROR_CODES } from './stc_rules.js';
 // retrieve; init) as it is; the names below take precedence.
 export * from './stc_wasm.js';
 export { default, initSync } from './stc_wasm.js';
-export const { parse, stringify, encode, decode, decodeStc, encodeGated, countTokens } = makeApi(wasm, {
-  tokenizers: ['estimate'],
-  defaultTokenizer: 'estimate',
-});
+
+// makeApi reads the module's lists (versionNames()), which exist only once
+// the page has run init(): the API is made at the first call.
+let api;
+const made = () =>
+  (api ??= makeApi(wasm, {
+    tokenizers: ['estimate'],
+    defaultTokenizer: 'estimate',
+  }));
+
+export const parse = (text, options) => made().parse(text, options);
+export const stringify = (value, options) => made().stringify(value, options);
+export const encode = (jsonText, options) => made().encode(jsonText, options);
+export const decode = (stcText, options) => made().decode(stcText, options);
+export const decodeStc = decode;
+export const encodeGated = (jsonText, options) => made().encodeGated(jsonText, options);
+export const countTokens = (...args) => made().countTokens(...args);
 export { StcError, ERROR_CODES };
