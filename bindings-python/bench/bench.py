@@ -33,8 +33,9 @@ import math
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import stc
 
@@ -168,10 +169,14 @@ def checks(doc: Doc) -> dict[str, bool | None]:
             return False
 
     return {
-        "stc.loads": all(stc.loads(t) == d for t, d in zip(doc.stc, doc.data)),
-        "stc.decode": all(stc.decode(t) == j and json.loads(j) == d for t, j, d in zip(doc.stc, doc.json, doc.data)),
-        "adr.decode_stc": all(adr_ok(t, d) for t, d in zip(doc.stc_readable, doc.data)),
-        "toon.decode": all(toon_format.decode(t) == d for t, d in zip(doc.toon, doc.data)) if doc.toon else None,
+        "stc.loads": all(stc.loads(t) == d for t, d in zip(doc.stc, doc.data, strict=False)),
+        "stc.decode": all(
+            stc.decode(t) == j and json.loads(j) == d for t, j, d in zip(doc.stc, doc.json, doc.data, strict=False)
+        ),
+        "adr.decode_stc": all(adr_ok(t, d) for t, d in zip(doc.stc_readable, doc.data, strict=False)),
+        "toon.decode": all(toon_format.decode(t) == d for t, d in zip(doc.toon, doc.data, strict=False))
+        if doc.toon
+        else None,
     }
 
 
@@ -296,6 +301,23 @@ def main() -> int:
         pairs = [(d["seconds"][op], d["seconds"][base]) for d in documents]
         if all(a is not None and b is not None for a, b in pairs):
             summary["geomean_ratio_vs_json"][f"{op}/{base}"] = geomean([a / b for a, b in pairs])
+    # Issue 13: stc against orjson (targets: geometric mean <= 1.0, no document above 1.5).
+    summary["vs_orjson"] = {}
+    for op, base in [
+        ("stc.loads", "orjson.loads"),
+        ("stc.loads_bytes", "orjson.loads"),
+        ("stc.dumps", "orjson.dumps"),
+    ]:
+        pairs = [(d["name"], d["seconds"][op], d["seconds"][base]) for d in documents]
+        if all(a is not None and b is not None for _, a, b in pairs):
+            ratios = {name: a / b for name, a, b in pairs}
+            worst = max(ratios, key=lambda n: ratios[n])
+            summary["vs_orjson"][f"{op}/{base}"] = {
+                "geomean": geomean(list(ratios.values())),
+                "max": ratios[worst],
+                "worst_document": worst,
+                "per_document": ratios,
+            }
     summary["adr_misdecoded_documents"] = sum(1 for d in documents if not d["round_trips"]["adr.decode_stc"])
     summary["stc_loads_faster_than_json_loads"] = sum(
         1 for d in documents if d["seconds"]["stc.loads"] <= d["seconds"]["json.loads"]
@@ -307,6 +329,8 @@ def main() -> int:
     print()
     for key, value in summary["geomean_ratio_vs_json"].items():
         print(f"geometric mean of per-document time ratio {key}: {value:.2f}")
+    for key, value in summary["vs_orjson"].items():
+        print(f"{key}: geometric mean {value['geomean']:.2f}, worst {value['max']:.2f} ({value['worst_document']})")
     print(
         f"stc.loads no slower than json.loads on {summary['stc_loads_faster_than_json_loads']}"
         f"/{len(documents)} documents"

@@ -43,7 +43,13 @@ def main() -> None:
     chosen: str = gate.chosen
     tokens: int = gate.json_tokens + gate.stc_tokens
     assert (gate.text, chosen, tokens > 0) == ("[1,2,3]", "json", True)
-    assert stc.count_tokens("hello world", "o200k_base") == 2
+    assert stc.count_tokens("hello world", "estimate") == 2
+    # Exact counts: any callable str -> int or str -> tokens (tiktoken's encode).
+    counter: stc.TokenCounter = str.split
+    assert stc.count_tokens("hello world", counter) == 2
+    counted = stc.encode_gated("[1, 2, 3]", tokenizer=lambda text: len(text.encode()), version=2)
+    assert (counted.json_tokens, counted.stc_tokens) == (7, 7)
+    assert stc.decode(encoded, version=2) == stc.decode(encoded, version=1) == decoded
 
     out = io.StringIO()
     stc.dump({"k": None}, out, profile="compact")

@@ -9,9 +9,9 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use stc_core::{DocumentBuilder, ErrorKind};
+use stc_core::{DocumentBuilder, EncodeOptions, ErrorKind};
 
-use crate::text::{limits, parse_profile, run_detached};
+use crate::text::{limits, parse_profile, parse_version, run_detached};
 
 struct Walker<'py, 'd> {
     builder: DocumentBuilder<'static>,
@@ -58,26 +58,23 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
 }
 
-/// A Python `str` as UTF-8, or as UTF-16 code units when it holds lone
-/// surrogates (which UTF-8 cannot carry; the core escapes them).
-enum Text<'py> {
-    Utf8(Bound<'py, PyBytes>),
+/// A Python `str` as UTF-8 (borrowed: CPython's own UTF-8 form of the
+/// string), or as UTF-16 code units when it holds lone surrogates (which
+/// UTF-8 cannot carry; the core escapes them).
+enum Text<'s> {
+    Utf8(&'s str),
     Utf16(Vec<u16>),
 }
 
-fn text_of<'py>(s: &Bound<'py, PyString>) -> PyResult<Text<'py>> {
-    match s.encode_utf8() {
-        Ok(bytes) => Ok(Text::Utf8(bytes)),
+fn text_of<'s>(s: &'s Bound<'_, PyString>) -> PyResult<Text<'s>> {
+    match s.to_str() {
+        Ok(text) => Ok(Text::Utf8(text)),
         Err(_) => {
             let bytes = s.call_method1("encode", ("utf-16-le", "surrogatepass"))?.cast_into::<PyBytes>()?;
             let units = bytes.as_bytes().chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
             Ok(Text::Utf16(units))
         }
     }
-}
-
-fn as_str<'b>(bytes: &'b Bound<'_, PyBytes>) -> PyResult<&'b str> {
-    std::str::from_utf8(bytes.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// `int.__repr__(obj)`: the lexeme `json.dumps` writes for an int (also for
@@ -247,7 +244,7 @@ impl<'py> Walker<'py, '_> {
             }
             if let Ok(s) = obj.cast::<PyString>() {
                 return match text_of(s)? {
-                    Text::Utf8(bytes) => self.builder.push_str(as_str(&bytes)?),
+                    Text::Utf8(text) => self.builder.push_str(text),
                     Text::Utf16(units) => self.builder.push_utf16(&units),
                 }
                 .map_err(builder_error);
@@ -308,7 +305,7 @@ impl<'py> Walker<'py, '_> {
     fn key(&mut self, key: &Bound<'py, PyAny>) -> PyResult<bool> {
         let text: String = if let Ok(s) = key.cast::<PyString>() {
             match text_of(s)? {
-                Text::Utf8(bytes) => self.builder.push_key(as_str(&bytes)?),
+                Text::Utf8(text) => self.builder.push_key(text),
                 Text::Utf16(units) => self.builder.push_key_utf16(&units),
             }
             .map_err(builder_error)?;
@@ -337,8 +334,8 @@ impl<'py> Walker<'py, '_> {
 /// Serializes a Python object to STC text, like json.dumps.
 #[pyfunction]
 #[pyo3(
-    signature = (obj, *, profile = String::from("compact"), default = None, sort_keys = false, skipkeys = false, max_depth = None),
-    text_signature = "(obj, *, profile='compact', default=None, sort_keys=False, skipkeys=False, max_depth=None)"
+    signature = (obj, *, profile = String::from("compact"), default = None, sort_keys = false, skipkeys = false, max_depth = None, version = None),
+    text_signature = "(obj, *, profile='compact', default=None, sort_keys=False, skipkeys=False, max_depth=None, version=1)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dumps<'py>(
@@ -349,9 +346,11 @@ pub(crate) fn dumps<'py>(
     sort_keys: bool,
     skipkeys: bool,
     max_depth: Option<usize>,
+    version: Option<Bound<'py, PyAny>>,
 ) -> PyResult<String> {
-    let profile = parse_profile(&profile)?;
-    let max_depth = limits(max_depth).max_depth.min(stc_core::MAX_DEPTH_LIMIT);
+    let options = EncodeOptions::default().profile(parse_profile(&profile)?).version(parse_version(version.as_ref())?);
+    // Any limit is honoured: the walk and the core keep their stacks on the heap.
+    let max_depth = limits(max_depth).max_depth;
     let mut walker = Walker {
         builder: DocumentBuilder::with_capacity(64, max_depth),
         default: default.as_ref(),
@@ -365,5 +364,5 @@ pub(crate) fn dumps<'py>(
     let doc = walker.builder.finish().map_err(builder_error)?;
     // The tape is built; writing it out needs no Python object.
     let size_hint = doc.node_count() * 8;
-    Ok(run_detached(py, size_hint, move || doc.encode(profile)))
+    Ok(run_detached(py, size_hint, move || doc.encode_with(&options)))
 }

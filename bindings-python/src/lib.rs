@@ -7,6 +7,8 @@
 //! result classes. `stash` exposes the `stc-stash` crate (truncation with
 //! recoverable markers, the SQLite and memory stores).
 
+#![forbid(unsafe_code)]
+
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -31,12 +33,14 @@ fn _stc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ERROR_CODES", PyTuple::new(m.py(), stc_core::ErrorKind::CODES)?)?;
     m.add("PROFILES", PyTuple::new(m.py(), stc_core::Profile::NAMES)?)?;
     m.add("TOKENIZERS", PyTuple::new(m.py(), stc_core::Tokenizer::NAMES)?)?;
+    m.add("VERSIONS", PyTuple::new(m.py(), stc_core::Version::NAMES)?)?;
     m.add_function(wrap_pyfunction!(loads::loads, m)?)?;
     m.add_function(wrap_pyfunction!(dumps::dumps, m)?)?;
     m.add_function(wrap_pyfunction!(text::encode, m)?)?;
     m.add_function(wrap_pyfunction!(text::decode, m)?)?;
     m.add_function(wrap_pyfunction!(text::encode_gated, m)?)?;
     m.add_function(wrap_pyfunction!(text::count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(text::version_number, m)?)?;
     stash::register(m)?;
     Ok(())
 }

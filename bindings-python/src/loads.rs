@@ -13,7 +13,7 @@ use std::collections::hash_map::Entry;
 
 use crate::errors::decode_error;
 use crate::input::TextInput;
-use crate::text::limits;
+use crate::text::decode_options;
 
 /// Keys longer than this are not memoized: long keys rarely repeat.
 const MAX_CACHED_KEY: usize = 64;
@@ -267,7 +267,10 @@ impl<'py, 'a, 'h> Sink<'a> for ObjectBuilder<'py, 'a, 'h> {
 
 /// Parses STC (or plain JSON) text to Python objects, like json.loads.
 #[pyfunction]
-#[pyo3(signature = (s, *, object_hook = None, parse_float = None, parse_int = None, object_pairs_hook = None, max_depth = None))]
+#[pyo3(
+    signature = (s, *, object_hook = None, parse_float = None, parse_int = None, object_pairs_hook = None, max_depth = None, version = None),
+    text_signature = "(s, *, object_hook=None, parse_float=None, parse_int=None, object_pairs_hook=None, max_depth=None, version=1)"
+)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn loads<'py>(
     py: Python<'py>,
@@ -277,12 +280,14 @@ pub(crate) fn loads<'py>(
     parse_int: Option<Bound<'py, PyAny>>,
     object_pairs_hook: Option<Bound<'py, PyAny>>,
     max_depth: Option<usize>,
+    version: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let options = decode_options(max_depth, version.as_ref())?;
     let input = TextInput::new(s, "the STC text")?;
     let text = input.text(s)?;
     let hooks = Hooks { object_hook, object_pairs_hook, parse_float, parse_int };
     let mut builder = ObjectBuilder::new(py, &hooks);
-    match stc_core::parse_stc(text, &limits(max_depth), &mut builder) {
+    match stc_core::parse_stc(text, &options, &mut builder) {
         Ok(()) => builder.root.take().ok_or_else(|| PySystemError::new_err("stc: the parser produced no value")),
         Err(e) => match builder.error.take() {
             // A hook (or an allocation) raised: that exception wins.

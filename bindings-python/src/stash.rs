@@ -20,7 +20,7 @@ use stc_stash::{
 
 use crate::errors::decode_error;
 use crate::input::TextInput;
-use crate::text::{limits, parse_tokenizer};
+use crate::text::{limits, parse_tokenizer, parse_version};
 
 static STASH_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static TRUNCATION: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -241,8 +241,8 @@ pub(crate) fn retrieve(py: Python<'_>, key: &str, stash: &Bound<'_, PyAny>) -> P
 /// whose markers say how to get the omitted parts back.
 #[pyfunction]
 #[pyo3(
-    signature = (json_text, *, stash, budget = None, truncate_arrays_at = None, lossy = false, retrieve_tool = None, tokenizer = String::from("estimate"), max_depth = None),
-    text_signature = "(json_text, *, stash, budget=None, truncate_arrays_at=None, lossy=False, retrieve_tool=None, tokenizer='estimate', max_depth=None)"
+    signature = (json_text, *, stash, budget = None, truncate_arrays_at = None, lossy = false, retrieve_tool = None, tokenizer = String::from("estimate"), max_depth = None, version = None),
+    text_signature = "(json_text, *, stash, budget=None, truncate_arrays_at=None, lossy=False, retrieve_tool=None, tokenizer='estimate', max_depth=None, version=1)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn truncate<'py>(
@@ -255,7 +255,9 @@ pub(crate) fn truncate<'py>(
     retrieve_tool: Option<String>,
     tokenizer: String,
     max_depth: Option<usize>,
+    version: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let version = parse_version(version.as_ref())?;
     let mut plan = truncate_arrays_at.map(PlanOptions::with_array_budget).unwrap_or_default();
     plan.recoverable = !lossy;
     if let Some(name) = &retrieve_tool {
@@ -271,14 +273,12 @@ pub(crate) fn truncate<'py>(
         Some(s) => Some(store_of(py, s)?),
         None => None,
     };
-    // `..Default` keeps this compiling when stc-stash adds an option.
-    #[allow(clippy::needless_update)]
     let options = TruncateOptions {
         plan,
         token_budget: budget,
         tokenizer: parse_tokenizer(&tokenizer)?,
         limits: limits(max_depth),
-        ..TruncateOptions::default()
+        version,
     };
     let input = TextInput::new(json_text, "json_text")?;
     let text = input.text(json_text)?;

@@ -13,7 +13,13 @@ HEAD; POST to ``/echo``):
 - ``/stc-ce-badgzip/NAME``: ``Content-Encoding: stc, gzip`` on a body that is not gzip
 - ``/broken``: an invalid STC body, ``application/stc+json``
 - ``/broken-ce``: the same body as ``application/json`` with ``Content-Encoding: stc``
-- ``/v2``: a valid STC body announced as ``X-STC-Version: 2``
+- ``/v2``: an STC version 2 body (a column group), ``application/stc+json; version=2``
+  and ``X-STC-Version: 2``
+- ``/v2-ce``: the same body as ``application/json`` with ``Content-Encoding: stc``
+  and ``X-STC-Version: 2`` (no media type parameter)
+- ``/v2-as-v1``: the same body announced as version 1 (no parameter, ``X-STC-Version: 1``)
+- ``/v2-typed-v1-body``: a version 1 body announced as version 2 (v2 reads v1)
+- ``/v3``: announced as ``application/stc+json; version=3``
 - ``/small``: ``[1,2,3]`` (STC saves nothing on it: a gate keeps JSON)
 - ``/echo``: JSON with the method, ``Accept``, ``Accept-Encoding`` and request body length
 - ``/no-content``: 204 with ``Content-Type: application/stc+json``
@@ -31,6 +37,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import stc
+
+#: STC version 2 (a column group) and the JSON it stands for.
+V2_STC = b'[2]{id,user{id,name},text}: 1,5,"bob","hi" / 2,6,"al","yo"'
+V2_JSON = [
+    {"id": 1, "user": {"id": 5, "name": "bob"}, "text": "hi"},
+    {"id": 2, "user": {"id": 6, "name": "al"}, "text": "yo"},
+]
 
 #: An invalid STC text: a missing ',' at line 3 column 16.
 BROKEN_STC = b'{\n  ok: true,\n  tags[2]: "a" "b"\n}'
@@ -92,8 +105,18 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, stc_type, BROKEN_STC)
         if path == "/broken-ce":
             return self._send(200, {"Content-Type": "application/json", "Content-Encoding": "stc"}, BROKEN_STC)
+        v2_type = {"Content-Type": "application/stc+json; version=2", "X-STC-Version": "2"}
         if path == "/v2":
-            return self._send(200, {**stc_type, "X-STC-Version": "2"}, b"[2]{a}: 1 / 2")
+            return self._send(200, v2_type, V2_STC)
+        if path == "/v2-ce":
+            headers = {"Content-Type": "application/json", "Content-Encoding": "stc", "X-STC-Version": "2"}
+            return self._send(200, headers, V2_STC)
+        if path == "/v2-as-v1":
+            return self._send(200, stc_type, V2_STC)
+        if path == "/v2-typed-v1-body":
+            return self._send(200, v2_type, b"[2]{a}: 1 / 2")
+        if path == "/v3":
+            return self._send(200, {"Content-Type": "application/stc+json; version=3", "X-STC-Version": "3"}, b"[1]: 1")
         if path == "/small":
             return self._send(200, {"Content-Type": "application/json"}, b"[1,2,3]")
         if path == "/no-content":

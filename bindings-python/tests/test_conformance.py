@@ -63,7 +63,7 @@ def _collect() -> list[Any]:
         except Exception as exc:  # reported by the test below, naming the file
             params.append(pytest.param("broken", rel, repr(exc), id=f"unreadable-{rel}"))
             continue
-        for name, case in zip(names, cases):
+        for name, case in zip(names, cases, strict=False):
             params.append(pytest.param(category, rel, case, id=name))
     return params
 
@@ -102,24 +102,25 @@ def test_case(category: str, file: str, case: Any) -> None:
 
     options: dict[str, Any] = case.get("options", {})
     max_depth: int | None = options.get("max_depth")
+    version: stc.Version = options.get("version", 1)
     profile = options.get("profile", "compact")
     text = _input(case)
 
     if category == "encode":
-        assert stc.encode(text, profile=profile, max_depth=max_depth) == case["expected"]
+        assert stc.encode(text, profile=profile, max_depth=max_depth, version=version) == case["expected"]
     elif category == "decode":
-        assert stc.decode(text, max_depth=max_depth) == case["expected"]
+        assert stc.decode(text, max_depth=max_depth, version=version) == case["expected"]
     elif category == "roundtrip":
         for p in PROFILES:
-            encoded = stc.encode(text, profile=p, max_depth=max_depth)
-            assert stc.decode(encoded, max_depth=max_depth) == case["expected"], p
+            encoded = stc.encode(text, profile=p, max_depth=max_depth, version=version)
+            assert stc.decode(encoded, max_depth=max_depth, version=version) == case["expected"], p
     elif category == "invalid":
         with pytest.raises(stc.STCDecodeError) as info:
-            stc.decode(text, max_depth=max_depth)
+            stc.decode(text, max_depth=max_depth, version=version)
         _assert_error(info.value, case["error"])
     else:  # json-invalid
         with pytest.raises(stc.STCDecodeError) as info:
-            stc.encode(text, max_depth=max_depth)
+            stc.encode(text, max_depth=max_depth, version=version)
         _assert_error(info.value, case["error"])
 
 
@@ -132,21 +133,22 @@ def test_case_through_loads(category: str, file: str, case: Any) -> None:
     """`stc.loads` agrees with `json.loads` of the expected JSON, exactly."""
     options: dict[str, Any] = case.get("options", {})
     max_depth: int | None = options.get("max_depth")
+    version: stc.Version = options.get("version", 1)
     text = _input(case)
     if category == "invalid":
         with pytest.raises(stc.STCDecodeError) as info:
-            stc.loads(text, max_depth=max_depth)
+            stc.loads(text, max_depth=max_depth, version=version)
         _assert_error(info.value, case["error"])
         return
     if category == "roundtrip":
-        text = stc.encode(text, max_depth=max_depth)
+        text = stc.encode(text, max_depth=max_depth, version=version)
     # json.loads and == recurse in C under Python's recursion limit (1000 by
     # default); the corpus nests up to the core's cap of 1024.
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 5000))
     try:
         expected = _exact_loads(json.loads, case["expected"])
-        assert _exact_loads(stc.loads, text, max_depth=max_depth) == expected
+        assert _exact_loads(stc.loads, text, max_depth=max_depth, version=version) == expected
     finally:
         sys.setrecursionlimit(limit)
 

@@ -41,7 +41,7 @@ def test_readme_error_example() -> None:
         assert isinstance(e, stc.STCDecodeError)
         text = README.read_text(encoding="utf-8")
         assert f"print(e)        # {e}" in text
-        assert (e.kind, e.pos, e.lineno, e.colno, e.offset) == ("count_mismatch", 10, 1, 11, 10)
+        assert (e.kind, e.pos, e.lineno, e.colno, e.offset) == ("count_mismatch", 3, 1, 4, 3)
 
 
 def test_package_docstring_examples() -> None:

@@ -40,6 +40,7 @@ from ._stc import (
     STASH_DEFAULT_TTL,
     STC_VERSION,
     TOKENIZERS,
+    VERSIONS,
     MemoryStash,
     SqliteStash,
     __version__,
@@ -60,8 +61,10 @@ from ._types import (
     StashError,
     StashErrorKind,
     STCDecodeError,
+    TokenCounter,
     Tokenizer,
     Truncation,
+    Version,
 )
 
 #: Alias of :func:`decode`, the name used by ADR-066's reference snippet.
@@ -77,6 +80,7 @@ __all__ = [
     "STASH_DEFAULT_TTL",
     "STC_VERSION",
     "TOKENIZERS",
+    "VERSIONS",
     "GateResult",
     "Kept",
     "MemoryStash",
@@ -86,8 +90,10 @@ __all__ = [
     "SqliteStash",
     "StashError",
     "StashErrorKind",
+    "TokenCounter",
     "Tokenizer",
     "Truncation",
+    "Version",
     "__version__",
     "count_tokens",
     "decode",

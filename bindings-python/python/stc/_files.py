@@ -6,10 +6,11 @@ namespace.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from ._stc import dumps, loads
-from ._types import Profile
+from ._types import Profile, Version
 
 
 class _SupportsRead(Protocol):
@@ -28,6 +29,7 @@ def load(
     parse_int: Callable[[str], Any] | None = None,
     object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
     max_depth: int | None = None,
+    version: Version = 1,
 ) -> Any:
     """Like :func:`stc.loads`, reading the text from a file object."""
     return loads(
@@ -37,6 +39,7 @@ def load(
         parse_int=parse_int,
         object_pairs_hook=object_pairs_hook,
         max_depth=max_depth,
+        version=version,
     )
 
 
@@ -49,6 +52,7 @@ def dump(
     sort_keys: bool = False,
     skipkeys: bool = False,
     max_depth: int | None = None,
+    version: Version = 1,
 ) -> None:
     """Like :func:`stc.dumps`, writing the text to a file object."""
     fp.write(
@@ -59,5 +63,6 @@ def dump(
             sort_keys=sort_keys,
             skipkeys=skipkeys,
             max_depth=max_depth,
+            version=version,
         )
     )

@@ -1,17 +1,19 @@
 """Type stubs of the native module ``stc._stc`` (re-exported by ``stc``)."""
 
 import os
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Callable, Final
+from typing import Any, Final
 
-from ._types import GateResult, Profile, Tokenizer, Truncation
+from ._types import GateResult, Profile, TokenCounter, Tokenizer, Truncation, Version
 
 __version__: Final[str]
 #: The STC version read and written (the ``X-STC-Version`` header).
 STC_VERSION: Final[int]
 #: ``application/stc+json``.
 MEDIA_TYPE: Final[str]
-#: The largest ``max_depth`` honoured; larger values are clamped to it.
+#: Formerly the largest ``max_depth`` honoured (1024). Any ``max_depth`` is
+#: honoured now: nothing recurses on nesting depth.
 MAX_DEPTH_LIMIT: Final[int]
 #: How long a stash entry lives after its last write, in seconds (7 days).
 STASH_DEFAULT_TTL: Final[float]
@@ -23,7 +25,10 @@ MEMORY_STASH_DEFAULT_CAPACITY: Final[int]
 ERROR_CODES: Final[tuple[str, ...]]
 #: The profile names :func:`encode` and :func:`dumps` accept (see ``Profile``).
 PROFILES: Final[tuple[str, ...]]
-#: The tokenizer names :func:`encode_gated` and :func:`count_tokens` accept (see ``Tokenizer``).
+#: The STC versions the ``version`` keyword accepts, as names (see ``Version``).
+VERSIONS: Final[tuple[str, ...]]
+#: The built-in tokenizer names :func:`encode_gated`, :func:`count_tokens` and
+#: :func:`truncate` accept (see ``Tokenizer``; exact counts: a ``TokenCounter``).
 TOKENIZERS: Final[tuple[str, ...]]
 
 _Text = str | bytes | bytearray
@@ -36,6 +41,7 @@ def loads(
     parse_int: Callable[[str], Any] | None = None,
     object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
     max_depth: int | None = None,
+    version: Version = 1,
 ) -> Any:
     """Parse STC (or plain JSON) text to Python objects, like :func:`json.loads`.
 
@@ -43,7 +49,9 @@ def loads(
     ``parse_float`` is given (e.g. ``decimal.Decimal``). ``object_pairs_hook``
     receives every member in order, duplicates included; without it, the last
     duplicate wins as in :mod:`json`. ``max_depth`` bounds nesting (default
-    128, at most ``MAX_DEPTH_LIMIT``). Raises :class:`STCDecodeError`.
+    128; any value is honoured: nothing recurses). ``version=2`` reads STC version 2 as
+    well (version 1 refuses its constructs with ``newer_version``). Raises
+    :class:`STCDecodeError`.
     """
 
 def dumps(
@@ -54,6 +62,7 @@ def dumps(
     sort_keys: bool = False,
     skipkeys: bool = False,
     max_depth: int | None = None,
+    version: Version = 1,
 ) -> str:
     """Serialize ``obj`` to STC text, like :func:`json.dumps`.
 
@@ -63,10 +72,12 @@ def dumps(
     nesting deeper than ``max_depth`` (circular references included).
     """
 
-def encode(json_text: _Text, *, profile: Profile = "compact", max_depth: int | None = None) -> str:
+def encode(
+    json_text: _Text, *, profile: Profile = "compact", max_depth: int | None = None, version: Version = 1
+) -> str:
     """Encode JSON text as STC text. Raises :class:`STCDecodeError` for invalid JSON."""
 
-def decode(stc_text: _Text, *, max_depth: int | None = None) -> str:
+def decode(stc_text: _Text, *, max_depth: int | None = None, version: Version = 1) -> str:
     """Decode STC (or JSON) text to minified JSON text, losslessly.
 
     Number lexemes, key order and duplicate keys are kept; strings come out
@@ -78,14 +89,20 @@ def encode_gated(
     *,
     profile: Profile = "compact",
     min_saving: float = 0.05,
-    tokenizer: Tokenizer = "estimate",
+    tokenizer: Tokenizer | TokenCounter = "estimate",
     max_depth: int | None = None,
+    version: Version = 1,
 ) -> GateResult:
     """The do-no-harm gate: STC only if it saves at least ``min_saving`` of
-    the tokens of minified JSON, else minified JSON (valid STC too)."""
+    the tokens of minified JSON, else minified JSON (valid STC too).
 
-def count_tokens(text: _Text, tokenizer: Tokenizer = "o200k_base") -> int:
-    """Number of tokens of ``text`` (exact OpenAI BPE, or the fast estimate)."""
+    ``tokenizer`` is ``"estimate"`` (fast, built in) or a :data:`TokenCounter`
+    for exact counts, e.g. ``tiktoken.get_encoding("o200k_base").encode``;
+    what the counter raises comes back as it is."""
+
+def count_tokens(text: _Text, tokenizer: Tokenizer | TokenCounter = "estimate") -> int:
+    """Number of tokens of ``text``: the fast estimate, or what a
+    :data:`TokenCounter` says (``len`` of its result if it is not an ``int``)."""
 
 class SqliteStash:
     """The SQLite stash file shared by every ``stc`` process of the user.
@@ -141,6 +158,7 @@ def truncate(
     retrieve_tool: str | None = None,
     tokenizer: Tokenizer = "estimate",
     max_depth: int | None = None,
+    version: Version = 1,
 ) -> Truncation:
     """Budget-sized compact STC of a JSON response: long arrays and strings
     are cut, what is cut is stashed in ``stash``, and a marker in the output
@@ -150,6 +168,7 @@ def truncate(
     32); ``budget`` halves the budgets until the output has at most that many
     tokens. With ``stash=None`` nothing is cut (``kept == "no_store"``) unless
     ``lossy=True``, whose markers say ``recoverable: false``.
+    ``version`` is the STC version ``text`` is written (and measured) in.
     ``retrieve_tool`` makes markers name a tool call instead of
     ``stc retrieve KEY``. Raises :class:`STCDecodeError` for invalid JSON and
     :class:`StashError` when the store fails (nothing written stays).
@@ -163,3 +182,7 @@ def retrieve(key: str, *, stash: SqliteStash | MemoryStash) -> str:
     call), ``unavailable`` (``retryable`` True). A retrieved original is never
     truncated again by this store.
     """
+
+def _version(version: Version | str) -> Version:
+    """The version number ``version`` names (1 or 2), checked by stc-core;
+    ``ValueError`` for an unknown one (used by :mod:`stc.http`)."""

@@ -8,15 +8,28 @@ subclass :class:`json.JSONDecodeError` and ``GateResult`` can be a
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sized
 from typing import Literal, NamedTuple
 
 #: The encoder's output profiles: ``compact`` (no optional whitespace, the
 #: default) and ``readable`` (ADR-066 spacing).
 Profile = Literal["compact", "readable"]
 
-#: The token counters: ``estimate`` (fast arithmetic estimate of o200k_base),
-#: ``o200k_base`` and ``cl100k_base`` (exact OpenAI BPE, built in).
-Tokenizer = Literal["estimate", "o200k_base", "cl100k_base"]
+#: The STC versions: 1 (the default everywhere) and 2 (1 plus column groups,
+#: ``~`` absent cells and keyed tables; a version 2 reader reads every
+#: version 1 text). The strings ``"1"`` and ``"2"`` are accepted too.
+Version = Literal[1, 2]
+
+#: The built-in token counter: ``estimate``, a fast arithmetic estimate of
+#: o200k_base. Exact counts come from a :data:`TokenCounter`.
+Tokenizer = Literal["estimate"]
+
+#: A caller's token counter, accepted wherever a ``tokenizer`` is: called with
+#: a ``str``, it returns the number of tokens (``int``) or the tokens
+#: themselves (anything with a length, e.g. the list of token ids of
+#: ``tiktoken.get_encoding("o200k_base").encode``). An exception it raises
+#: comes back from the call as it is.
+TokenCounter = Callable[[str], int | Sized]
 
 
 class STCDecodeError(json.JSONDecodeError):

@@ -23,10 +23,17 @@ can still see that STC was used. Every other response (JSON the gate chose,
 other media types, HEAD, 204, 304) is passed on untouched and unread, so
 streaming keeps working.
 
+Versions: ``version=2`` asks for STC version 2
+(``Accept: application/stc+json; version=2, application/json;q=0.9``); the
+default asks for version 1. Whatever was asked, a response is decoded with
+the version it states: the ``version`` parameter of its ``Content-Type``
+(``application/stc+json; version=2``), else its ``X-STC-Version`` header,
+else 1. A version this package does not know raises
+:class:`UnsupportedSTCVersion` (the spec says a decoder must not guess).
+
 Errors: an invalid STC body raises :class:`stc.STCDecodeError` (line, column,
 kind, offset of the problem in the body; the message names the URL) from the
-call that sent the request. ``X-STC-Version`` other than ``1`` raises
-:class:`UnsupportedSTCVersion` (the spec says a v1 decoder must not guess).
+call that sent the request.
 
 The request's ``Accept`` header is set only when it is absent or ``*/*``
 (the default of httpx and requests); an explicit ``Accept`` of the caller is
@@ -46,8 +53,8 @@ import zlib
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from ._stc import MEDIA_TYPE, STC_VERSION, decode
-from ._types import STCDecodeError
+from ._stc import MEDIA_TYPE, VERSIONS, _version, decode
+from ._types import STCDecodeError, Version
 
 try:
     import httpx
@@ -65,18 +72,36 @@ except ImportError as _e:  # pragma: no cover - exercised in a subprocess test
 else:
     _REQUESTS_ERROR = None
 
-#: What the clients send in ``Accept``: STC preferred, JSON accepted.
-DEFAULT_ACCEPT = f"{MEDIA_TYPE}, application/json;q=0.9"
+
+def accept_header(version: Version = 1) -> str:
+    """The ``Accept`` value the clients send: STC of ``version`` preferred,
+    JSON accepted.
+
+    >>> accept_header()
+    'application/stc+json, application/json;q=0.9'
+    >>> accept_header(2)
+    'application/stc+json; version=2, application/json;q=0.9'
+    """
+    number = _version(version)
+    media = MEDIA_TYPE if number == 1 else f"{MEDIA_TYPE}; version={number}"
+    return f"{media}, application/json;q=0.9"
+
+
+#: What the clients send in ``Accept`` by default: STC version 1 preferred, JSON accepted.
+DEFAULT_ACCEPT = accept_header(1)
 
 # Headers that describe the STC body and are wrong for the decoded JSON body.
 _DROPPED = ("content-encoding", "content-length", "transfer-encoding", "content-type", "content-md5", "digest")
 
 
 class UnsupportedSTCVersion(ValueError):
-    """The response announced an ``X-STC-Version`` this package cannot read."""
+    """The response announced an STC version (``Content-Type`` parameter or
+    ``X-STC-Version``) this package cannot read."""
 
     def __init__(self, version: str, url: str) -> None:
-        super().__init__(f"response from {url} is STC version {version!r}; this package reads version {STC_VERSION}")
+        super().__init__(
+            f"response from {url} is STC version {version!r}; this package reads versions {', '.join(VERSIONS)}"
+        )
         #: The announced version, as sent.
         self.version = version
         #: The URL of the response.
@@ -103,17 +128,53 @@ def is_stc(content_type: str | None, content_encoding: str | None) -> bool:
     return False
 
 
+def _accept_for(accept: str | None, version: Version) -> str | None:
+    # The version is checked (by the core) even when ``accept`` is the caller's.
+    header = accept_header(version)
+    return header if accept == DEFAULT_ACCEPT else accept
+
+
 def _wants_default_accept(value: str | None) -> bool:
     return value is None or value.strip() in ("", "*/*")
 
 
-def _check_version(version: str | None, url: str) -> None:
-    if version is not None and version.strip() != str(STC_VERSION):
-        raise UnsupportedSTCVersion(version.strip(), url)
+def _media_parameter(content_type: str | None, name: str) -> str | None:
+    """The value of parameter ``name`` of a media type (case-insensitive name,
+    quotes removed), or None."""
+    if content_type is None:
+        return None
+    for param in content_type.split(";")[1:]:
+        key, eq, value = param.partition("=")
+        if eq and key.strip().lower() == name:
+            return value.strip().strip('"')
+    return None
 
 
-def decode_body(body: bytes, url: str, *, max_depth: int | None = None) -> bytes:
-    """Decode an STC response body to UTF-8 JSON bytes.
+def response_version(content_type: str | None, x_stc_version: str | None, url: str) -> Version:
+    """The STC version a response states: the ``version`` parameter of its
+    ``Content-Type``, else its ``X-STC-Version``, else 1.
+
+    Raises :class:`UnsupportedSTCVersion` for a version this package does
+    not know (never a guess).
+
+    >>> response_version("application/stc+json; version=2", "2", "http://127.0.0.1/x")
+    2
+    >>> response_version("application/json", None, "http://127.0.0.1/x")
+    1
+    """
+    stated = _media_parameter(content_type, "version")
+    if stated is None and x_stc_version is not None:
+        stated = x_stc_version.strip()
+    if stated is None:
+        return 1
+    try:
+        return _version(stated)
+    except ValueError:
+        raise UnsupportedSTCVersion(stated, url) from None
+
+
+def decode_body(body: bytes, url: str, *, max_depth: int | None = None, version: Version = 1) -> bytes:
+    """Decode an STC response body of STC ``version`` to UTF-8 JSON bytes.
 
     Raises :class:`stc.STCDecodeError` with the position in the body and a
     message naming ``url``.
@@ -122,7 +183,7 @@ def decode_body(body: bytes, url: str, *, max_depth: int | None = None) -> bytes
     b'[{"id":1},{"id":2}]'
     """
     try:
-        text = decode(body, max_depth=max_depth)
+        text = decode(body, max_depth=max_depth, version=version)
     except STCDecodeError as e:
         raise STCDecodeError(
             f"invalid STC body from {url}: {e.msg}", e.doc, e.pos, e.kind, e.offset, e.lineno, e.colno
@@ -191,10 +252,16 @@ if TYPE_CHECKING or _HTTPX_ERROR is None:
             return False
         return is_stc(response.headers.get("content-type"), response.headers.get("content-encoding"))
 
-    def _decoded_httpx(request: httpx.Request, response: httpx.Response, max_depth: int | None) -> httpx.Response:
+    def _version_httpx(request: httpx.Request, response: httpx.Response) -> Version:
+        h = response.headers
+        return response_version(h.get("content-type"), h.get("x-stc-version"), str(request.url))
+
+    def _decoded_httpx(
+        request: httpx.Request, response: httpx.Response, max_depth: int | None, version: Version
+    ) -> httpx.Response:
         # ``response.content`` is the body with gzip/deflate/br undone; httpx
         # skips codings it does not know, such as ``stc``.
-        body = decode_body(response.content, str(request.url), max_depth=max_depth)
+        body = decode_body(response.content, str(request.url), max_depth=max_depth, version=version)
         return httpx.Response(
             status_code=response.status_code,
             headers=_fixed_headers(response.headers.multi_items(), len(body)),
@@ -217,6 +284,9 @@ if TYPE_CHECKING or _HTTPX_ERROR is None:
                 ``*/*``); ``None`` leaves ``Accept`` alone.
             max_depth: nesting limit for decoding (default 128, see
                 :func:`stc.decode`).
+            version: the STC version to ask for (1 or 2): with the default
+                ``accept``, 2 sends :func:`accept_header` ``(2)``. Responses
+                are decoded with the version they state.
         """
 
         def __init__(
@@ -225,9 +295,10 @@ if TYPE_CHECKING or _HTTPX_ERROR is None:
             *,
             accept: str | None = DEFAULT_ACCEPT,
             max_depth: int | None = None,
+            version: Version = 1,
         ) -> None:
+            self._accept = _accept_for(accept, version)
             self._inner = transport if transport is not None else httpx.HTTPTransport()
-            self._accept = accept
             self._max_depth = max_depth
 
         def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -237,9 +308,9 @@ if TYPE_CHECKING or _HTTPX_ERROR is None:
             if not _stc_response_httpx(request, response):
                 return response
             try:
-                _check_version(response.headers.get("x-stc-version"), str(request.url))
+                version = _version_httpx(request, response)
                 response.read()
-                return _decoded_httpx(request, response, self._max_depth)
+                return _decoded_httpx(request, response, self._max_depth, version)
             finally:
                 response.close()
 
@@ -252,8 +323,8 @@ if TYPE_CHECKING or _HTTPX_ERROR is None:
 
             client = httpx.AsyncClient(transport=AsyncSTCTransport())
 
-        Wraps ``transport`` (default ``httpx.AsyncHTTPTransport()``); ``accept``
-        and ``max_depth`` as in :class:`STCTransport`.
+        Wraps ``transport`` (default ``httpx.AsyncHTTPTransport()``); ``accept``,
+        ``max_depth`` and ``version`` as in :class:`STCTransport`.
         """
 
         def __init__(
@@ -262,9 +333,10 @@ if TYPE_CHECKING or _HTTPX_ERROR is None:
             *,
             accept: str | None = DEFAULT_ACCEPT,
             max_depth: int | None = None,
+            version: Version = 1,
         ) -> None:
+            self._accept = _accept_for(accept, version)
             self._inner = transport if transport is not None else httpx.AsyncHTTPTransport()
-            self._accept = accept
             self._max_depth = max_depth
 
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -274,9 +346,9 @@ if TYPE_CHECKING or _HTTPX_ERROR is None:
             if not _stc_response_httpx(request, response):
                 return response
             try:
-                _check_version(response.headers.get("x-stc-version"), str(request.url))
+                version = _version_httpx(request, response)
                 await response.aread()
-                return _decoded_httpx(request, response, self._max_depth)
+                return _decoded_httpx(request, response, self._max_depth, version)
             finally:
                 await response.aclose()
 
@@ -296,9 +368,9 @@ if TYPE_CHECKING or _REQUESTS_ERROR is None:
             s.mount("http://", STCAdapter())
             s.mount("https://", STCAdapter())
 
-        ``accept`` and ``max_depth`` as in :class:`STCTransport`; every other
-        argument goes to :class:`requests.adapters.HTTPAdapter`. An STC body
-        is read whole even with ``stream=True``.
+        ``accept``, ``max_depth`` and ``version`` as in :class:`STCTransport`;
+        every other argument goes to :class:`requests.adapters.HTTPAdapter`.
+        An STC body is read whole even with ``stream=True``.
         """
 
         def __init__(
@@ -306,9 +378,10 @@ if TYPE_CHECKING or _REQUESTS_ERROR is None:
             *args: Any,
             accept: str | None = DEFAULT_ACCEPT,
             max_depth: int | None = None,
+            version: Version = 1,
             **kwargs: Any,
         ) -> None:
-            self._accept = accept
+            self._accept = _accept_for(accept, version)
             self._max_depth = max_depth
             super().__init__(*args, **kwargs)
 
@@ -324,7 +397,8 @@ if TYPE_CHECKING or _REQUESTS_ERROR is None:
                 return response
             url = request.url or ""
             try:
-                _check_version(response.headers.get("X-STC-Version"), url)
+                h = response.headers
+                version = response_version(h.get("Content-Type"), h.get("X-STC-Version"), url)
                 codings = _codings(response.headers.get("Content-Encoding"))
                 if "stc" in codings and len(codings) > 1:
                     # urllib3 would take the unknown ``stc`` for deflate: undo
@@ -334,7 +408,7 @@ if TYPE_CHECKING or _REQUESTS_ERROR is None:
                 else:
                     # ``.content`` undoes gzip/deflate/br; urllib3 skips a lone ``stc``.
                     body = response.content
-                body = decode_body(body, url, max_depth=self._max_depth)
+                body = decode_body(body, url, max_depth=self._max_depth, version=version)
             finally:
                 response.close()
             fixed = _fixed_headers(response.headers.items(), len(body))
@@ -344,11 +418,13 @@ if TYPE_CHECKING or _REQUESTS_ERROR is None:
             response.encoding = "utf-8"
             return response
 
-    def session(*, accept: str | None = DEFAULT_ACCEPT, max_depth: int | None = None) -> requests.Session:
+    def session(
+        *, accept: str | None = DEFAULT_ACCEPT, max_depth: int | None = None, version: Version = 1
+    ) -> requests.Session:
         """A new :class:`requests.Session` with :class:`STCAdapter` on ``http://`` and ``https://``."""
         s = requests.Session()
-        s.mount("http://", STCAdapter(accept=accept, max_depth=max_depth))
-        s.mount("https://", STCAdapter(accept=accept, max_depth=max_depth))
+        s.mount("http://", STCAdapter(accept=accept, max_depth=max_depth, version=version))
+        s.mount("https://", STCAdapter(accept=accept, max_depth=max_depth, version=version))
         return s
 
 
@@ -378,7 +454,9 @@ __all__ = [
     "STCAdapter",
     "STCTransport",
     "UnsupportedSTCVersion",
+    "accept_header",
     "decode_body",
     "is_stc",
+    "response_version",
     "session",
 ]
