@@ -12,6 +12,23 @@ import { ROOT } from './load.mjs';
 const native = createRequire(import.meta.url)(join(ROOT, 'pkg/node/stc_wasm.js'));
 
 const tsc = (args) => spawnSync(join(ROOT, 'node_modules/.bin/tsc'), args, { encoding: 'utf8', cwd: ROOT });
+const STRICT = ['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', ''];
+
+/** `tsc --strict` over TypeScript sources ({ name: text }) written to a temporary folder; returns tsc's output and status. */
+function check(sources, lib = 'es2020,esnext.disposable,dom') {
+  const dir = mkdtempSync(join(tmpdir(), 'stc-wasm-types-'));
+  try {
+    const files = Object.entries(sources).map(([name, text]) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    });
+    const r = tsc([...STRICT, '--lib', lib, ...files]);
+    return { status: r.status, out: r.stdout + r.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const from = (entry) => JSON.stringify(join(ROOT, entry));
 
 test('examples/*.ts type-check against pkg/web and pkg/node', () => {
   const r = tsc(['-p', 'examples']);
@@ -19,25 +36,17 @@ test('examples/*.ts type-check against pkg/web and pkg/node', () => {
 });
 
 test('a wrong profile, option or result type is a type error', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'stc-wasm-types-'));
-  try {
-    const file = join(dir, 'neg.ts');
-    writeFileSync(
-      file,
-      `import { encode, countTokens, decode } from ${JSON.stringify(join(ROOT, 'pkg/node/stc.mjs'))};\n` +
-        `encode('{}', { profile: 'pretty' });\n` +
-        `countTokens('x', 'o200k_base');\n` +
-        `const n: number = decode('1');\n`,
-    );
-    const r = tsc(['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', '', file]);
-    assert.notEqual(r.status, 0);
-    const out = r.stdout + r.stderr;
-    assert.match(out, /'"pretty"' is not assignable/);
-    assert.match(out, /'"o200k_base"' is not assignable/);
-    assert.match(out, /Type 'string' is not assignable to type 'number'/);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { status, out } = check({
+    'neg.ts':
+      `import { encode, countTokens, decode } from ${from('pkg/node/stc.mjs')};\n` +
+      `encode('{}', { profile: 'pretty' });\n` +
+      `countTokens('x', 'o200k_base');\n` +
+      `const n: number = decode('1');\n`,
+  });
+  assert.notEqual(status, 0);
+  assert.match(out, /'"pretty"' is not assignable/);
+  assert.match(out, /'"o200k_base"' is not assignable/);
+  assert.match(out, /Type 'string' is not assignable to type 'number'/);
 });
 
 // The unions are not written by hand anywhere in the package: each must be
@@ -46,29 +55,21 @@ test('a wrong profile, option or result type is a type error', () => {
 test('the published unions are exactly the core\'s lists (errorCodes, profileNames, tokenizerNames, versionNames)', () => {
   const lists = { ErrorCode: native.errorCodes(), StcErrorCode: native.errorCodes(), Profile: native.profileNames(), TokenizerName: native.tokenizerNames() };
   assert.ok(lists.ErrorCode.includes('count_mismatch') && lists.Profile.includes('readable'));
-  const dir = mkdtempSync(join(tmpdir(), 'stc-wasm-unions-'));
-  try {
-    const files = [];
-    for (const [entry, out] of [['pkg/web/stc.js', 'web.mts'], ['pkg/node/stc.mjs', 'node.mts']]) {
-      const names = Object.keys(lists);
-      let src = `import type { ${names.join(', ')} } from ${JSON.stringify(join(ROOT, entry))};\n`;
-      src += 'type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;\n';
-      for (const [name, list] of Object.entries(lists)) {
-        src += `const ${name}Exact: Same<${name}, ${list.map((n) => JSON.stringify(n)).join(' | ')}> = true;\n`;
-      }
-      // Versions are numbers in the options: the union of versionNames() as numbers.
-      src += `import type { StcVersion } from ${JSON.stringify(join(ROOT, entry))};\n`;
-      src += `const versionExact: Same<StcVersion, ${native.versionNames().join(' | ')}> = true;\n`;
-      // And the check itself can fail: a name that is not in the list.
-      src += `// @ts-expect-error not an error code\nconst notACode: ErrorCode = 'no_such_code';\n`;
-      writeFileSync(join(dir, out), src);
-      files.push(join(dir, out));
+  const sources = {};
+  for (const [entry, out] of [['pkg/web/stc.js', 'web.mts'], ['pkg/node/stc.mjs', 'node.mts']]) {
+    let src = `import type { ${Object.keys(lists).join(', ')}, StcVersion } from ${from(entry)};\n`;
+    src += 'type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;\n';
+    for (const [name, list] of Object.entries(lists)) {
+      src += `const ${name}Exact: Same<${name}, ${list.map((n) => JSON.stringify(n)).join(' | ')}> = true;\n`;
     }
-    const r = tsc(['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', '', '--lib', 'es2020,esnext.disposable,dom', ...files]);
-    assert.equal(r.status, 0, r.stdout + r.stderr);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // Versions are numbers in the options: the union of versionNames() as numbers.
+    src += `const versionExact: Same<StcVersion, ${native.versionNames().join(' | ')}> = true;\n`;
+    // And the check itself can fail: a name that is not in the list.
+    src += `// @ts-expect-error not an error code\nconst notACode: ErrorCode = 'no_such_code';\n`;
+    sources[out] = src;
   }
+  const { status, out } = check(sources);
+  assert.equal(status, 0, out);
 });
 
 // js-shared/stash.d.ts is the one home of the stash types: it type-checks on
@@ -91,26 +92,18 @@ test('the stash types are js-shared/stash.d.ts, published once in both builds', 
 });
 
 test('a wrong store, tokenizer or stash field is a type error', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'stc-wasm-stash-types-'));
-  try {
-    const file = join(dir, 'neg.ts');
-    writeFileSync(
-      file,
-      `import { truncate, MemoryStash, type StashError } from ${JSON.stringify(join(ROOT, 'pkg/node/stc.mjs'))};\n` +
-        `truncate('{}', { stash: 'memory' });\n` +
-        `truncate('{}', { stash: new MemoryStash(), tokenizer: 'o200k_base' });\n` +
-        `const n: number = truncate('{}', { stash: null }).kept;\n` +
-        `declare const e: StashError;\nconst c: 'gone' = e.code;\n`,
-    );
-    const r = tsc(['--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', '', '--lib', 'es2020,esnext.disposable', file]);
-    assert.notEqual(r.status, 0);
-    const out = r.stdout + r.stderr;
-    assert.match(out, /neg\.ts\(2,\d+\).*is not assignable to type 'MemoryStash'/);
-    assert.match(out, /'"o200k_base"' is not assignable/);
-    assert.match(out, /neg\.ts\(4,\d+\).*null' is not assignable to type 'number'/);
-    assert.match(out, /Type 'StashErrorCode' is not assignable to type '"gone"'/);
-    assert.equal(out.trim().split('\n').filter((l) => l.includes('error TS')).length, 4, out);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { status, out } = check({
+    'neg.ts':
+      `import { truncate, MemoryStash, type StashError } from ${from('pkg/node/stc.mjs')};\n` +
+      `truncate('{}', { stash: 'memory' });\n` +
+      `truncate('{}', { stash: new MemoryStash(), tokenizer: 'o200k_base' });\n` +
+      `const n: number = truncate('{}', { stash: null }).kept;\n` +
+      `declare const e: StashError;\nconst c: 'gone' = e.code;\n`,
+  });
+  assert.notEqual(status, 0);
+  assert.match(out, /neg\.ts\(2,\d+\).*is not assignable to type 'MemoryStash'/);
+  assert.match(out, /'"o200k_base"' is not assignable/);
+  assert.match(out, /neg\.ts\(4,\d+\).*null' is not assignable to type 'number'/);
+  assert.match(out, /Type 'StashErrorCode' is not assignable to type '"gone"'/);
+  assert.equal(out.trim().split('\n').filter((l) => l.includes('error TS')).length, 4, out);
 });
