@@ -166,6 +166,13 @@ const COMPACT_SCALAR_MEMBERS: bool = true;
 /// input's depth. Deeper objects are written as cells.
 const MAX_GROUP_DEPTH: usize = 4;
 
+/// Strings longer than this (in bytes) stand in candidate texts as `"x"`:
+/// every candidate of a container holds each of its scalars exactly once, so
+/// a string's own tokens add the same to all of them and never decide; only
+/// its quotes, which merge with the punctuation around them, do. (Costs are
+/// therefore of structure plus short scalars, which is all a choice needs.)
+const LONG_STRING: usize = 16;
+
 /// Most columns a table may have (wider sets of keys stay plain objects).
 const MAX_COLUMNS: usize = 256;
 
@@ -299,6 +306,10 @@ impl<'d, 'a> Plan<'d, 'a> {
                 self.scratch.push_str(n);
                 0
             }
+            Some(Node::String(s)) if s.len() > LONG_STRING => {
+                self.scratch.push_str("\"x\"");
+                0
+            }
             Some(Node::String(s)) => {
                 self.scratch.push('"');
                 self.scratch.push_str(s);
@@ -307,6 +318,30 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
             _ => 0,
         }
+    }
+
+    fn is_container_node(&self, n: &Node<'_>) -> bool {
+        matches!(n, Node::Array { .. } | Node::Object { .. })
+    }
+
+    /// Estimated cost of the array at `i` as `[N]:a,b`.
+    fn price_compact(&mut self, i: usize, end: usize) -> usize {
+        self.scratch.push('[');
+        let len = match self.nodes.get(i) {
+            Some(Node::Array { len, .. }) => *len,
+            _ => 0,
+        };
+        push_count(&mut self.scratch, len);
+        self.scratch.push_str("]:");
+        let (mut extra, mut j) = (0, i + 1);
+        while j < end {
+            if j > i + 1 {
+                self.scratch.push(',');
+            }
+            extra += self.price_value(j, false);
+            j = self.skip(j);
+        }
+        self.priced(extra)
     }
 
     /// Estimated tokens of the scratch text, plus `extra`; clears the scratch.
@@ -319,6 +354,13 @@ impl<'d, 'a> Plan<'d, 'a> {
     fn array(&mut self, i: usize, len: usize, end: usize) {
         if len == 0 {
             self.choice[i] = Choice { form: Form::Plain, cost: 1, safe: Form::Plain, safe_cost: 1 };
+            return;
+        }
+        let scalars_only = len == end - i - 1 && !self.nodes[i + 1..end].iter().any(|n| self.is_container_node(n));
+        if scalars_only && COMPACT_SCALAR_MEMBERS && matches!(self.nodes.get(i.wrapping_sub(1)), Some(Node::Key(_))) {
+            // Every item a scalar, in member position: the fixed v1 rule.
+            let compact = self.price_compact(i, end);
+            self.choice[i] = Choice { form: Form::Compact, cost: compact, safe: Form::Compact, safe_cost: compact };
             return;
         }
         // Plain: `[a,b]`.
@@ -334,35 +376,25 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
         self.scratch.push(']');
         let plain = self.priced(extra);
-        // Compact: `[N]:a,b`; safe when its last item is written safe.
-        self.scratch.push('[');
-        push_count(&mut self.scratch, len);
-        self.scratch.push_str("]:");
-        let (mut extra, mut last, mut j) = (0, i + 1, i + 1);
-        while j < end {
-            if j > i + 1 {
-                self.scratch.push(',');
-            }
-            extra += self.price_value(j, false);
-            last = j;
-            j = self.skip(j);
+        let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
+        if scalars_only {
+            // Items all scalars: `[N]:` never costs less than the two
+            // brackets (the estimate never chose it on the corpus), and no
+            // table applies; pricing it would only double the work.
+            self.choice[i] = best;
+            return;
         }
-        let compact = self.priced(extra);
+        // Compact: `[N]:a,b`; safe when its last item is written safe.
+        let compact = self.price_compact(i, end);
+        let mut last = i + 1;
+        while self.skip(last) < end {
+            last = self.skip(last);
+        }
         let compact_safe = if self.is_container(last) {
             compact - self.choice[last].cost + self.choice[last].safe_cost
         } else {
             compact
         };
-        let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
-        if COMPACT_SCALAR_MEMBERS
-            && matches!(self.nodes.get(i.wrapping_sub(1)), Some(Node::Key(_)))
-            && len == end - i - 1
-            && !self.nodes[i + 1..end].iter().any(|n| matches!(n, Node::Array { .. } | Node::Object { .. }))
-        {
-            // Every item a scalar, in member position: the fixed v1 rule.
-            self.choice[i] = Choice { form: Form::Compact, cost: compact, safe: Form::Compact, safe_cost: compact };
-            return;
-        }
         if compact < best.cost {
             (best.form, best.cost) = (Form::Compact, compact);
         }
@@ -407,7 +439,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let plain = self.priced(extra);
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
         // Keyed table (v2): `{N}{cols}:key:cells/key:cells`.
-        if self.v2 && len > 1 {
+        if self.v2 && len > 1 && self.members_are_objects(i, end) {
             let mut rows = Vec::with_capacity(len);
             let mut k = i + 1;
             while k < end {
@@ -427,6 +459,18 @@ impl<'d, 'a> Plan<'d, 'a> {
         self.choice[i] = best;
     }
 
+    /// Whether every member value of the object at `i` is an object.
+    fn members_are_objects(&self, i: usize, end: usize) -> bool {
+        let mut k = i + 1;
+        while k < end {
+            if !matches!(self.nodes.get(k + 1), Some(Node::Object { .. })) {
+                return false;
+            }
+            k = self.skip(k + 1);
+        }
+        true
+    }
+
     /// The element indices of the array at `i`.
     fn elements(&self, i: usize, end: usize) -> impl Iterator<Item = usize> + '_ {
         let mut j = i + 1;
@@ -444,6 +488,9 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// element an object; in v1 all with the same keys in the same order (at
     /// least one), in v2 whatever [`infer`](Self::infer) accepts.
     fn array_columns(&mut self, i: usize, len: usize, end: usize) -> Option<Vec<Column>> {
+        if !self.elements(i, end).all(|e| matches!(self.nodes.get(e), Some(Node::Object { .. }))) {
+            return None;
+        }
         let rows: Vec<usize> = self.elements(i, end).collect();
         if self.v2 {
             if let Some(columns) = self.infer(&rows, 0) {
@@ -740,35 +787,43 @@ impl Writer<'_, '_, '_> {
             match task {
                 Task::Value { i, member, safe, level } => self.value(i, member, safe, level),
                 Task::Text(text) => self.out.push_str(text),
-                Task::Items { next, left, first, compact, safe_last, level } => {
-                    if left == 0 {
-                        continue;
+                Task::Items { mut next, mut left, mut first, compact, safe_last, level } => {
+                    // Scalars straight away; a container waits on the stack.
+                    while left > 0 {
+                        if !first {
+                            self.out.push_str(if compact { "," } else { self.style.item });
+                        }
+                        first = false;
+                        if !self.plan.is_container(next) {
+                            self.scalar(next);
+                            next += 1;
+                            left -= 1;
+                            continue;
+                        }
+                        let after = self.plan.skip(next);
+                        self.tasks.push(Task::Items { next: after, left: left - 1, first, compact, safe_last, level });
+                        self.tasks.push(Task::Value { i: next, member: false, safe: safe_last && left == 1, level });
+                        break;
                     }
-                    if !first {
-                        self.out.push_str(if compact { "," } else { self.style.item });
-                    }
-                    let after = self.plan.skip(next);
-                    self.tasks.push(Task::Items {
-                        next: after,
-                        left: left - 1,
-                        first: false,
-                        compact,
-                        safe_last,
-                        level,
-                    });
-                    self.tasks.push(Task::Value { i: next, member: false, safe: safe_last && left == 1, level });
                 }
-                Task::Members { next, end, first, level } => {
-                    if next >= end {
-                        continue;
+                Task::Members { mut next, end, mut first, level } => {
+                    while next < end {
+                        if !first {
+                            self.out.push_str(self.style.item);
+                        }
+                        first = false;
+                        push_key(&mut self.out, body(self.plan.nodes.get(next)));
+                        if !self.plan.is_container(next + 1) {
+                            self.out.push_str(self.style.colon);
+                            self.scalar(next + 1);
+                            next += 2;
+                            continue;
+                        }
+                        let after = self.plan.skip(next + 1);
+                        self.tasks.push(Task::Members { next: after, end, first, level });
+                        self.tasks.push(Task::Value { i: next + 1, member: true, safe: false, level });
+                        break;
                     }
-                    if !first {
-                        self.out.push_str(self.style.item);
-                    }
-                    push_key(&mut self.out, body(self.plan.nodes.get(next)));
-                    let after = self.plan.skip(next + 1);
-                    self.tasks.push(Task::Members { next: after, end, first: false, level });
-                    self.tasks.push(Task::Value { i: next + 1, member: true, safe: false, level });
                 }
                 Task::Rows { table, next, left, first, keyed, level } => {
                     self.row(table, next, left, first, keyed, level)
@@ -876,17 +931,33 @@ impl Writer<'_, '_, '_> {
         cells.clear();
         row_cells(self.plan.nodes, Some(row), &self.plan.tables[table as usize], &mut cells);
         let count = cells.len();
-        for (m, cell) in cells.iter().enumerate().rev() {
-            match *cell {
+        // Scalars and `~` straight away; from the first container on, the
+        // rest of the row waits on the stack.
+        let mut m = 0;
+        while m < count {
+            if m > 0 {
+                self.out.push(',');
+            }
+            match cells[m] {
+                Cell::Absent => self.out.push('~'),
+                Cell::Value(v) if !self.plan.is_container(v) => self.scalar(v),
                 Cell::Value(v) => {
+                    for (r, cell) in cells.iter().enumerate().skip(m + 1).rev() {
+                        match *cell {
+                            Cell::Value(v) => {
+                                let safe = !TRAILING_TABLE_CELLS && left > 1 && r + 1 == count;
+                                self.tasks.push(Task::Value { i: v, member: false, safe, level });
+                            }
+                            Cell::Absent => self.tasks.push(Task::Text("~")),
+                        }
+                        self.tasks.push(Task::Text(","));
+                    }
                     let safe = !TRAILING_TABLE_CELLS && left > 1 && m + 1 == count;
                     self.tasks.push(Task::Value { i: v, member: false, safe, level });
+                    break;
                 }
-                Cell::Absent => self.tasks.push(Task::Text("~")),
             }
-            if m > 0 {
-                self.tasks.push(Task::Text(","));
-            }
+            m += 1;
         }
         self.cells = cells;
     }
