@@ -385,9 +385,8 @@ fn mcp_proxy_refuses_an_unknown_stc_version() {
     assert!(err.contains("--stc-version") && err.contains(r#"unknown version "3" (expected one of: 1, 2)"#), "{err}");
 }
 
-/// Enable when the v2 encoder has landed (`git log --oneline | grep -i "v2 encoder"`).
+/// The v2 encoder (stc-core 431ba80) uses a version 2 construct where it pays.
 #[tokio::test]
-#[ignore = "needs the v2 encoder (H2); enable when `git log --oneline | grep -i \"v2 encoder\"` shows it"]
 async fn version_2_constructs_reach_the_clients_where_they_pay() {
     // stc mcp
     let client = stc_mcp().await;

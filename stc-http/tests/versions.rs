@@ -326,10 +326,8 @@ async fn the_proxy_negotiates_versions_and_can_be_capped() {
     assert_stc(&h, &body, Version::V1, &table, "capped proxy");
 }
 
-/// Enable when the v2 encoder has landed (`git log --oneline | grep -i "v2 encoder"`):
-/// until then version 2 output may be version 1 text, which is valid version 2.
+/// The v2 encoder (stc-core 431ba80) uses a version 2 construct where it pays.
 #[tokio::test]
-#[ignore = "needs the v2 encoder (H2); enable when `git log --oneline | grep -i \"v2 encoder\"` shows it"]
 async fn version_2_bodies_use_version_2_constructs_where_they_pay() {
     let addr = serve(router().layer(StcLayer::new())).await;
     let original = optional_json();

@@ -73,3 +73,46 @@ pub fn primer(version: stc_core::Version) -> &'static str {
         _ => STC_PRIMER_V2,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stc_core::{DecodeOptions, Version};
+
+    /// Every "X is Y" example of the primers: X (a member, in STC) decodes,
+    /// at the primer's version, to Y (the same member in JSON).
+    #[test]
+    fn the_primers_examples_decode_as_they_say() {
+        let v1 = [
+            (r#"{name:"foo"}"#, r#"{"name":"foo"}"#),
+            (r#"tags[2]:"a","b""#, r#""tags":["a","b"]"#),
+            (r#"rows[2]{id,name}:1,"a"/2,"b""#, r#""rows":[{"id":1,"name":"a"},{"id":2,"name":"b"}]"#),
+        ];
+        let v2 = [
+            (r#"rows[1]{id,user{id,name}}:1,5,"bob""#, r#""rows":[{"id":1,"user":{"id":5,"name":"bob"}}]"#),
+            (r#"rows[2]{id,mail}:1,~/2,"x""#, r#""rows":[{"id":1},{"id":2,"mail":"x"}]"#),
+            (
+                r#"users{2}{name,age}:a:"Al",3/b:"Bo",4"#,
+                r#""users":{"a":{"name":"Al","age":3},"b":{"name":"Bo","age":4}}"#,
+            ),
+        ];
+        let check = |primer: &str, examples: &[(&str, &str)], version: Version| {
+            for (stc, json) in examples {
+                assert!(primer.contains(&format!("{stc} is {json}")), "{stc} is {json}");
+                let (stc, json) = if stc.starts_with('{') {
+                    (stc.to_string(), json.to_string())
+                } else {
+                    (format!("{{{stc}}}"), format!("{{{json}}}"))
+                };
+                let decoded = stc_core::decode_with(&stc, &DecodeOptions::default().version(version)).unwrap();
+                assert_eq!(decoded, json, "{stc}");
+            }
+        };
+        check(STC_PRIMER, &v1, Version::V1);
+        check(STC_PRIMER_V2, &v1, Version::V2);
+        check(STC_PRIMER_V2, &v2, Version::V2);
+        assert!(!STC_PRIMER.contains('~'));
+        assert_eq!(primer(Version::V1), STC_PRIMER);
+        assert_eq!(primer(Version::V2), STC_PRIMER_V2);
+    }
+}

@@ -128,9 +128,8 @@ async fn bad_versions_are_invalid_field_and_the_connection_stays_usable() {
     assert_eq!(c.ok(json!({"action": "ping"})).await["message"], "pong");
 }
 
-/// Enable when the v2 encoder has landed (`git log --oneline | grep -i "v2 encoder"`).
+/// The v2 encoder (stc-core 431ba80) uses a version 2 construct where it pays.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the v2 encoder (H2); enable when `git log --oneline | grep -i \"v2 encoder\"` shows it"]
 async fn version_2_text_uses_absent_cells_and_a_version_1_decode_refuses_it() {
     let server = Server::start(config()).await.unwrap();
     let mut c = Client::connect(server.local_addr()).await;

@@ -72,9 +72,8 @@ fn version_1_and_version_2_cut_the_same_way_without_a_budget() {
     assert!(v2.tokens <= v1.tokens, "v2 {} tokens, v1 {}", v2.tokens, v1.tokens);
 }
 
-/// Enable when the v2 encoder has landed (`git log --oneline | grep -i "v2 encoder"`).
+/// The v2 encoder (stc-core 431ba80) uses a version 2 construct where it pays.
 #[test]
-#[ignore = "needs the v2 encoder (H2); enable when `git log --oneline | grep -i \"v2 encoder\"` shows it"]
 fn a_version_2_truncation_uses_absent_cells_and_costs_fewer_tokens() {
     let json = optional_records(500);
     let store = MemoryStore::new();
