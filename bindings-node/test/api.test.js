@@ -149,7 +149,8 @@ test('stringify profiles', () => {
     assert.equal(stringify(value, { bigint }), '{id:7,tags[2]:"a","b",rows[2]{x,y}:1,"p"/2,"q","two words":null}');
     assert.equal(
       stringify(value, { profile: 'readable', bigint }),
-      '{id: 7, tags[2]: "a","b", rows[2]{x,y}: 1,"p" / 2,"q", "two words": null}',
+      // Readable: one table row per line (spec 5.6).
+      '{id: 7, tags[2]: "a","b", rows[2]{x,y}:\n  1,"p" /\n  2,"q", "two words": null}',
     );
   }
 });
@@ -157,7 +158,7 @@ test('stringify profiles', () => {
 test('encode and decode are text functions; decodeStc is decode', () => {
   const json = '[{"id": 1, "name": "users", "method": "GET"}, {"id": 2, "name": "orders", "method": "POST"}]';
   const readable = encode(json, { profile: 'readable' });
-  assert.equal(readable, '[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST"');
+  assert.equal(readable, '[2]{id,name,method}:\n  1,"users","GET" /\n  2,"orders","POST"');
   assert.equal(encode(json), '[2]{id,name,method}:1,"users","GET"/2,"orders","POST"');
   assert.equal(decode(readable), JSON.stringify(JSON.parse(json)));
   assert.equal(decodeStc, decode);
