@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { stc, ROOT, CORPUS_DIR } from './load.mjs';
 import { thrown } from '../../js-shared/test/processes.mjs';
@@ -180,4 +181,14 @@ test('a raw lone surrogate in a string input has no UTF-8 form: invalid_utf8 at 
   // A well-formed pair is fine, and escaped lone surrogates are data.
   assert.equal(stc.parse('"\\ud83d\\ude00 \ud83d\ude00"'), '\ud83d\ude00 \ud83d\ude00');
   assert.equal(stc.parse('"\\udc00"'), '\udc00');
+});
+
+test('the build wrote the module\'s version list (for the web build before init()) as the core gives it', async () => {
+  const native = createRequire(import.meta.url)(join(ROOT, 'pkg/node/stc_wasm.js'));
+  for (const file of ['pkg/web/stc_names.js', 'pkg/node/stc_names.mjs']) {
+    const { VERSION_NAMES } = await import(join(ROOT, file));
+    assert.deepEqual(VERSION_NAMES, native.versionNames(), file);
+    assert.ok(Object.isFrozen(VERSION_NAMES));
+  }
+  assert.ok(native.versionNames().includes('2'));
 });

@@ -33,9 +33,10 @@ after(async () => {
   await up?.stop();
 });
 
-/** Opens the page at `origin` to fetch `path`; resolves once it has shown a result. */
-async function show(origin, path) {
-  await page.goto(`${origin}/test/fetch-page.html?path=${encodeURIComponent(path)}`);
+/** Opens the page at `origin` to fetch `path` (asking for STC `version` if given); resolves once it has shown a result. */
+async function show(origin, path, version) {
+  const ask = version === undefined ? '' : `&version=${version}`;
+  await page.goto(`${origin}/test/fetch-page.html?path=${encodeURIComponent(path)}${ask}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   assert.deepEqual(pageErrors, []);
 }
@@ -67,6 +68,16 @@ for (const [name, expectedVia] of Object.entries(EXPECTED_VIA)) {
     if (name === 'apache_builds.json') await page.screenshot({ path: join(OUT, 'fetch-proxy.png'), fullPage: false });
   });
 }
+
+test('asked for version 2 (Accept: application/stc+json; version=2), the proxy sends v2 and the page shows the same JSON', async () => {
+  for (const name of ['apache_builds.json', 'twitter_timeline.json']) {
+    await show(proxy.url, `/json/${name}`, 2);
+    assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
+    assert.equal(await page.getAttribute('body', 'data-via'), 'stc');
+    assert.match(await page.textContent('#via'), /^application\/stc\+json, X-STC-Version 2, X-STC-Ratio \d\.\d\d$/);
+    assert.equal(await page.textContent('#out'), minified(name));
+  }
+});
 
 test('a response the gate keeps as JSON is shown as it came', async () => {
   await show(proxy.url, '/small');

@@ -73,7 +73,21 @@ test('an invalid STC body rejects with StcError, line and column', async () => {
   });
 });
 
-test('an unknown X-STC-Version is refused; maxDepth applies', async () => {
-  await assert.rejects(stcFetch(`${up.url}/v2`), (e) => e.name === 'StcVersionError' && e.version === '2');
+test('version 2: asked for with version=2, decoded in the version the response states', async () => {
+  const asked = await (await stcFetch(`${up.url}/echo`, { stc: { version: 2 } })).json();
+  assert.equal(asked.accept, 'application/stc+json; version=2, application/json;q=0.9');
+  for (const name of ['twitter.json', 'citm_catalog.json']) {
+    const url = `${up.url}/v2/${name}`;
+    const res = await stcFetch(url);
+    assert.equal(res.headers.get('x-stc-version'), '2');
+    await assertDecodedJson(res, name, url);
+    // The body really is version 2: announced as version 1, it is refused at its first v2 construct.
+    await assert.rejects(stcFetch(`${up.url}/v2-as-v1/${name}`), (e) => e.name === 'StcError' && e.code === 'newer_version');
+  }
+  await assert.rejects(stcFetch(`${up.url}/echo`, { stc: { version: 3 } }), RangeError);
+});
+
+test('an unknown version is refused; maxDepth applies', async () => {
+  await assert.rejects(stcFetch(`${up.url}/v3`), (e) => e.name === 'StcVersionError' && e.version === '3');
   await assert.rejects(stcFetch(`${up.url}/stc/github_events.json`, { stc: { maxDepth: 2 } }), (e) => e.code === 'depth_limit');
 });

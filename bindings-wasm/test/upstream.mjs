@@ -9,7 +9,9 @@
 //   /stc-ce/NAME        the same with Content-Encoding: stc (ADR-066's form)
 //   /stc-ce-gzip/NAME   gzipped, Content-Encoding: stc, gzip
 //   /broken             an invalid STC body, application/stc+json
-//   /v2                 valid STC announced as X-STC-Version: 2
+//   /v2/NAME            its STC version 2 encoding, application/stc+json; version=2 and X-STC-Version: 2
+//   /v2-as-v1/NAME      the same body announced as version 1 (no parameter, X-STC-Version: 1)
+//   /v3                 STC announced as version 3 (no such version)
 //   /small              [1,2,3] (STC saves nothing: the proxy's gate keeps JSON)
 //   /echo               JSON: the request's Accept
 import { createServer } from 'node:http';
@@ -45,7 +47,7 @@ const server = createServer((req, res) => {
   const file = staticFile(path);
   if (file) return send(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' }, readFileSync(file));
   if (path === '/broken') return send(200, stcType, BROKEN_STC);
-  if (path === '/v2') return send(200, { ...stcType, 'x-stc-version': '2' }, '[2]{a}: 1 / 2');
+  if (path === '/v3') return send(200, { 'content-type': 'application/stc+json; version=3', 'x-stc-version': '3' }, '[2]{a}: 1 / 2');
   if (path === '/small') return send(200, { 'content-type': 'application/json' }, '[1,2,3]');
   if (path === '/echo') return send(200, { 'content-type': 'application/json' }, JSON.stringify({ accept: req.headers.accept ?? null }));
   const [, route, name] = path.split('/');
@@ -56,6 +58,9 @@ const server = createServer((req, res) => {
   if (route === 'stc') return send(200, stcType, body);
   if (route === 'stc-ce') return send(200, { ...stcType, 'content-encoding': 'stc' }, body);
   if (route === 'stc-ce-gzip') return send(200, { ...stcType, 'content-encoding': 'stc, gzip' }, gzipSync(body));
+  const v2 = Buffer.from(stc.encode(doc, { version: 2 }));
+  if (route === 'v2') return send(200, { 'content-type': 'application/stc+json; version=2', 'x-stc-version': '2' }, v2);
+  if (route === 'v2-as-v1') return send(200, stcType, v2);
   return send(404, { 'content-type': 'text/plain' }, 'no such route');
 });
 

@@ -4,5 +4,10 @@ import wasm from './stc_wasm.js';
 import { createStcFetch, DEFAULT_ACCEPT, isStc } from './stc_fetch_core.mjs';
 import { isCodecError, withContext } from './stc_rules.mjs';
 
-export const stcFetch = createStcFetch({ decode: wasm.decode, isStcError: isCodecError, withContext });
+export const stcFetch = createStcFetch({
+  decode: wasm.decode,
+  isStcError: isCodecError,
+  withContext,
+  versions: wasm.versionNames(),
+});
 export { DEFAULT_ACCEPT, isStc };

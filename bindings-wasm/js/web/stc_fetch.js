@@ -4,7 +4,14 @@
 import init, { decode } from './stc_wasm.js';
 import { createStcFetch, DEFAULT_ACCEPT, isStc } from './stc_fetch_core.js';
 import { isCodecError, withContext } from './stc_rules.js';
+import { VERSION_NAMES } from './stc_names.js';
 
 let ready;
-export const stcFetch = createStcFetch({ decode, isStcError: isCodecError, withContext, ready: () => (ready ??= init()) });
+export const stcFetch = createStcFetch({
+  decode,
+  isStcError: isCodecError,
+  withContext,
+  ready: () => (ready ??= init()),
+  versions: VERSION_NAMES,
+});
 export { DEFAULT_ACCEPT, isStc };
