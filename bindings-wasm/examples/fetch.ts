@@ -15,6 +15,8 @@ export async function users(): Promise<User[]> {
 
 export async function withOptions(req: Request): Promise<string> {
   const stc: StcFetchOptions = { accept: DEFAULT_ACCEPT, maxDepth: 64 };
+  const v2: StcFetchOptions = { version: 2 };
+  console.log(await (await stcFetch('/api/users', { stc: v2 })).json());
   const init: StcRequestInit = { method: 'POST', body: '{}', stc };
   try {
     return await (await stcFetch(req, init)).text();

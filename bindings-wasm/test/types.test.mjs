@@ -41,9 +41,11 @@ test('a wrong profile, option or result type is a type error', () => {
       `import { encode, countTokens, decode } from ${from('pkg/node/stc.mjs')};\n` +
       `encode('{}', { profile: 'pretty' });\n` +
       `countTokens('x', 'o200k_base');\n` +
-      `const n: number = decode('1');\n`,
+      `const n: number = decode('1');\n` +
+      `decode('1', { version: 3 });\n`,
   });
   assert.notEqual(status, 0);
+  assert.match(out, /neg\.ts\(5,\d+\).*Type '3' is not assignable to type 'StcVersion/);
   assert.match(out, /'"pretty"' is not assignable/);
   assert.match(out, /'"o200k_base"' is not assignable/);
   assert.match(out, /Type 'string' is not assignable to type 'number'/);
