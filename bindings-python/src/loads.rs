@@ -8,7 +8,7 @@ use pyo3::exceptions::PySystemError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use rustc_hash::FxHashMap;
-use stc_core::{Abort, JsonStr, Sink};
+use stc_core::{Failure, JsonStr, Sink};
 use std::collections::hash_map::Entry;
 
 use crate::errors::decode_error;
@@ -41,8 +41,6 @@ struct ObjectBuilder<'py, 'a, 'h> {
     hooks: &'h Hooks<'py>,
     stack: Vec<Frame<'py>>,
     root: Option<Bound<'py, PyAny>>,
-    /// The Python exception that made the sink abort the parse.
-    error: Option<PyErr>,
     /// Key objects by their raw text: objects in arrays repeat their keys, so
     /// each distinct key is decoded and allocated once per call (as `json`'s
     /// own scanner does).
@@ -64,18 +62,9 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
             hooks,
             stack: Vec::new(),
             root: None,
-            error: None,
             keys: FxHashMap::default(),
             recent: [const { None }; RECENT_KEYS],
         }
-    }
-
-    /// Keeps a Python exception and tells the parser to stop.
-    fn check(&mut self, r: PyResult<()>) -> Result<(), Abort> {
-        r.map_err(|e| {
-            self.error = Some(e);
-            Abort
-        })
     }
 
     /// Puts a finished value into the innermost container (or makes it the root).
@@ -212,39 +201,39 @@ fn missing_key() -> PyErr {
     PySystemError::new_err("stc: object member without a key")
 }
 
-impl<'py, 'a, 'h> Sink<'a> for ObjectBuilder<'py, 'a, 'h> {
-    fn null(&mut self) -> Result<(), Abort> {
-        let r = self.put(self.py.None().into_bound(self.py));
-        self.check(r)
+/// The builder as a sink whose error is the Python exception itself: what a
+/// hook (or an allocation) raises comes back from the parser unchanged, as
+/// [`Failure::Sink`].
+impl<'py, 'a, 'h> Sink<'a, PyErr> for ObjectBuilder<'py, 'a, 'h> {
+    fn null(&mut self) -> PyResult<()> {
+        self.put(self.py.None().into_bound(self.py))
     }
 
-    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
-        let r = self.put(PyBool::new(self.py, value).to_owned().into_any());
-        self.check(r)
+    fn boolean(&mut self, value: bool) -> PyResult<()> {
+        self.put(PyBool::new(self.py, value).to_owned().into_any())
     }
 
-    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
-        let r = self.number_object(lexeme).and_then(|v| self.put(v));
-        self.check(r)
+    fn number(&mut self, lexeme: &'a str) -> PyResult<()> {
+        let value = self.number_object(lexeme)?;
+        self.put(value)
     }
 
-    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
-        let r = self.make_string(value).and_then(|v| self.put(v));
-        self.check(r)
+    fn string(&mut self, value: JsonStr<'a>) -> PyResult<()> {
+        let value = self.make_string(value)?;
+        self.put(value)
     }
 
-    fn begin_array(&mut self, len: Option<usize>) -> Result<(), Abort> {
+    fn begin_array(&mut self, len: Option<usize>) -> PyResult<()> {
         let capacity = len.unwrap_or(0).min(MAX_PREALLOC);
         self.stack.push(Frame::Array(Vec::with_capacity(capacity)));
         Ok(())
     }
 
-    fn end_array(&mut self) -> Result<(), Abort> {
-        let r = self.close_array();
-        self.check(r)
+    fn end_array(&mut self) -> PyResult<()> {
+        self.close_array()
     }
 
-    fn begin_object(&mut self, len: Option<usize>) -> Result<(), Abort> {
+    fn begin_object(&mut self, len: Option<usize>) -> PyResult<()> {
         let frame = if self.hooks.object_pairs_hook.is_some() {
             Frame::Pairs(Vec::with_capacity(len.unwrap_or(0).min(MAX_PREALLOC)), None)
         } else {
@@ -254,14 +243,12 @@ impl<'py, 'a, 'h> Sink<'a> for ObjectBuilder<'py, 'a, 'h> {
         Ok(())
     }
 
-    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
-        let r = self.set_key(key);
-        self.check(r)
+    fn key(&mut self, key: JsonStr<'a>) -> PyResult<()> {
+        self.set_key(key)
     }
 
-    fn end_object(&mut self) -> Result<(), Abort> {
-        let r = self.close_object();
-        self.check(r)
+    fn end_object(&mut self) -> PyResult<()> {
+        self.close_object()
     }
 }
 
@@ -287,12 +274,10 @@ pub(crate) fn loads<'py>(
     let text = input.text(s)?;
     let hooks = Hooks { object_hook, object_pairs_hook, parse_float, parse_int };
     let mut builder = ObjectBuilder::new(py, &hooks);
-    match stc_core::parse_stc(text, &options, &mut builder) {
+    match stc_core::parse_stc_to(text, &options, &mut builder) {
         Ok(()) => builder.root.take().ok_or_else(|| PySystemError::new_err("stc: the parser produced no value")),
-        Err(e) => match builder.error.take() {
-            // A hook (or an allocation) raised: that exception wins.
-            Some(py_err) => Err(py_err),
-            None => Err(decode_error(py, &e, s, input.bytes())),
-        },
+        Err(Failure::Input(e)) => Err(decode_error(py, &e, s, input.bytes())),
+        // A hook (or an allocation) raised: that exception, as it is.
+        Err(Failure::Sink(py_err)) => Err(py_err),
     }
 }

@@ -93,6 +93,33 @@ def test_loads_accepts_bytes_and_bytearray() -> None:
     assert stc.loads(bytearray(b"{a[2]: 1,2}")) == {"a": [1, 2]}
 
 
+class HookError(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    "hook",
+    ["object_hook", "object_pairs_hook", "parse_float", "parse_int"],
+)
+def test_a_hooks_exception_comes_back_as_itself(hook: str) -> None:
+    # The builder is a stc-core Sink whose error type is the Python exception:
+    # the parser hands it back unchanged, with its traceback, at the first call.
+    error = HookError(hook)
+    calls = 0
+
+    def raising(_: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        raise error
+
+    with pytest.raises(HookError) as info:
+        hooks: dict[str, Any] = {hook: raising}
+        stc.loads("[2]{a,b}: 1.5,2 / 3.5,4", **hooks)
+    assert info.value is error
+    assert calls == 1
+    assert info.value.__traceback__ is not None
+
+
 def test_loads_rejects_other_types() -> None:
     with pytest.raises(TypeError, match="str, bytes or bytearray"):
         stc.loads(12)  # type: ignore[arg-type]
