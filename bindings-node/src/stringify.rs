@@ -389,6 +389,5 @@ pub fn stringify_values(
     }
     walker.run(v, t)?;
     let doc = walker.doc.finish().map_err(|e| throw_stc(raw_env, &e, None))?;
-    // TODO(version): Document::encode takes only the profile until the v2 encoder lands.
-    string_result(raw_env, &doc.encode(options.profile))
+    string_result(raw_env, &doc.encode_with(&options))
 }

@@ -115,6 +115,14 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
       for (const bigint of [false, true]) assert.equal(stc.decode(stc.stringify(JSON.parse(json), { version, bigint }), { version }), json);
       assert.equal(stc.decode(stc.encodeGated(json, { version }).text, { version }), json);
     }
+    // Both stringify paths write the version asked for (the walker too).
+    const rows = [{ id: 1, user: { id: 5, name: 'bob' }, t: 'hi' }, { id: 2, user: { id: 6, name: 'al' }, t: 'yo' }];
+    for (const version of [1, 2]) {
+      const text = stc.stringify(rows, { version });
+      assert.equal(stc.stringify(rows, { version, bigint: true }), text, `version ${version}`);
+      assert.equal(text, stc.encode(JSON.stringify(rows), { version }));
+      assert.deepEqual(stc.parse(text, { version }), rows);
+    }
     // A version 2 reader reads version 1.
     assert.equal(stc.decode('[2]{a}: 1 / 2', { version: 2 }), '[{"a":1},{"a":2}]');
     const bad = [
