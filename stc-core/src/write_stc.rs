@@ -357,10 +357,17 @@ impl<'d, 'a> Plan<'d, 'a> {
             return;
         }
         let scalars_only = len == end - i - 1 && !self.nodes[i + 1..end].iter().any(|n| self.is_container_node(n));
-        if scalars_only && COMPACT_SCALAR_MEMBERS && matches!(self.nodes.get(i.wrapping_sub(1)), Some(Node::Key(_))) {
-            // Every item a scalar, in member position: the fixed v1 rule.
-            let compact = self.price_compact(i, end);
-            self.choice[i] = Choice { form: Form::Compact, cost: compact, safe: Form::Compact, safe_cost: compact };
+        if scalars_only {
+            // Items all scalars: no table applies, and `[N]:` never costs
+            // less than the two brackets (the estimate never chose it on the
+            // corpus), so the form is fixed: compact as a member (the v1
+            // rule kept by COMPACT_SCALAR_MEMBERS), else plain. Its cost is
+            // not estimated: a container whose form does not depend on its
+            // parent adds the same to every candidate of the parent, so only
+            // its stand-in's place in the parent's text can decide.
+            let member = COMPACT_SCALAR_MEMBERS && matches!(self.nodes.get(i.wrapping_sub(1)), Some(Node::Key(_)));
+            let form = if member { Form::Compact } else { Form::Plain };
+            self.choice[i] = Choice { form, cost: 1 + len, safe: form, safe_cost: 1 + len };
             return;
         }
         // Plain: `[a,b]`.
@@ -377,13 +384,6 @@ impl<'d, 'a> Plan<'d, 'a> {
         self.scratch.push(']');
         let plain = self.priced(extra);
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
-        if scalars_only {
-            // Items all scalars: `[N]:` never costs less than the two
-            // brackets (the estimate never chose it on the corpus), and no
-            // table applies; pricing it would only double the work.
-            self.choice[i] = best;
-            return;
-        }
         // Compact: `[N]:a,b`; safe when its last item is written safe.
         let compact = self.price_compact(i, end);
         let mut last = i + 1;
