@@ -1033,6 +1033,44 @@ mod tests {
         let (v1, v2) = handle.join().unwrap();
         assert_eq!(v1, expected);
         assert_eq!(v2, expected);
+        // 100,000 nested objects (v2: groups and keyed tables are candidates).
+        let mut nodes = Vec::with_capacity(2 * DEPTH + 1);
+        for _ in 0..DEPTH {
+            nodes.push(Node::Object { len: 1, end: 2 * DEPTH + 1 });
+            nodes.push(Node::Key("a".into()));
+        }
+        nodes.push(Node::Null);
+        let doc = Document { nodes };
+        let expected = format!("{}null{}", "{a:".repeat(DEPTH), "}".repeat(DEPTH));
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || doc.encode_with(&EncodeOptions::default().version(Version::V2)))
+            .unwrap();
+        assert_eq!(handle.join().unwrap(), expected);
+        // An array of two 50,000-deep chains of objects: a table whose column
+        // groups go as deep as the encoder allows; it decodes back at version 2.
+        let half = DEPTH / 2;
+        let mut nodes = vec![Node::Array { len: 2, end: 4 * half + 3 }];
+        for chain in 0..2 {
+            let end = 1 + (chain + 1) * (2 * half + 1);
+            for _ in 0..half {
+                nodes.push(Node::Object { len: 1, end });
+                nodes.push(Node::Key("a".into()));
+            }
+            nodes.push(Node::Number(if chain == 0 { "1" } else { "2" }.into()));
+        }
+        let doc = Document { nodes };
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let stc = doc.encode_with(&EncodeOptions::default().version(Version::V2));
+                let options = crate::DecodeOptions::default().version(Version::V2).max_depth(DEPTH + 2);
+                (stc.len(), crate::decode_with(&stc, &options).map(|json| json == doc.to_json()))
+            })
+            .unwrap();
+        let (len, same) = handle.join().unwrap();
+        assert!(len > 4 * half, "{len}");
+        assert_eq!(same, Ok(true));
     }
 
     fn encode_v(json: &str, version: Version) -> String {
