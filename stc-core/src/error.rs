@@ -191,8 +191,8 @@ impl fmt::Display for ErrorKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error(Box<Inner>);
 
-// Boxed so that `Result<_, Error>` stays one word: the reader's recursive
-// frames stay small and the happy path moves less.
+// Boxed so that `Result<_, Error>` stays one word: the reader's hot paths
+// move less.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Inner {
     kind: ErrorKind,
@@ -310,7 +310,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// An unknown name given for a [`Profile`](crate::Profile),
+/// An unknown name given for a [`Version`](crate::Version), [`Profile`](crate::Profile),
 /// [`Tokenizer`](crate::Tokenizer) or [`Chosen`](crate::Chosen). Its message
 /// lists the valid names; the CLI and every binding report it unchanged.
 ///
@@ -333,7 +333,7 @@ impl ParseNameError {
         ParseNameError { what, given, expected }
     }
 
-    /// What was being named: `"profile"`, `"tokenizer"` or `"choice"`.
+    /// What was being named: `"profile"`, `"tokenizer"`, `"choice"` or `"version"`.
     pub fn what(&self) -> &'static str {
         self.what
     }

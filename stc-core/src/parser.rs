@@ -21,7 +21,10 @@ pub struct Abort;
 ///
 /// Containers are bracketed by `begin_*`/`end_*`; inside an object every value
 /// is preceded by exactly one [`key`](Sink::key). `len` is `Some(n)` when the
-/// size is known up front (STC compact and columnar arrays, columnar rows).
+/// size is known up front (empty containers, STC compact and columnar
+/// arrays, keyed tables, and the rows of a table read as version 1); rows
+/// read as version 2 may hold absent cells, so they and group objects give
+/// `None`. A hint only: the events that follow are what count.
 ///
 /// Every method may refuse with the sink's error type `E`. The default,
 /// [`Abort`], carries nothing: [`parse_stc`] and [`parse_json`] turn it into
@@ -263,6 +266,8 @@ struct Table {
     /// Where this table's open groups start in `Parser::groups`.
     groups_base: usize,
     keyed: bool,
+    /// Whether the column list has groups (rows then walk `Open`/`Close` entries).
+    grouped: bool,
     /// The `len` given to row objects (`Some(leaves)` when no cell can be absent).
     row_len: Option<usize>,
 }
@@ -812,6 +817,35 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                 // `[candidate]` followed by ':' or '{' is a header; anything
                 // else makes the number the first element of a JSON array.
                 let num_at = self.pos;
+                // Fast path: a well-formed number that ends the candidate is
+                // read once, whichever it turns out to be.
+                if let Ok(end) = scan_number(self.bytes, num_at) {
+                    if !self.bytes.get(end).is_some_and(|&b| is_count_byte(b)) {
+                        self.pos = end;
+                        self.skip_ws();
+                        let is_header = self.peek() == Some(b']') && {
+                            self.pos += 1;
+                            self.skip_ws();
+                            matches!(self.peek(), Some(b':' | b'{'))
+                        };
+                        if is_header {
+                            let after = self.pos;
+                            self.pos = num_at;
+                            let count = self.count()?;
+                            self.pos = after;
+                            // The `[` is this array's level, counted above.
+                            self.depth -= 1;
+                            return self.header(open, num_at, count, None);
+                        }
+                        let r = self.sink.begin_array(None);
+                        self.sink_result(r, open)?;
+                        self.stack.push(Frame::Array { open });
+                        let r = self.sink.number(self.text.get(num_at..end).unwrap_or(""));
+                        self.sink_result(r, num_at)?;
+                        self.pos = end;
+                        return Ok(Step::After);
+                    }
+                }
                 let len = self.bytes[num_at..].iter().take_while(|&&b| is_count_byte(b)).count();
                 self.pos = num_at + len;
                 self.skip_ws();
@@ -853,14 +887,14 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             let first = self.columns.len();
             let leaves = self.column_list()?;
             let count = self.guard(count_at, count, leaves, false)?;
-            self.open_body(open, member, false)?;
+            self.open_body(open, member)?;
             let r = self.sink.begin_array(Some(count));
             self.sink_result(r, open)?;
             self.open_table(open, count_at, count, first, leaves, false)
         } else {
             self.pos += 1; // ':'
             let count = self.guard(count_at, count, 1, false)?;
-            self.open_body(open, member, false)?;
+            self.open_body(open, member)?;
             let r = self.sink.begin_array(Some(count));
             self.sink_result(r, open)?;
             if count == 0 {
@@ -897,7 +931,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             // The `{` was counted when met.
             self.depth -= 1;
         }
-        self.open_body(open, member, true)?;
+        self.open_body(open, member)?;
         let r = self.sink.begin_object(Some(count));
         self.sink_result(r, open)?;
         self.open_table(open, count_at, count, first, leaves, true)
@@ -905,7 +939,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
 
     /// Checks the body's own level at `open` and reports a member's key.
     #[inline]
-    fn open_body(&mut self, open: usize, member: Option<(JsonStr<'a>, usize)>, _keyed: bool) -> PResult<E> {
+    fn open_body(&mut self, open: usize, member: Option<(JsonStr<'a>, usize)>) -> PResult<E> {
         self.enter(open)?;
         if let Some((key, key_at)) = member {
             let r = self.sink.key(key);
@@ -1007,6 +1041,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             groups_emitted: 0,
             groups_base: self.groups.len(),
             keyed,
+            grouped,
             row_len: if self.v2 || grouped { None } else { Some(leaves) },
         });
         self.stack.push(Frame::Table);
@@ -1024,13 +1059,13 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     /// At a row's first byte (whitespace skipped): its level, [keyed] its key
     /// and `:`, its object.
     fn start_row(&mut self) -> PResult<E> {
-        let t = *self.tables.last().expect("a table is open");
+        let ti = self.tables.len() - 1;
         if let None | Some(b']' | b'}') = self.peek() {
-            return Err(self.too_few(t.count_at, "rows").into());
+            return Err(self.too_few(self.tables[ti].count_at, "rows").into());
         }
         let row_at = self.pos;
         self.enter(row_at)?;
-        if t.keyed {
+        if self.tables[ti].keyed {
             let key = match self.peek() {
                 Some(b) if b == b'"' || identifier::is_start(b) => self.key()?,
                 _ => return Err(self.expected("a row key").into()),
@@ -1044,9 +1079,9 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             let r = self.sink.key(key);
             self.sink_result(r, row_at)?;
         }
-        let r = self.sink.begin_object(t.row_len);
+        let r = self.sink.begin_object(self.tables[ti].row_len);
         self.sink_result(r, row_at)?;
-        let t = self.tables.last_mut().expect("a table is open");
+        let t = &mut self.tables[ti];
         t.row_at = row_at;
         t.at = t.first;
         t.groups_open = 0;
@@ -1057,14 +1092,15 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     /// At a cell (whitespace skipped; `tables.last().at` at or before its
     /// leaf: groups opening here are entered first). `true` when a value
     /// follows at `pos`, `false` for an absent cell (already consumed).
+    #[inline]
     fn cell(&mut self) -> Result<bool, Failure<E>> {
-        let mut t = *self.tables.last().expect("a table is open");
-        while let Column::Open(name) = self.columns[t.at] {
-            self.groups.push(name);
-            t.groups_open += 1;
-            t.at += 1;
+        let ti = self.tables.len() - 1;
+        if self.tables[ti].grouped {
+            self.enter_groups(ti);
         }
-        let Column::Leaf(name) = self.columns[t.at] else { unreachable!("a group holds at least one column") };
+        let Column::Leaf(name) = self.columns[self.tables[ti].at] else {
+            unreachable!("a group holds at least one column")
+        };
         let at = self.pos;
         match self.peek() {
             Some(b'~') if self.dialect == Dialect::Stc => {
@@ -1072,54 +1108,84 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                     return Err(self.newer(at, "an absent cell '~'").into());
                 }
                 self.pos += 1;
-                *self.tables.last_mut().expect("a table is open") = t;
                 return Ok(false);
             }
-            None | Some(b']' | b'}') => return Err(self.too_few(t.count_at, "rows").into()),
+            None | Some(b']' | b'}') => return Err(self.too_few(self.tables[ti].count_at, "rows").into()),
             _ => {}
         }
-        // Report the groups this present cell is the first of.
-        while t.groups_emitted < t.groups_open {
-            self.enter(t.row_at)?;
-            let group = self.groups[t.groups_base + t.groups_emitted];
-            let r = self.sink.key(group);
-            self.sink_result(r, at)?;
-            let r = self.sink.begin_object(None);
-            self.sink_result(r, at)?;
-            t.groups_emitted += 1;
+        if self.tables[ti].groups_emitted < self.tables[ti].groups_open {
+            self.emit_groups(ti, at)?;
         }
-        *self.tables.last_mut().expect("a table is open") = t;
         let r = self.sink.key(name);
         self.sink_result(r, at)?;
         Ok(true)
     }
 
-    /// After a cell of the innermost table. `true` when a value follows at
-    /// `pos` (the next cell); `false` when the state moved without one (an
-    /// absent cell, or the table ended: continue with the enclosing frame).
-    fn after_cell(&mut self) -> Result<bool, Failure<E>> {
-        let mut t = *self.tables.last().expect("a table is open");
-        t.at += 1;
-        while t.at < t.end {
-            let Column::Close = self.columns[t.at] else { break };
+    /// Enters the groups that open before the current cell's leaf.
+    fn enter_groups(&mut self, ti: usize) {
+        let t = &mut self.tables[ti];
+        while let Column::Open(name) = self.columns[t.at] {
+            self.groups.push(name);
+            t.groups_open += 1;
+            t.at += 1;
+        }
+    }
+
+    /// Reports the groups a present cell is the first present leaf of
+    /// (outermost first): each is a level, checked at the row's first byte.
+    #[cold]
+    fn emit_groups(&mut self, ti: usize, at: usize) -> PResult<E> {
+        while self.tables[ti].groups_emitted < self.tables[ti].groups_open {
+            self.enter(self.tables[ti].row_at)?;
+            let t = self.tables[ti];
+            let group = self.groups[t.groups_base + t.groups_emitted];
+            let r = self.sink.key(group);
+            self.sink_result(r, at)?;
+            let r = self.sink.begin_object(None);
+            self.sink_result(r, at)?;
+            self.tables[ti].groups_emitted += 1;
+        }
+        Ok(())
+    }
+
+    /// Leaves the groups that close after the current cell's leaf.
+    fn leave_groups(&mut self, ti: usize) -> PResult<E> {
+        loop {
+            let t = self.tables[ti];
+            if t.at >= t.end || !matches!(self.columns[t.at], Column::Close) {
+                return Ok(());
+            }
             if t.groups_emitted == t.groups_open {
-                t.groups_emitted -= 1;
+                self.tables[ti].groups_emitted -= 1;
                 self.depth -= 1;
                 let r = self.sink.end_object();
                 self.sink_result(r, t.row_at)?;
             }
-            t.groups_open -= 1;
             self.groups.pop();
+            let t = &mut self.tables[ti];
+            t.groups_open -= 1;
             t.at += 1;
         }
-        *self.tables.last_mut().expect("a table is open") = t;
+    }
+
+    /// After a cell of the innermost table. `true` when a value follows at
+    /// `pos` (the next cell); `false` when the state moved without one (an
+    /// absent cell, or the table ended: continue with the enclosing frame).
+    #[inline]
+    fn after_cell(&mut self) -> Result<bool, Failure<E>> {
+        let ti = self.tables.len() - 1;
+        self.tables[ti].at += 1;
+        if self.tables[ti].grouped {
+            self.leave_groups(ti)?;
+        }
         self.skip_ws();
+        let t = &self.tables[ti];
         if t.at < t.end {
-            match self.peek() {
+            return match self.peek() {
                 Some(b',') => {
                     self.pos += 1;
                     self.skip_ws();
-                    return self.cell();
+                    self.cell()
                 }
                 Some(b'/' | b']' | b'}') => {
                     let message = format!(
@@ -1127,24 +1193,25 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                         t.count - t.rows_left,
                         plural(t.leaves, "column")
                     );
-                    return Err(self.err(ErrorKind::CountMismatch, message).into());
+                    Err(self.err(ErrorKind::CountMismatch, message).into())
                 }
-                None => return Err(self.too_few(t.count_at, "rows").into()),
-                _ => return Err(self.expected("',' between row values").into()),
-            }
+                None => Err(self.too_few(t.count_at, "rows").into()),
+                _ => Err(self.expected("',' between row values").into()),
+            };
         }
         // The row is complete.
+        let (row_at, rows_left) = (t.row_at, t.rows_left);
         self.depth -= 1;
         let r = self.sink.end_object();
-        self.sink_result(r, t.row_at)?;
-        if t.rows_left == 0 {
-            self.tables.pop();
+        self.sink_result(r, row_at)?;
+        if rows_left == 0 {
+            let t = self.tables.pop().expect("a table is open");
             self.columns.truncate(t.first);
             self.stack.pop();
             self.close_table_now(t.open, t.keyed)?;
             return Ok(false);
         }
-        self.tables.last_mut().expect("a table is open").rows_left -= 1;
+        self.tables[ti].rows_left -= 1;
         match self.peek() {
             Some(b'/') => {
                 self.pos += 1;
@@ -1153,14 +1220,15 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                 self.cell()
             }
             Some(b',') => {
+                let t = &self.tables[ti];
                 let message = format!(
                     "row {} has more cells than the header's {}",
-                    t.count - t.rows_left,
+                    t.count - rows_left,
                     plural(t.leaves, "column")
                 );
                 Err(self.err(ErrorKind::CountMismatch, message).into())
             }
-            None | Some(b']' | b'}') => Err(self.too_few(t.count_at, "rows").into()),
+            None | Some(b']' | b'}') => Err(self.too_few(self.tables[ti].count_at, "rows").into()),
             _ => Err(self.expected("'/' between rows").into()),
         }
     }
