@@ -524,14 +524,17 @@ def memory_section(out_dir, out):
                f"Baseline (the constant): the same tool encoding `{{}}` = {mem['baseline_kb'] / 1024:.1f} MiB. "
                f"Ratio = (peak − baseline) ÷ input size (JSON for encode, STC for decode). Targets: encode at most "
                f"{et:g}× the input plus the constant, decode at most {dt:g}×. Small inputs are dominated by the allocator "
-               "and page granularity; the large ones decide.\n")
+               "and page granularity (a row over its target by less than 1 MiB in all says so); the large ones decide.\n")
     out.append("| input | input MiB | encode peak MiB | encode ratio | decode input (STC) MiB | decode peak MiB | decode ratio |")
     out.append("|---|---:|---:|---:|---:|---:|---:|")
     b = mem["baseline_kb"]
 
     def ratio(kb, nbytes, target):
         v = (kb - b) * 1024 / nbytes
-        mark = "met" if v <= target else "**not met**"
+        if v > target and kb - b < 1024:
+            mark = "within 1 MiB of the baseline"
+        else:
+            mark = "met" if v <= target else "**not met**"
         return (f"{v:.2f}" if v >= 0.01 else "<0.01") + f" ({mark})"
     for r in mem["rows"]:
         out.append(f"| {r['name']} | {r['json_bytes'] / 2**20:.2f} | {r['encode_kb'] / 1024:.1f} | {ratio(r['encode_kb'], r['json_bytes'], et)} | "
@@ -550,7 +553,11 @@ def memory_section(out_dir, out):
                    f"take {per_node:.0f} bytes per node (peak − baseline − input − output). A 12-byte node (u32 offset and "
                    "length into the input and a tag; owned text only for strings that need re-escaping) would give about "
                    f"**{est(False):.2f}×** the input; the same tape with the STC text written out as it is made, about "
-                   f"**{est(True):.2f}×**. The input itself is 1× of it.\n")
+                   f"**{est(True):.2f}×**. The input itself is 1× of it, so 2× is out of reach while the whole document is "
+                   "held as a tape: an encoder that reads the input twice (first choosing every array's form from "
+                   "per-container statistics gathered in one pass and keeping one decision per container, then writing "
+                   "the text in a second pass) would hold the input, the decisions and an output chunk: about 1× plus "
+                   "the decisions.\n")
 
 
 def geomean(xs):
