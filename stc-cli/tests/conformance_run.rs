@@ -13,9 +13,9 @@ fn the_stc_cli_passes_the_whole_corpus_through_the_runner() {
     let args = Args::parse_from([
         "stc-conformance-run",
         "--decoder",
-        &format!("{stc} decode --max-depth {{max_depth}}"),
+        &format!("{stc} decode --max-depth {{max_depth}} --stc-version {{version}}"),
         "--encoder",
-        &format!("{stc} encode --profile {{profile}} --max-depth {{max_depth}}"),
+        &format!("{stc} encode --profile {{profile}} --max-depth {{max_depth}} --stc-version {{version}}"),
     ]);
     let mut report = Vec::new();
     let summary = run(&args, &mut report).expect("the corpus runs");
