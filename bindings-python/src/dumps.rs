@@ -8,6 +8,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::dict::BoundDictIterator;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use stc_core::{DocumentBuilder, EncodeOptions, ErrorKind};
 
@@ -40,9 +41,23 @@ struct Frame<'py> {
 enum Items<'py> {
     List(Bound<'py, PyList>),
     Tuple(Bound<'py, PyTuple>),
-    /// A snapshot of a dict's `(key, value)` pairs: hooks may mutate the dict
-    /// while it is walked.
+    /// A snapshot of a dict's `(key, value)` pairs: a `default` hook may
+    /// mutate the dict while it is walked.
     Dict(Bound<'py, PyList>),
+    /// An exact `dict` read in place (no `default` hook, no `sort_keys`: no
+    /// Python code runs during the walk, so nothing can change it).
+    DictIter(BoundDictIterator<'py>),
+}
+
+/// The next thing in a container.
+enum Step<'py> {
+    Item(Bound<'py, PyAny>),
+    Member((Bound<'py, PyAny>, Bound<'py, PyAny>)),
+}
+
+/// Whether the innermost open container is an object.
+fn frame_items_kind(stack: &[Frame<'_>]) -> Option<bool> {
+    stack.last().map(|f| matches!(f.items, Items::Dict(_) | Items::DictIter(_)))
 }
 
 /// A builder error as a Python exception.
@@ -183,35 +198,31 @@ impl<'py> Walker<'py, '_> {
         while let Some(frame) = self.stack.last_mut() {
             let index = frame.next;
             frame.next += 1;
-            match &frame.items {
-                Items::List(list) => {
-                    // The length is read at each step: a `default` hook may
-                    // have changed the list (as json.dumps allows).
-                    if index < list.len() {
-                        let item = list.get_item(index)?;
-                        self.value(item)?;
-                    } else {
-                        self.close(false)?;
-                    }
-                }
+            // What comes next in the innermost container (taken out of the
+            // frame first: handling it pushes and pops frames).
+            let step = match &mut frame.items {
+                // The length is read at each step: a `default` hook may
+                // have changed the list (as json.dumps allows).
+                Items::List(list) => (index < list.len()).then(|| list.get_item(index)).transpose()?.map(Step::Item),
                 Items::Tuple(tuple) => {
-                    if index < tuple.len() {
-                        let item = tuple.get_item(index)?;
-                        self.value(item)?;
-                    } else {
-                        self.close(false)?;
+                    (index < tuple.len()).then(|| tuple.get_item(index)).transpose()?.map(Step::Item)
+                }
+                Items::Dict(items) => match (index < items.len()).then(|| items.get_item(index)).transpose()? {
+                    Some(pair) => Some(Step::Member(pair.extract()?)),
+                    None => None,
+                },
+                Items::DictIter(iter) => iter.next().map(Step::Member),
+            };
+            match step {
+                Some(Step::Item(item)) => self.value(item)?,
+                Some(Step::Member((key, value))) => {
+                    if self.key(&key)? {
+                        self.value(value)?;
                     }
                 }
-                Items::Dict(items) => {
-                    if index < items.len() {
-                        let pair = items.get_item(index)?;
-                        let (key, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair.extract()?;
-                        if self.key(&key)? {
-                            self.value(value)?;
-                        }
-                    } else {
-                        self.close(true)?;
-                    }
+                None => {
+                    let object = matches!(frame_items_kind(&self.stack), Some(true));
+                    self.close(object)?;
                 }
             }
         }
@@ -269,13 +280,18 @@ impl<'py> Walker<'py, '_> {
                 return self.open(items, defaults);
             }
             if let Ok(dict) = obj.cast::<PyDict>() {
-                // A snapshot of the items: hooks may mutate the dict while we walk it.
-                let items = dict.items();
-                if self.sort_keys {
-                    items.sort()?;
-                }
+                let items = if self.default.is_none() && !self.sort_keys && obj.is_exact_instance_of::<PyDict>() {
+                    Items::DictIter(dict.iter())
+                } else {
+                    // A snapshot of the items: hooks may mutate the dict while we walk it.
+                    let items = dict.items();
+                    if self.sort_keys {
+                        items.sort()?;
+                    }
+                    Items::Dict(items)
+                };
                 self.builder.push_begin_object().map_err(builder_error)?;
-                return self.open(Items::Dict(items), defaults);
+                return self.open(items, defaults);
             }
             let Some(default) = self.default else {
                 return Err(PyTypeError::new_err(format!(

@@ -325,3 +325,26 @@ def test_module_constants() -> None:
     assert stc.STC_VERSION == 1
     assert stc.MAX_DEPTH_LIMIT == 1024
     assert isinstance(stc.__version__, str) and stc.__version__
+
+
+def test_dumps_reads_dicts_in_place_only_when_nothing_can_change_them() -> None:
+    # Without `default` an exact dict is read in place (no Python code runs);
+    # with a `default` hook that mutates the dict, the walk keeps its snapshot.
+    class Marker:
+        pass
+
+    d: dict[str, Any] = {"a": Marker(), "b": 1}
+
+    def default(_: Any) -> str:
+        d.clear()
+        d["z"] = 9
+        return "x"
+
+    assert stc.dumps(d, default=default) == '{a:"x",b:1}'
+    assert stc.dumps(d) == "{z:9}"
+
+    class Sub(dict):  # type: ignore[type-arg]
+        pass
+
+    rows = [{"id": i, "tags": {"k": i}} for i in range(3)]
+    assert stc.dumps([Sub(r) for r in rows]) == stc.dumps(rows) == stc.encode(json.dumps(rows))
