@@ -271,12 +271,13 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
             let input = &args.input;
             let bytes = input.read()?;
             let json = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
-            let truncated = retrieve::truncate(json, &args.stash, &input.limits()).map_err(|e| match e {
+            let options = input.encode_options(args.profile);
+            // The budget is counted in the version the text is written in.
+            let truncated = retrieve::truncate(json, &args.stash, &options).map_err(|e| match e {
                 stc_stash::TruncateError::Input(e) => input.fail(e),
                 e => Failure { origin: input.name(), line: 0, column: 0, message: e.to_string() },
             })?;
             let json = truncated.as_deref().unwrap_or(json);
-            let options = input.encode_options(args.profile);
             if args.gate {
                 let gate = GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into());
                 let gated = stc_core::encode_gated(json, &options, &gate).map_err(|e| input.fail(e))?;

@@ -323,3 +323,32 @@ fn concurrent_encoders_and_retrievers_share_one_database() {
         assert_eq!(o.stdout, expected);
     }
 }
+
+/// `--budget` with `--stc-version 2` counts the budget in version 2: records
+/// with an optional key are cheaper as a v2 table (`~` cells), so the same
+/// budget keeps more of them than in version 1, and the text reads as v2.
+#[test]
+fn a_v2_budget_is_counted_in_version_2() {
+    let data = Scratch::new();
+    let items: Vec<String> = (0..400)
+        .map(|i| {
+            if i % 2 == 0 {
+                format!(r#"{{"id": {i}, "name": "user{i}", "note": "n{i}"}}"#)
+            } else {
+                format!(r#"{{"id": {i}, "name": "user{i}"}}"#)
+            }
+        })
+        .collect();
+    let json = format!("[{}]", items.join(", "));
+    let kept = |version: &str| {
+        let out = stc(&data.0, &["encode", "--stc-version", version, "--budget", "400"], json.as_bytes());
+        assert!(out.status.success(), "v{version}: {}", text(&out.stderr));
+        let body = text(&out.stdout);
+        assert_eq!(references_in(&body).len(), 1, "v{version}: one marker: {body}");
+        let check = stc(&data.0, &["check", "--stc-version", version], body.as_bytes());
+        assert!(check.status.success(), "v{version}: {}", text(&check.stderr));
+        body.matches("user").count()
+    };
+    let (v1, v2) = (kept("1"), kept("2"));
+    assert!(v2 > v1, "the v2 budget keeps more records ({v2}) than the v1 one ({v1})");
+}
