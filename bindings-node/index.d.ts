@@ -1,72 +1,18 @@
 // Types of stc-node: STC, a token-efficient, lossless text encoding of JSON.
 
-// The error codes, profiles, tokenizer names and StcError are shared with
-// stc-wasm (js-shared/stc_rules.mjs; shared/ is written by `npm run build`).
-import type { ErrorCode, Profile, TokenizerName, TokenCounter } from './shared/stc_rules.mjs';
+// The error codes, profiles, tokenizer names, versions and StcError are
+// shared with stc-wasm (js-shared/stc_rules.mjs), and so are the option and
+// result types (js-shared/api.d.ts); shared/ is written by `npm run build`.
+import type { ErrorCode, Profile, TokenizerName, TokenCounter, StcVersion } from './shared/stc_rules.mjs';
 import { StcError } from './shared/stc_rules.mjs';
-export type { ErrorCode, Profile, TokenizerName, TokenCounter };
+export type { ErrorCode, Profile, TokenizerName, TokenCounter, StcVersion };
 export { StcError };
-
-/** Input text: a string, or UTF-8 bytes in a `Buffer` / `Uint8Array`. */
-export type Text = string | Uint8Array;
-
-export interface Limits {
-  /** Deepest nesting accepted (default 128). Deeper input throws `depth_limit`. */
-  maxDepth?: number;
-}
-
-/** An STC version: 1 (the default) or 2 (column groups, absent cells, keyed tables). */
-export type StcVersion = 1 | 2;
-
-export interface Versioned {
-  /** The STC version to read or write (default 1; a version 2 reader reads version 1 too). */
-  version?: StcVersion;
-}
-
-export interface ParseOptions extends Limits, Versioned {
-  /**
-   * Default `false`: every number is a JavaScript number, rounded like `JSON.parse`
-   * (so integers beyond 2^53 lose precision). `true`: integer literals (no fraction,
-   * no exponent) outside ±(2^53 - 1) come back as `BigInt`; all other numbers stay numbers.
-   */
-  bigint?: boolean;
-}
-
-export interface EncodeOptions extends Limits, Versioned {
-  /** Default `'compact'`. */
-  profile?: Profile;
-}
-
-export interface StringifyOptions extends EncodeOptions {
-  /**
-   * Default `false`: a `BigInt` throws a `TypeError`, as in `JSON.stringify`.
-   * `true`: `BigInt` values are written as exact integers.
-   */
-  bigint?: boolean;
-}
-
-export interface DecodeOptions extends Limits, Versioned {}
-
-export interface GateOptions extends EncodeOptions {
-  /** Fraction of minified JSON's tokens STC must save to be chosen (default 0.05, clamped to 0..1). */
-  minSaving?: number;
-  /**
-   * How tokens are counted: `'estimate'` (default, built in), or a counting function for exact
-   * counts, e.g. `import { countTokens } from 'gpt-tokenizer'` (o200k_base), then `{ tokenizer: countTokens }`.
-   */
-  tokenizer?: TokenizerName | TokenCounter;
-}
-
-export interface Gated {
-  /** The text to send: STC, or minified JSON (which is valid STC too). */
-  text: string;
-  /** Which of the two `text` is. */
-  chosen: 'stc' | 'json';
-  /** Tokens of minified JSON. */
-  jsonTokens: number;
-  /** Tokens of the STC encoding. */
-  stcTokens: number;
-}
+import type {
+  Text, Limits, Versioned, DecodeOptions, ParseOptions, EncodeOptions, StringifyOptions, GateOptions, Gated,
+} from './shared/api.mjs';
+export type {
+  Text, Limits, Versioned, DecodeOptions, ParseOptions, EncodeOptions, StringifyOptions, GateOptions, Gated,
+};
 
 /** STC or JSON text to JavaScript values. Throws `StcError` on invalid input. */
 export declare function parse(text: Text, options?: ParseOptions): unknown;
@@ -156,8 +102,8 @@ export declare class MemoryStash extends Stash {
   constructor(options?: StashOptions);
 }
 
-/** Options of `truncate` (this package's stores and tokenizer names). */
-export interface TruncateOptions extends TruncateOptionsOf<SqliteStash | MemoryStash, TokenizerName> {}
+/** Options of `truncate` (this package's stores, tokenizer names and versions). */
+export interface TruncateOptions extends TruncateOptionsOf<SqliteStash | MemoryStash, TokenizerName, StcVersion> {}
 
 /**
  * Budget-sized compact STC of a JSON response: long arrays and strings are cut, what is cut is stashed,

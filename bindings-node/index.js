@@ -14,6 +14,7 @@ try {
 // js-shared/stc_rules.mjs, copied into shared/ by `npm run build`.
 const {
   ERROR_CODES, StcError, makeApi, toStcError: convert, withContext, checkText, optionsOf: opts, maxDepthOf, tokenizerOf,
+  versionOf,
 } = require('./shared/stc_rules.mjs');
 /** The tokenizers compiled into the addon (the core's list). */
 const TOKENIZER_NAMES = Object.freeze(native.tokenizerNames());
@@ -224,7 +225,7 @@ function truncate(jsonText, options) {
   try {
     out = native.truncate(
       jsonText, handle, countOf(o, 'budget'), countOf(o, 'truncateArraysAt'), o.lossy === true, o.retrieveTool,
-      tokenizerOf(o.tokenizer, TOKENIZER_NAMES), maxDepthOf(o),
+      tokenizerOf(o.tokenizer, TOKENIZER_NAMES), maxDepthOf(o), versionOf(o, VERSION_NAMES),
     );
   } catch (e) {
     throw convertStash(e);

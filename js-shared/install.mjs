@@ -2,14 +2,15 @@
 // stc-wasm are installed separately:
 //   node js-shared/install.mjs DEST_DIR [.mjs|.js]
 // writes DEST_DIR/stc_rules{ext}, DEST_DIR/stc_fetch_core{ext} and their
-// types (.d.mts for .mjs, .d.ts for .js), and the stash types (stash.d.ts as
+// types (.d.mts for .mjs, .d.ts for .js), the option types (api.d.ts as
+// DEST_DIR/api.d.mts or .d.ts) and the stash types (stash.d.ts as
 // DEST_DIR/stash.d.mts or .d.ts). The TypeScript unions (ErrorCode,
-// Profile, TokenizerName) are generated from stc_rules.mjs's lists, so the
-// list of error codes has one source.
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+// Profile, TokenizerName, StcVersion) are generated from stc_rules.mjs's
+// lists, so each list has one source.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ERROR_CODES, PROFILES, TOKENIZERS } from './stc_rules.mjs';
+import { ERROR_CODES, PROFILES, TOKENIZERS, VERSIONS } from './stc_rules.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -23,6 +24,9 @@ export type ErrorCode =${union(ERROR_CODES)};
 
 /** Output whitespace style: \`compact\` (default, \`{a:1,b[2]:1,2}\`) or \`readable\` (\`{a: 1, b[2]: 1,2}\`). */
 export type Profile =${union(PROFILES)};
+
+/** An STC version (\`version\` option): 1 (the default) or 2 (column groups, absent cells, keyed tables). */
+export type StcVersion =${VERSIONS.map((n) => `\n  | ${Number(n)}`).join('')};
 
 /** The tokenizers built in: a fast, table-free estimate of o200k_base. */
 export type TokenizerName =${union(TOKENIZERS)};
@@ -40,6 +44,8 @@ export declare const ERROR_CODES: readonly ErrorCode[];
 export declare const PROFILES: readonly Profile[];
 /** Every \`TokenizerName\`. */
 export declare const TOKENIZERS: readonly TokenizerName[];
+/** Every version name (\`StcVersion\` as text). */
+export declare const VERSIONS: readonly string[];
 
 /** An STC or JSON text that could not be read. A \`SyntaxError\`, like \`JSON.parse\`'s errors. */
 export declare class StcError extends SyntaxError {
@@ -66,6 +72,14 @@ export declare class StcError extends SyntaxError {
 `;
 }
 
+/** js-shared/api.d.ts as installed with extension `ext`: its import names the installed stc_rules types. */
+export function apiTypes(ext = '.mjs') {
+  const src = readFileSync(join(here, 'api.d.ts'), 'utf8');
+  const from = "from './stc_rules.js';";
+  if (!src.includes(from)) throw new Error(`install: js-shared/api.d.ts must import ${from}`);
+  return src.replace(from, `from './stc_rules${ext}';`);
+}
+
 /** Writes the shared files into `dest` with extension `ext` ('.mjs' or '.js'). */
 export function install(dest, ext = '.mjs') {
   if (ext !== '.mjs' && ext !== '.js') throw new Error(`install: extension must be .mjs or .js, got ${ext}`);
@@ -75,6 +89,7 @@ export function install(dest, ext = '.mjs') {
   copyFileSync(join(here, 'stc_fetch_core.d.mts'), join(dest, `stc_fetch_core${types}`));
   // Types only (no JavaScript twin): `import type ... from './stash.mjs'` (or `.js`) finds it.
   copyFileSync(join(here, 'stash.d.ts'), join(dest, `stash${types}`));
+  writeFileSync(join(dest, `api${types}`), apiTypes(ext));
   writeFileSync(join(dest, `stc_rules${types}`), rulesTypes());
 }
 

@@ -1,7 +1,8 @@
 // The stash types of both JavaScript packages, in one place: stc-wasm
 // includes this file in its declarations (bindings-wasm/src/stash.rs,
 // `include_str!`), stc-node's typings import it. Types only, no imports: each
-// package supplies its own store classes (`TruncateOptionsOf<Store, Tokenizer>`)
+// package supplies its own store classes, tokenizer names and versions
+// (`TruncateOptionsOf<Store, Tokenizer, Version>`)
 // and its `StashError` (a class in Node, an `Error` named `StashError` in the
 // browser), built on `StashErrorFields`.
 
@@ -36,8 +37,8 @@ export interface StashOptions {
   capacity?: number;
 }
 
-/** Options of `truncate`, over a package's store classes and tokenizer names. */
-export interface TruncateOptionsOf<Store, Tokenizer> {
+/** Options of `truncate`, over a package's store classes, tokenizer names and STC versions. */
+export interface TruncateOptionsOf<Store, Tokenizer, Version> {
   /** Where the omitted parts go; `null` cuts nothing (`kept: 'no_store'`) unless `lossy`. Required. */
   stash: Store | null;
   /** Cut until the output has at most this many tokens (halving the array and string budgets). */
@@ -52,6 +53,8 @@ export interface TruncateOptionsOf<Store, Tokenizer> {
   tokenizer?: Tokenizer;
   /** Deepest nesting of the JSON input accepted (default 128). */
   maxDepth?: number;
+  /** The STC version `text` is written (and the budget measured) in (default 1). */
+  version?: Version;
 }
 
 /** Why `truncate` sent the original. */

@@ -97,14 +97,18 @@ function versionError(url, message, version) {
  * - `decompress(bytes, coding)`: undoes one coding, `null` when unknown
  *   (default: `streamDecompress`);
  * - `ready()`: awaited before the first decode (the web build's `init`);
- * - `versions`: the STC versions the package reads (the core's `Version::NAMES`).
+ * - `versions` (required): the STC versions the package reads (the core's
+ *   `Version::NAMES`, as `makeApi` gets them).
  * `init.stc.version` asks for a version (`Accept: application/stc+json; version=2`);
  * whatever was asked, the body is decoded in the version the response states
  * (`Content-Type`'s `version` parameter, else `X-STC-Version`, else 1); a
  * version the package does not read, or two that differ, reject with
  * `StcVersionError`.
  */
-export function createStcFetch({ decode, isStcError, withContext, decompress = streamDecompress, ready, versions = ['1'] }) {
+export function createStcFetch({ decode, isStcError, withContext, decompress = streamDecompress, ready, versions }) {
+  if (!Array.isArray(versions) || versions.length === 0 || !versions.every((v) => typeof v === 'string')) {
+    throw new TypeError(`createStcFetch: versions must be the package's version names (e.g. ['1', '2']), got ${String(versions)}`);
+  }
   return async function stcFetch(input, init) {
     const { stc: stcOptions, ...rest } = init ?? {};
     const o = checkOptions(stcOptions, versions);

@@ -13,6 +13,13 @@ export const ERROR_CODES = Object.freeze([
 ]);
 const CODES = new Set(ERROR_CODES);
 
+/**
+ * The STC versions (stc-core's `Version::NAMES`; the `version` option takes them as numbers).
+ * The `StcVersion` union is generated from this list; the tests check it against the native
+ * layers' `versionNames()`. What a package reads at run time is the list it passes to `makeApi`.
+ */
+export const VERSIONS = Object.freeze(['1', '2']);
+
 /** The output profiles (`profile` option). */
 export const PROFILES = Object.freeze(['compact', 'readable']);
 /**
@@ -112,6 +119,13 @@ export function versionOf(o, names) {
   throw typeof v === 'number' ? new RangeError(message) : new TypeError(message);
 }
 
+/** A package's list of version names (`makeApi`'s and `createStcFetch`'s `versions`): required. */
+export function checkVersionList(versions, who) {
+  if (!Array.isArray(versions) || versions.length === 0 || !versions.every((v) => typeof v === 'string')) {
+    throw new TypeError(`${who}: versions must be the package's version names (e.g. ['1', '2']), got ${show(versions)}`);
+  }
+}
+
 /** `maxDepth`: undefined or an integer from 0 to 2^32 - 1. */
 export function maxDepthOf(o) {
   const d = o.maxDepth;
@@ -190,16 +204,15 @@ function guarded(f) {
  * Codec errors of the native layer come out as `StcError`; any other
  * exception (a `toJSON` that throws, a cycle's `TypeError`) as thrown.
  * `version` is a number (1 or 2) or undefined (version 1), checked against
- * `versions`: the list of version names (`Version::NAMES`; default: the native
- * layer's `versionNames()` when it has one, else version 1 only).
+ * `versions` (required): the version names the package reads (`Version::NAMES`),
+ * as the package has them without calling into its native layer (the web
+ * build has no functions before `init()`): stc-node's `versionNames()` (the
+ * addon is loaded), stc-wasm's generated `stc_names`.
  * `tokenizers` lists the tokenizers the package has (default: TOKENIZERS),
  * `defaultTokenizer` is `countTokens`' default.
  */
-export function makeApi(native, {
-  tokenizers = TOKENIZERS,
-  defaultTokenizer = 'estimate',
-  versions = typeof native.versionNames === 'function' ? native.versionNames() : ['1'],
-} = {}) {
+export function makeApi(native, { tokenizers = TOKENIZERS, defaultTokenizer = 'estimate', versions } = {}) {
+  checkVersionList(versions, 'makeApi');
   const decode = (stcText, options) => {
     checkText(stcText, 'stcText');
     const o = optionsOf(options);

@@ -20,7 +20,7 @@ use stc_stash::{
 use crate::errors::{throw, throw_stc};
 use crate::input::Input;
 use crate::js::{js_string, set_named};
-use crate::options::{limits, tokenizer};
+use crate::options::{limits, tokenizer, version};
 use crate::{RawEnv, Value};
 
 /// Throws `Error(message)` with `code`, `retryable` and (if known) `key`.
@@ -210,6 +210,7 @@ pub fn truncate_text(
     retrieve_tool: Option<String>,
     tokenizer_name: Option<String>,
     max_depth: Option<u32>,
+    version_number: Option<u32>,
 ) -> Result<TruncationResult> {
     let env = env.raw();
     let count = |what: &str, v: Option<f64>| -> Result<Option<usize>> {
@@ -232,13 +233,14 @@ pub fn truncate_text(
         Some(h) => Some(h.get(env)?),
         None => None,
     };
-    // Over Default: stc-stash may add options (the STC version) this call leaves at their defaults.
+    // Over Default: stc-stash may add options this call leaves at their defaults.
     #[allow(clippy::needless_update)]
     let options = TruncateOptions {
         plan,
         token_budget: count("budget", budget)?,
         tokenizer: tokenizer(tokenizer_name, stc_core::Tokenizer::Estimate)?,
         limits: limits(max_depth),
+        version: version(version_number)?,
         ..TruncateOptions::default()
     };
     let input = Input::read(env, json.value().value)?;

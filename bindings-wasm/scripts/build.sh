@@ -40,11 +40,14 @@ wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/stc_wasm.wasm"
 rm -rf pkg
 "$bindgen" --target web --out-dir pkg/web --out-name stc_wasm "$wasm"
 "$bindgen" --target nodejs --out-dir pkg/node --out-name stc_wasm "$wasm"
-# The declarations import the generated unions (ErrorCode, Profile) of
-# js-shared's stc_rules; in the node folder its types are `stc_rules.d.mts`.
-sed -i "s#from './stc_rules.js';#from './stc_rules.mjs';#" pkg/node/stc_wasm.d.ts
-grep -q "from './stc_rules.mjs';" pkg/node/stc_wasm.d.ts \
-  || { echo "build: pkg/node/stc_wasm.d.ts does not import ./stc_rules.mjs" >&2; exit 1; }
+# The declarations import the generated unions (ErrorCode, Profile, ...) of
+# js-shared's stc_rules and the option types of js-shared's api.d.ts; in the
+# node folder their types are `stc_rules.d.mts` and `api.d.mts`.
+sed -i -e "s#from './stc_rules.js';#from './stc_rules.mjs';#" -e "s#from './api.js';#from './api.mjs';#" pkg/node/stc_wasm.d.ts
+for m in stc_rules api; do
+  grep -q "from './$m.mjs';" pkg/node/stc_wasm.d.ts \
+    || { echo "build: pkg/node/stc_wasm.d.ts does not import ./$m.mjs" >&2; exit 1; }
+done
 
 # wasm-opt: npm's binaryen (a dev dependency, recent enough for the
 # reference-types code wasm-bindgen emits), else Debian's binaryen (its

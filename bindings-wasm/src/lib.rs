@@ -37,55 +37,27 @@ use stc_core::{
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-// The unions of the core's names (error codes, profiles, tokenizers) and
-// `TokenCounter` are not written here: they come from js-shared's generated
-// `stc_rules` types, which install.mjs generates from the one list (checked
-// against the core's `ErrorKind::CODES`, `Profile::NAMES` and
-// `Tokenizer::NAMES` by the tests). The node build's copy
-// is `stc_rules.d.mts`: scripts/build.sh rewrites the import there.
+// The unions of the core's names (error codes, profiles, tokenizers,
+// versions) and `TokenCounter` are not written here: they come from
+// js-shared's generated `stc_rules` types, which install.mjs generates from
+// the one list (checked against the core's `ErrorKind::CODES`,
+// `Profile::NAMES`, `Tokenizer::NAMES` and `Version::NAMES` by the tests).
+// The option and result types are stc-node's too: js-shared/api.d.ts. The
+// node build's copies are `.d.mts`: scripts/build.sh rewrites the imports there.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-import type { ErrorCode, Profile, TokenizerName, TokenCounter } from './stc_rules.js';
-export type { ErrorCode, Profile, TokenizerName, TokenCounter };
+import type { ErrorCode, Profile, TokenizerName, TokenCounter, StcVersion } from './stc_rules.js';
+export type { ErrorCode, Profile, TokenizerName, TokenCounter, StcVersion };
+import type {
+  Text, Limits, Versioned, DecodeOptions, ParseOptions, EncodeOptions, StringifyOptions, GateOptions, Gated,
+} from './api.js';
+export type {
+  Text, Limits, Versioned, DecodeOptions, ParseOptions, EncodeOptions, StringifyOptions, GateOptions, Gated,
+};
 /** The codec's error codes (`StcError.code`): the same union as `ErrorCode`. */
 export type StcErrorCode = ErrorCode;
-/** Text, or bytes that should be UTF-8 (a `Uint8Array`, e.g. a Node `Buffer`). */
-export type Input = string | Uint8Array;
-/** An STC version (`versionNames()`): 1 (the default) or 2 (column groups, absent cells, keyed tables). */
-export type StcVersion = 1 | 2;
-export interface DecodeOptions {
-  /** Deepest nesting accepted (default 128). */
-  maxDepth?: number;
-  /** The STC version to read or write (default 1; a version 2 reader reads version 1 too). */
-  version?: StcVersion;
-}
-export interface ParseOptions extends DecodeOptions {
-  /** Integers outside ±(2^53 − 1) become `BigInt` instead of losing precision (default false: numbers as `JSON.parse` gives them). */
-  bigint?: boolean;
-}
-export interface EncodeOptions extends DecodeOptions {
-  /** Output layout of the encoder: `compact` (default) or `readable`. */
-  profile?: Profile;
-}
-export interface StringifyOptions extends EncodeOptions {
-  /** Default false: a `BigInt` throws a `TypeError`, as in `JSON.stringify`. true: written as its exact integer. */
-  bigint?: boolean;
-}
-export interface GateOptions extends EncodeOptions {
-  /** Fraction of minified JSON's tokens STC must save to be chosen (default 0.05). */
-  minSaving?: number;
-  /** How tokens are counted: 'estimate' (default, built in), or your counting function (exact counts). */
-  tokenizer?: TokenizerName | TokenCounter;
-}
-export interface Gated {
-  /** The text to send: STC, or minified JSON (which is valid STC too). */
-  text: string;
-  chosen: 'stc' | 'json';
-  /** Tokens of minified JSON (estimated, or as the counting function gave them). */
-  jsonTokens: number;
-  /** Tokens of the STC encoding (estimated, or as the counting function gave them). */
-  stcTokens: number;
-}
+/** Text, or bytes that should be UTF-8 (a `Uint8Array`, e.g. a Node `Buffer`): the same type as `Text`. */
+export type Input = Text;
 "#;
 
 // ---- errors -------------------------------------------------------------------

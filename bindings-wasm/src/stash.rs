@@ -35,10 +35,7 @@ export interface StashError extends Error, StashErrorFields {
   name: 'StashError';
 }
 /** Options of `truncate`: the browser's only store is `MemoryStash`, its only tokenizer the estimate. */
-export interface TruncateOptions extends TruncateOptionsOf<MemoryStash, TokenizerName> {
-  /** The STC version `text` is written (and the budget measured) in (default 1). */
-  version?: StcVersion;
-}
+export interface TruncateOptions extends TruncateOptionsOf<MemoryStash, TokenizerName, StcVersion> {}
 "#;
 
 /// `Date.now()`: the only clock a wasm32-unknown-unknown module has.

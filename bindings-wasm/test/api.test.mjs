@@ -162,9 +162,14 @@ test('the .d.ts declares typed signatures for both builds', () => {
     assert.match(dts, /export function decode\(stc: Input, options\?: DecodeOptions\): string;/);
     assert.match(dts, /export function parse\(stc: Input, options\?: ParseOptions\): any;/);
     assert.match(dts, /export function encodeGated\(json: Input, options\?: GateOptions\): Gated;/);
-    // The unions come from js-shared's generated stc_rules types (`.d.mts` in the node folder).
-    const rules = build === 'web' ? 'stc_rules.js' : 'stc_rules.mjs';
-    assert.ok(dts.includes(`import type { ErrorCode, Profile, TokenizerName, TokenCounter } from './${rules}';`), `${build}: imports ./${rules}`);
+    // The unions come from js-shared's generated stc_rules types, the option
+    // types from js-shared/api.d.ts (`.d.mts` in the node folder).
+    const ext = build === 'web' ? '.js' : '.mjs';
+    assert.ok(
+      dts.includes(`import type { ErrorCode, Profile, TokenizerName, TokenCounter, StcVersion } from './stc_rules${ext}';`),
+      `${build}: imports ./stc_rules${ext}`,
+    );
+    assert.ok(dts.includes(`} from './api${ext}';`), `${build}: imports ./api${ext}`);
     assert.doesNotMatch(dts, /'count_mismatch'|'readable'/, 'no hand-written error-code or profile union');
     assert.match(dts, /export function stringify\(value: unknown, options\?: StringifyOptions\): string \| undefined;/);
     assert.match(dts, /export function countTokens\(text: string, tokenizer\?: TokenizerName \| TokenCounter\): number;/);

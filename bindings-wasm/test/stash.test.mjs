@@ -112,21 +112,3 @@ test('a closed stash throws closed; invalid JSON throws StcError', () => {
   assert.equal(invalid.name, 'StcError');
   assert.equal(invalid.code, 'unexpected_end');
 });
-
-test('version 2: the text is written (and measured) in STC version 2, its markers and keys as in version 1', () => {
-  const users = JSON.stringify(
-    Array.from({ length: 300 }, (_, i) => ({ id: i, user: { id: 1000 + i, name: `user ${i}` }, text: `post ${i}` })),
-  );
-  const stash = new MemoryStash();
-  const v2 = truncate(users, { stash, budget: 600, version: 2 });
-  const v1 = truncate(users, { stash, budget: 600 });
-  assert.equal(v2.truncated, true);
-  assert.ok(v2.tokens <= 600, `${v2.tokens} tokens`);
-  assert.equal(stc.decode(v2.text, { version: 2 }), v2.json, 'the text is the JSON, read as version 2');
-  assert.equal(caught(() => stc.decode(v2.text)).code, 'newer_version', 'a version 1 reader refuses it');
-  assert.equal(stc.decode(v1.text), v1.json);
-  // Both cut the same array and stash the same original.
-  assert.deepEqual(v2.keys, v1.keys);
-  assert.equal(retrieve(v2.keys[0], { stash }), users);
-  assert.equal(caught(() => truncate(users, { stash, version: 3 })).constructor, RangeError);
-});

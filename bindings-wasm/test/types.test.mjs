@@ -93,6 +93,31 @@ test('the stash types are js-shared/stash.d.ts, published once in both builds', 
   }
 });
 
+// js-shared/api.d.ts is the one home of the option and result types: both
+// builds import it (no interface of its own declared in stc_wasm.d.ts), and
+// the types work through the entries.
+test('the option types are js-shared/api.d.ts, imported (not copied) by both builds', () => {
+  const names = ['Text', 'Limits', 'Versioned', 'DecodeOptions', 'ParseOptions', 'EncodeOptions', 'StringifyOptions', 'GateOptions', 'Gated'];
+  for (const [dir, ext] of [['pkg/web', '.js'], ['pkg/node', '.mjs']]) {
+    const published = readFileSync(join(ROOT, dir, 'stc_wasm.d.ts'), 'utf8');
+    assert.ok(published.includes(`from './api${ext}';`), `${dir}/stc_wasm.d.ts imports ./api${ext}`);
+    for (const name of names) {
+      assert.doesNotMatch(published, new RegExp(`(interface|type) ${name}\\b`), `${dir}/stc_wasm.d.ts declares ${name} itself`);
+    }
+  }
+  const { status, out } = check({
+    'api.mts':
+      `import { encodeGated, truncate, MemoryStash, type GateOptions, type Gated, type Input, type Text } from ${from('pkg/node/stc.mjs')};\n` +
+      `const o: GateOptions = { profile: 'readable', version: 2, minSaving: 0.1, tokenizer: (t: string) => t.length };\n` +
+      `const g: Gated = encodeGated('{}', o);\n` +
+      `const same: [Input] extends [Text] ? ([Text] extends [Input] ? true : false) : false = true;\n` +
+      `truncate('{}', { stash: new MemoryStash(), version: 2 });\n` +
+      `// @ts-expect-error not a version\ntruncate('{}', { stash: null, version: 3 });\n` +
+      `export { g, same };\n`,
+  });
+  assert.equal(status, 0, out);
+});
+
 test('a wrong store, tokenizer or stash field is a type error', () => {
   const { status, out } = check({
     'neg.ts':

@@ -6,8 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { REPO, thrown } from './processes.mjs';
-import { rulesTypes } from '../install.mjs';
+import { apiTypes, rulesTypes } from '../install.mjs';
+import { VERSIONS } from '../stc_rules.mjs';
 
 /** The codes of stc-core's `ErrorKind::code`, read from stc-core/src/error.rs. */
 export function coreErrorCodes() {
@@ -46,6 +48,7 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
   t('the installed TypeScript unions are generated from the one list', () => {
     const types = ext === '.mjs' ? '.d.mts' : '.d.ts';
     assert.equal(readFileSync(join(installed, `stc_rules${types}`), 'utf8'), rulesTypes());
+    assert.equal(readFileSync(join(installed, `api${types}`), 'utf8'), apiTypes(ext), 'the option types are js-shared/api.d.ts');
     assert.equal(
       readFileSync(join(installed, `stc_rules${ext}`), 'utf8'),
       readFileSync(join(REPO, 'js-shared', 'stc_rules.mjs'), 'utf8'),
@@ -236,5 +239,71 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
       assert.equal(thrown(() => stc.stringify([{ get x() { throw mine; } }], { bigint })), mine);
       assert.equal(thrown(() => stc.parse('[1]', { bigint, get maxDepth() { throw mine; } })), mine);
     }
+  });
+
+  t('an exception raised while parse (bigint) builds the value comes back as the same object', () => {
+    // The value builders are parser Sinks with the binding's error type
+    // (stc-core's Sink<'a, E>): the exception stops the reader and is
+    // re-thrown as it is, not as StcError 'aborted'. A setter on
+    // Object.prototype is called when parse sets a member of that name.
+    const mine = new Error('from a setter');
+    Object.defineProperty(Object.prototype, 'stcTrap', {
+      set() {
+        throw mine;
+      },
+      configurable: true,
+    });
+    try {
+      assert.equal(thrown(() => stc.parse('{stcTrap: 1}', { bigint: true })), mine);
+      assert.equal(thrown(() => stc.parse('[{a: 1, stcTrap: [2]}]', { bigint: true })), mine);
+      assert.equal(thrown(() => stc.parse(new TextEncoder().encode('{a: [1, {stcTrap: 2}]}'), { bigint: true })), mine);
+    } finally {
+      delete Object.prototype.stcTrap;
+    }
+    // The package still works afterwards.
+    assert.deepEqual(stc.parse('{stcTrap: 1}', { bigint: true }), { stcTrap: 1 });
+  });
+
+  t('truncate version 2: the text is written (and measured) in STC version 2, its markers and keys as in version 1', () => {
+    const users = JSON.stringify(
+      Array.from({ length: 300 }, (_, i) => ({ id: i, user: { id: 1000 + i, name: `user ${i}` }, text: `post ${i}` })),
+    );
+    const stash = new stc.MemoryStash();
+    const v2 = stc.truncate(users, { stash, budget: 600, version: 2 });
+    const v1 = stc.truncate(users, { stash, budget: 600 });
+    assert.equal(v2.truncated, true);
+    assert.ok(v2.tokens <= 600, `${v2.tokens} tokens`);
+    assert.notEqual(v2.text, v1.text, 'version 2 writes something else (column groups)');
+    assert.equal(stc.decode(v2.text, { version: 2 }), v2.json, 'the text is the JSON, read as version 2');
+    assert.equal(thrown(() => stc.decode(v2.text)).code, 'newer_version', 'a version 1 reader refuses it');
+    assert.equal(stc.decode(v1.text), v1.json);
+    // Both cut the same array and stash the same original.
+    assert.deepEqual(v2.keys, v1.keys);
+    assert.equal(stc.retrieve(v2.keys[0], { stash }), users);
+    for (const bad of [3, 0]) assert.equal(thrown(() => stc.truncate(users, { stash, version: bad })).constructor, RangeError);
+  });
+
+  t('VERSIONS (the StcVersion union\'s source) is the native versionNames()', () => {
+    assert.deepEqual([...VERSIONS], native.versionNames());
+  });
+
+  t('makeApi and createStcFetch take the versions from the package, never from the native layer', async () => {
+    const rules = await import(pathToFileURL(join(installed, `stc_rules${ext}`)).href);
+    const fetchCore = await import(pathToFileURL(join(installed, `stc_fetch_core${ext}`)).href);
+    // A native layer whose functions cannot be called yet (the web build before init()).
+    const calls = [];
+    const notReady = new Proxy({}, { get: (_, k) => (...args) => calls.push([k, args]) });
+    for (const bad of [undefined, [], [2], 'x']) {
+      const e = thrown(() => rules.makeApi(notReady, bad === undefined ? {} : { versions: bad }));
+      assert.equal(e.constructor, TypeError);
+      assert.match(e.message, /^makeApi: versions must be the package's version names/);
+      assert.equal(thrown(() => fetchCore.createStcFetch({ decode() {}, versions: bad })).constructor, TypeError);
+    }
+    const api = rules.makeApi(notReady, { versions: ['1', '2'] });
+    fetchCore.createStcFetch({ decode() {}, isStcError: () => false, withContext: (e) => e, versions: ['1', '2'] });
+    assert.deepEqual(calls, [], 'nothing of the native layer is called while the API is made');
+    api.decode('[1]', { version: 2 });
+    assert.deepEqual(calls, [['decode', ['[1]', { maxDepth: undefined, version: 2 }]]]);
+    assert.equal(thrown(() => api.decode('[1]', { version: 3 })).constructor, RangeError);
   });
 }

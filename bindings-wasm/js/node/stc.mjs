@@ -7,9 +7,11 @@ import wasm from './stc_wasm.js';
 // retrieve) as it is; the names below take precedence.
 export * from './stc_wasm.js';
 import { makeApi, StcError, ERROR_CODES } from './stc_rules.mjs';
+// The versions the build wrote out from the module's versionNames(), as the web entry has them.
+import { VERSION_NAMES } from './stc_names.mjs';
 
 export const { parse, stringify, encode, decode, decodeStc, encodeGated, countTokens } = makeApi(wasm, {
-  tokenizers: ['estimate'],
-  defaultTokenizer: 'estimate',
+  // The tokenizers are makeApi's defaults (the estimate only; exact counts through a counting function).
+  versions: VERSION_NAMES,
 });
 export { StcError, ERROR_CODES };

@@ -3,11 +3,12 @@
 import wasm from './stc_wasm.js';
 import { createStcFetch, DEFAULT_ACCEPT, isStc } from './stc_fetch_core.mjs';
 import { isCodecError, withContext } from './stc_rules.mjs';
+import { VERSION_NAMES } from './stc_names.mjs';
 
 export const stcFetch = createStcFetch({
   decode: wasm.decode,
   isStcError: isCodecError,
   withContext,
-  versions: wasm.versionNames(),
+  versions: VERSION_NAMES,
 });
 export { DEFAULT_ACCEPT, isStc };

@@ -12,8 +12,7 @@ import { VERSION_NAMES } from './stc_names.js';
 export * from './stc_wasm.js';
 export { default, initSync } from './stc_wasm.js';
 export const { parse, stringify, encode, decode, decodeStc, encodeGated, countTokens } = makeApi(wasm, {
-  tokenizers: ['estimate'],
-  defaultTokenizer: 'estimate',
+  // The tokenizers are makeApi's defaults (the estimate only; exact counts through a counting function).
   versions: VERSION_NAMES,
 });
 export { StcError, ERROR_CODES };
