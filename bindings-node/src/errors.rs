@@ -36,6 +36,7 @@ pub(crate) fn throw_stc(env: RawEnv, err: &stc_core::Error, text: Option<&str>) 
 pub(crate) fn throw(env: RawEnv, built: Result<Value>) -> Error {
     match built {
         Ok(value) => {
+            // SAFETY: `env` is the current call's environment and `value` a live value made in it.
             unsafe { sys::napi_throw(env, value) };
             Error::new(Status::PendingException, String::new())
         }

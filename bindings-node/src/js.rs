@@ -12,6 +12,7 @@ use crate::{RawEnv, Value};
 /// `toJSON` threw), it is left in place and propagates unchanged.
 pub(crate) fn napi_failure(env: RawEnv, status: i32) -> Error {
     let mut pending = false;
+    // SAFETY: `env` is the current call's environment; `pending` a local out-parameter.
     unsafe { sys::napi_is_exception_pending(env, &mut pending) };
     if pending {
         Error::new(Status::PendingException, String::new())
@@ -59,7 +60,7 @@ pub(crate) fn read_utf8(env: RawEnv, v: Value) -> Result<String> {
     let mut buf: Vec<u8> = Vec::with_capacity(capacity);
     let mut written = 0usize;
     napi_call!(env, sys::napi_get_value_string_utf8(env, v, buf.as_mut_ptr().cast::<c_char>(), capacity, &mut written));
-    // SAFETY: napi wrote `written` bytes (plus a NUL) into the buffer.
+    // SAFETY: napi initialised `written` bytes (plus a NUL) of the `capacity` reserved, and `written < capacity`.
     unsafe { buf.set_len(written.min(capacity)) };
     // napi writes valid UTF-8 (lone surrogates replaced), so this never fails.
     String::from_utf8(buf).map_err(|_| Error::new(Status::GenericFailure, "string is not UTF-8".to_string()))
@@ -194,6 +195,7 @@ pub(crate) fn js_json_latin1(env: RawEnv, json: &str) -> Result<Value> {
 
 pub(crate) fn string_result(env: RawEnv, s: &str) -> Result<Unknown<'static>> {
     let v = js_string_fast(env, s)?;
+    // SAFETY: `v` is a string just created in `env`, the current call's environment.
     Ok(unsafe { Unknown::from_raw_unchecked(env, v) })
 }
 

@@ -23,6 +23,9 @@
 //! - `errors`: stc-core errors and `TypeError`s thrown as JavaScript exceptions;
 //! - `js`: napi plumbing (checked raw calls, strings and numbers).
 
+// Every `unsafe` block (raw napi calls, which napi-rs's wrappers would make slower) says why it holds.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use napi::sys;
 
 type Value = sys::napi_value;
@@ -32,6 +35,8 @@ type RawEnv = sys::napi_env;
 /// exception stays pending).
 macro_rules! napi_call {
     ($env:expr, $call:expr) => {{
+        // SAFETY: every use passes the current call's `env`, live values of it and out-pointers to locals
+        // (or buffers of the stated size), as the napi function requires.
         let status = unsafe { $call };
         if status != sys::Status::napi_ok {
             return Err($crate::js::napi_failure($env, status));

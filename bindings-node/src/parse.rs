@@ -178,10 +178,12 @@ type Stop = Box<Error>;
 
 impl<'a> Sink<'a, Stop> for ValueBuilder<'a> {
     fn null(&mut self) -> std::result::Result<(), Stop> {
+        // SAFETY: `constant` passes the builder's live `env` and an out-pointer to a local.
         let v = self.constant(|env, v| unsafe { sys::napi_get_null(env, v) });
         Ok(self.emit(v)?)
     }
     fn boolean(&mut self, value: bool) -> std::result::Result<(), Stop> {
+        // SAFETY: as for `null`.
         let v = self.constant(|env, v| unsafe { sys::napi_get_boolean(env, value, v) });
         Ok(self.emit(v)?)
     }
@@ -238,6 +240,7 @@ pub fn parse_values(
     let text = input.as_str().map_err(|e| throw_stc(raw_env, &e, input.text()))?;
     let mut builder = ValueBuilder::new(raw_env, bigint.unwrap_or(false));
     match parse_stc_to(text, &options, &mut builder) {
+        // SAFETY: on success `root` is the value the builder made in `raw_env` during this call.
         Ok(()) => Ok(unsafe { Unknown::from_raw_unchecked(raw_env, builder.root) }),
         Err(Failure::Input(e)) => Err(throw_stc(raw_env, &e, input.text())),
         // The exception stays pending and propagates unchanged.

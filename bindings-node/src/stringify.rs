@@ -322,6 +322,7 @@ impl Walker {
                 Ok(true) => self.stack[depth].scope = scope,
                 Ok(false) => napi_call!(env, sys::napi_close_handle_scope(env, scope)),
                 Err(e) => {
+                    // SAFETY: `scope` was opened just above in `env` and is the innermost open scope.
                     unsafe { sys::napi_close_handle_scope(env, scope) };
                     return Err(e);
                 }
@@ -340,6 +341,7 @@ impl Walker {
             // Close the scopes still open, innermost first.
             while let Some(frame) = self.stack.pop() {
                 if !frame.scope.is_null() {
+                    // SAFETY: a scope this walk opened in `self.env`; popping the stack closes them innermost first.
                     unsafe { sys::napi_close_handle_scope(self.env, frame.scope) };
                 }
             }
@@ -385,6 +387,7 @@ pub fn stringify_values(
     if Walker::skipped(t) {
         let mut undefined = ptr::null_mut();
         napi_call!(raw_env, sys::napi_get_undefined(raw_env, &mut undefined));
+        // SAFETY: `undefined` was just read from `raw_env`, the current call's environment.
         return Ok(unsafe { Unknown::from_raw_unchecked(raw_env, undefined) });
     }
     walker.run(v, t)?;
