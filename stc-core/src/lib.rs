@@ -54,6 +54,8 @@ mod serde_api;
 mod strings;
 mod write_json;
 mod write_stc;
+#[cfg(test)]
+mod write_stc_reference;
 
 pub use document::{Document, DocumentBuilder};
 pub use error::{Category, Error, ErrorKind, ParseNameError};

@@ -189,8 +189,34 @@ enum Form {
     Table(u32),
 }
 
+impl Form {
+    /// The form in 4 bytes: 0 plain, 1 compact, 2 + t table `t`.
+    fn pack(self) -> u32 {
+        match self {
+            Form::Plain => 0,
+            Form::Compact => 1,
+            Form::Table(t) => t.saturating_add(2),
+        }
+    }
+
+    fn unpack(packed: u32) -> Form {
+        match packed {
+            0 => Form::Plain,
+            1 => Form::Compact,
+            t => Form::Table(t - 2),
+        }
+    }
+}
+
+/// A cost as stored in the plan: `u32`, saturating (only a container of more
+/// than four billion estimated tokens could reach the cap).
+fn stored(cost: usize) -> u32 {
+    u32::try_from(cost).unwrap_or(u32::MAX)
+}
+
 /// A container's best form and its estimated cost, and the best form whose
-/// text does not end with a table body ("safe" before a row's `/`).
+/// text does not end with a table body ("safe" before a row's `/`), while it
+/// is being decided; the plan keeps it packed (see [`Plan`]).
 #[derive(Debug, Clone, Copy, Default)]
 struct Choice {
     form: Form,
@@ -216,12 +242,28 @@ enum Cell {
     Absent,
 }
 
-/// The encoder's decisions for one document: a [`Choice`] per container
-/// (indexed like the tape) and the column lists of the tables chosen.
+/// The encoder's decisions for one document, in side tables indexed by
+/// container ordinal (the rank of a container among the tape's containers,
+/// in document order), never by tape index: a scalar or key costs the plan
+/// nothing, a container 16 bytes while planning (its tape index, its packed
+/// form and its cost) and 12 while writing (the costs are dropped once every
+/// form is decided). Plus the column lists of the tables chosen.
 struct Plan<'d, 'a> {
     nodes: &'d [Node<'a>],
     v2: bool,
-    choice: Vec<Choice>,
+    /// Tape index of every container, ascending.
+    containers: Vec<usize>,
+    /// Packed [`Form`] of each container (by ordinal).
+    forms: Vec<u32>,
+    /// Estimated cost of each container's best form (by ordinal); emptied
+    /// before writing.
+    costs: Vec<u32>,
+    /// Safe form and cost of each container (by ordinal); only kept when
+    /// [`TRAILING_TABLE_CELLS`] is off (otherwise no text needs a safe form).
+    safe: Vec<(u32, u32)>,
+    /// Ordinal of the container being decided: the containers it prices are
+    /// all after it, so ordinal searches start there.
+    base: usize,
     tables: Vec<Vec<Column>>,
     /// Scratch text whose estimated tokens price a candidate.
     scratch: String,
@@ -254,21 +296,60 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// in document order, so walking it backwards visits each child before
     /// its container, with no recursion and no stack at all.
     fn new(nodes: &'d [Node<'a>], v2: bool) -> Self {
+        let containers: Vec<usize> = nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| matches!(n, Node::Array { .. } | Node::Object { .. }))
+            .map(|(i, _)| i)
+            .collect();
+        let count = containers.len();
         let mut plan = Plan {
             nodes,
             v2,
-            choice: vec![Choice::default(); nodes.len()],
+            containers,
+            forms: vec![0; count],
+            costs: vec![0; count],
+            safe: if TRAILING_TABLE_CELLS { Vec::new() } else { vec![(0, 0); count] },
+            base: 0,
             tables: Vec::new(),
             scratch: String::new(),
         };
-        for i in (0..nodes.len()).rev() {
+        for o in (0..count).rev() {
+            plan.base = o;
+            let i = plan.containers[o];
             match nodes[i] {
-                Node::Array { len, end } => plan.array(i, len, end),
-                Node::Object { len, end } => plan.object(i, len, end),
+                Node::Array { len, end } => plan.array(o, i, len, end),
+                Node::Object { len, end } => plan.object(o, i, len, end),
                 _ => {}
             }
         }
+        plan.costs = Vec::new();
         plan
+    }
+
+    /// Records the choice for the container of ordinal `o`.
+    fn set(&mut self, o: usize, choice: Choice) {
+        self.forms[o] = choice.form.pack();
+        self.costs[o] = stored(choice.cost);
+        if let Some(safe) = self.safe.get_mut(o) {
+            *safe = (choice.safe.pack(), stored(choice.safe_cost));
+        }
+    }
+
+    /// Ordinal of the container at tape index `i` (after the one being decided).
+    fn ordinal(&self, i: usize) -> usize {
+        ordinal(&self.containers, self.base, i)
+    }
+
+    /// Decided cost of the container at tape index `i`: its best form's, or
+    /// its safe form's.
+    fn cost(&self, i: usize, safe: bool) -> usize {
+        let o = self.ordinal(i);
+        if safe && !TRAILING_TABLE_CELLS {
+            self.safe.get(o).map_or(0, |s| s.1 as usize)
+        } else {
+            self.costs.get(o).map_or(0, |&c| c as usize)
+        }
     }
 
     /// Index of the node after the value at `i`.
@@ -291,8 +372,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         match self.nodes.get(i) {
             Some(Node::Array { .. } | Node::Object { .. }) => {
                 self.scratch.push('0');
-                let c = &self.choice[i];
-                (if safe { c.safe_cost } else { c.cost }).saturating_sub(1)
+                self.cost(i, safe).saturating_sub(1)
             }
             Some(Node::Null) => {
                 self.scratch.push_str("null");
@@ -351,9 +431,9 @@ impl<'d, 'a> Plan<'d, 'a> {
         cost
     }
 
-    fn array(&mut self, i: usize, len: usize, end: usize) {
+    fn array(&mut self, o: usize, i: usize, len: usize, end: usize) {
         if len == 0 {
-            self.choice[i] = Choice { form: Form::Plain, cost: 1, safe: Form::Plain, safe_cost: 1 };
+            self.set(o, Choice { form: Form::Plain, cost: 1, safe: Form::Plain, safe_cost: 1 });
             return;
         }
         let scalars_only = len == end - i - 1 && !self.nodes[i + 1..end].iter().any(|n| self.is_container_node(n));
@@ -367,7 +447,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             // its stand-in's place in the parent's text can decide.
             let member = COMPACT_SCALAR_MEMBERS && matches!(self.nodes.get(i.wrapping_sub(1)), Some(Node::Key(_)));
             let form = if member { Form::Compact } else { Form::Plain };
-            self.choice[i] = Choice { form, cost: 1 + len, safe: form, safe_cost: 1 + len };
+            self.set(o, Choice { form, cost: 1 + len, safe: form, safe_cost: 1 + len });
             return;
         }
         // Plain: `[a,b]`.
@@ -386,25 +466,27 @@ impl<'d, 'a> Plan<'d, 'a> {
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
         // Compact: `[N]:a,b`; safe when its last item is written safe.
         let compact = self.price_compact(i, end);
-        let mut last = i + 1;
-        while self.skip(last) < end {
-            last = self.skip(last);
-        }
-        let compact_safe = if self.is_container(last) {
-            compact - self.choice[last].cost + self.choice[last].safe_cost
-        } else {
-            compact
-        };
         if compact < best.cost {
             (best.form, best.cost) = (Form::Compact, compact);
         }
-        if compact_safe < best.safe_cost {
-            (best.safe, best.safe_cost) = (Form::Compact, compact_safe);
+        if !TRAILING_TABLE_CELLS {
+            let mut last = i + 1;
+            while self.skip(last) < end {
+                last = self.skip(last);
+            }
+            let compact_safe = if self.is_container(last) {
+                compact - self.cost(last, false) + self.cost(last, true)
+            } else {
+                compact
+            };
+            if compact_safe < best.safe_cost {
+                (best.safe, best.safe_cost) = (Form::Compact, compact_safe);
+            }
         }
         // Table: `[N]{cols}:cells/cells`, never safe. One row saves no key
         // (the tokenizers measured it a token or two dearer than the estimate).
         if len < 2 {
-            self.choice[i] = best;
+            self.set(o, best);
             return;
         }
         if let Some(columns) = self.array_columns(i, len, end) {
@@ -416,10 +498,10 @@ impl<'d, 'a> Plan<'d, 'a> {
                 self.tables.push(columns);
             }
         }
-        self.choice[i] = best;
+        self.set(o, best);
     }
 
-    fn object(&mut self, i: usize, len: usize, end: usize) {
+    fn object(&mut self, o: usize, i: usize, len: usize, end: usize) {
         // Plain: `{k:v,k2[N]:..}`; a member array costs what its own form
         // costs (its `:`, if any, merges with the bracket that follows).
         self.scratch.push('{');
@@ -456,7 +538,7 @@ impl<'d, 'a> Plan<'d, 'a> {
                 }
             }
         }
-        self.choice[i] = best;
+        self.set(o, best);
     }
 
     /// Whether every member value of the object at `i` is an object.
@@ -635,7 +717,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let mut as_cells = 0;
         for cell in &cells {
             as_cells += match cell {
-                Some(v) => self.choice[*v].cost,
+                Some(v) => self.cost(*v, false),
                 None => 1,
             };
         }
@@ -753,6 +835,25 @@ fn row_cells(nodes: &[Node<'_>], row: Option<usize>, columns: &[Column], out: &m
     }
 }
 
+/// Ordinal of the container at tape index `i` in `containers` (ascending tape
+/// indices), searched from ordinal `from` on: a gallop, so a container close
+/// after `from` is found in a few steps. Falls back to a search of the whole
+/// list if `i` lies before `from`.
+fn ordinal(containers: &[usize], from: usize, i: usize) -> usize {
+    let from = from.min(containers.len());
+    let rest = &containers[from..];
+    if rest.first().is_none_or(|&c| c > i) {
+        return containers.partition_point(|&c| c < i);
+    }
+    let mut step = 1;
+    while step < rest.len() && rest[step] < i {
+        step *= 2;
+    }
+    let lo = step / 2;
+    let hi = (step + 1).min(rest.len());
+    from + lo + rest[lo..hi].partition_point(|&c| c < i)
+}
+
 /// What the writer still has to do, innermost last.
 #[derive(Debug, Clone, Copy)]
 enum Task {
@@ -778,6 +879,9 @@ struct Writer<'p, 'd, 'a> {
     style: &'static Style,
     tasks: Vec<Task>,
     cells: Vec<Cell>,
+    /// Ordinal of the container written last (containers are written in
+    /// document order, so the next one is found from here).
+    cursor: usize,
 }
 
 impl Writer<'_, '_, '_> {
@@ -845,8 +949,13 @@ impl Writer<'_, '_, '_> {
             }
         };
         let is_array = matches!(node, Some(Node::Array { .. }));
-        let choice = &self.plan.choice[i];
-        let form = if safe { choice.safe } else { choice.form };
+        let o = ordinal(&self.plan.containers, self.cursor, i);
+        self.cursor = o;
+        let form = if safe && !TRAILING_TABLE_CELLS {
+            Form::unpack(self.plan.safe.get(o).map_or(0, |s| s.0))
+        } else {
+            Form::unpack(self.plan.forms.get(o).copied().unwrap_or(0))
+        };
         match form {
             Form::Plain => {
                 if member {
@@ -995,6 +1104,7 @@ fn write(nodes: &[Node<'_>], profile: Profile, version: Version) -> String {
         style,
         tasks: Vec::new(),
         cells: Vec::new(),
+        cursor: 0,
     };
     writer.run();
     writer.out
@@ -1071,6 +1181,60 @@ mod tests {
         let (len, same) = handle.join().unwrap();
         assert!(len > 4 * half, "{len}");
         assert_eq!(same, Ok(true));
+    }
+
+    /// The compact planner writes exactly what the per-node planner it
+    /// replaced wrote (kept in `write_stc_reference`), on every document of
+    /// the shared corpus (`STC_CORPUS` overrides `../shared/corpus`), in both
+    /// versions and both profiles.
+    #[test]
+    fn same_output_as_the_per_node_planner_on_the_corpus() {
+        let dir = match std::env::var_os("STC_CORPUS") {
+            Some(d) => std::path::PathBuf::from(d),
+            None => std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+        };
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot read the corpus at {}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        assert!(paths.len() >= 14, "expected the shared corpus in {}", dir.display());
+        // Hand-made shapes too: nested tables, groups, keyed tables, absent cells.
+        let mut docs: Vec<(String, String)> =
+            paths.iter().map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap())).collect();
+        for json in [
+            TABLE,
+            r#"[{"a":[{"c":1},{"c":2}]},{"a":[{"c":3},{"c":4}]},{"a":[{"c":5},{"c":6}]}]"#,
+            r#"{"t":[{"b":[{"c":1},{"c":2}],"a":1},{"b":[],"a":2}],"n":1}"#,
+            r#"[{"id":1,"u":{"x":1,"y":{"z":[1,2]}}},{"id":2,"u":{"x":2,"y":{"z":[]}}},{"id":3}]"#,
+            r#"{"e1":{"n":"a","p":[1,2]},"e2":{"n":"b","p":[3]},"e3":{"n":"c"}}"#,
+            r#"[[1,2],[3,4],[[5],[6,[7,{"a":[{"b":1},{"b":2}]}]]]]"#,
+        ] {
+            docs.push((json.to_string(), json.to_string()));
+        }
+        for (name, json) in &docs {
+            let doc = Document::parse_json(json, &Limits::default()).unwrap();
+            for version in [Version::V1, Version::V2] {
+                for profile in [Profile::Compact, Profile::Readable] {
+                    let new = write(&doc.nodes, profile, version);
+                    let old = crate::write_stc_reference::write(&doc.nodes, profile, version);
+                    assert!(new == old, "{name}: {version:?} {profile:?} differs at byte {}", {
+                        new.bytes().zip(old.bytes()).take_while(|(a, b)| a == b).count()
+                    });
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ordinals_gallop_and_fall_back() {
+        let containers = [0, 3, 4, 9, 10, 11, 20, 21, 40];
+        for (o, &i) in containers.iter().enumerate() {
+            for from in 0..=containers.len() + 1 {
+                assert_eq!(ordinal(&containers, from, i), o, "i {i} from {from}");
+            }
+        }
     }
 
     fn encode_v(json: &str, version: Version) -> String {
