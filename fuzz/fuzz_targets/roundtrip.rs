@@ -8,7 +8,7 @@
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use stc_core::{EncodeOptions, Limits, Profile};
+use stc_core::{DecodeOptions, EncodeOptions, Limits, Profile, Version};
 
 const KEYS: [&str; 8] = ["id", "name", "a-b", "", "x y", "true", "k\\\"q", "é"];
 /// String contents as written in the input, and in canonical minified JSON
@@ -137,13 +137,22 @@ fuzz_target!(|data: &[u8]| {
     let Ok(minified) = build(&mut Unstructured::new(data), false) else { return };
     let Ok(spaced) = build(&mut Unstructured::new(data), true) else { return };
     let limits = Limits::default();
-    for profile in [Profile::Compact, Profile::Readable] {
-        let options = encode_options(profile, limits);
+    for (profile, version) in VARIANTS {
+        let options = encode_options(profile, limits).version(version);
+        let read = DecodeOptions::default().limits(limits).version(version);
         let stc = stc_core::encode_with(&spaced, &options).unwrap_or_else(|e| panic!("JSON rejected: {e}\n{spaced}"));
-        let back = stc_core::decode_bytes_with(stc.as_bytes(), &limits).expect("encoder output decodes");
+        let back = stc_core::decode_bytes_with(stc.as_bytes(), &read).expect("encoder output decodes");
         assert_eq!(back, minified, "round trip of {spaced}\nthrough {stc}");
     }
 });
+
+/// Both profiles, in both versions.
+const VARIANTS: [(Profile, Version); 4] = [
+    (Profile::Compact, Version::V1),
+    (Profile::Readable, Version::V1),
+    (Profile::Compact, Version::V2),
+    (Profile::Readable, Version::V2),
+];
 
 /// Field by field, so that this builds whether or not stc-core's option
 /// structs are `#[non_exhaustive]` (with or without builder methods).
