@@ -264,6 +264,8 @@ struct Plan<'d, 'a> {
     /// Ordinal of the container being decided: the containers it prices are
     /// all after it, so ordinal searches start there.
     base: usize,
+    /// Ordinal of the container found last.
+    hint: usize,
     tables: Vec<Vec<Column>>,
     /// Scratch text whose estimated tokens price a candidate.
     scratch: String,
@@ -311,6 +313,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             costs: vec![0; count],
             safe: if TRAILING_TABLE_CELLS { Vec::new() } else { vec![(0, 0); count] },
             base: 0,
+            hint: 0,
             tables: Vec::new(),
             scratch: String::new(),
         };
@@ -336,14 +339,23 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
     }
 
-    /// Ordinal of the container at tape index `i` (after the one being decided).
-    fn ordinal(&self, i: usize) -> usize {
-        ordinal(&self.containers, self.base, i)
+    /// Ordinal of the container at tape index `i` (after the one being
+    /// decided), searched from the last one found when that one comes
+    /// before it (a container's children are priced in order).
+    fn ordinal(&mut self, i: usize) -> usize {
+        let from = if self.hint > self.base && self.containers.get(self.hint).is_some_and(|&c| c <= i) {
+            self.hint
+        } else {
+            self.base
+        };
+        let o = ordinal(&self.containers, from, i);
+        self.hint = o;
+        o
     }
 
     /// Decided cost of the container at tape index `i`: its best form's, or
     /// its safe form's.
-    fn cost(&self, i: usize, safe: bool) -> usize {
+    fn cost(&mut self, i: usize, safe: bool) -> usize {
         let o = self.ordinal(i);
         if safe && !TRAILING_TABLE_CELLS {
             self.safe.get(o).map_or(0, |s| s.1 as usize)
@@ -450,6 +462,22 @@ impl<'d, 'a> Plan<'d, 'a> {
             self.set(o, Choice { form, cost: 1 + len, safe: form, safe_cost: 1 + len });
             return;
         }
+        // A table's columns come first: in version 1, the rows' own costs
+        // are only priced for an array that can be a table (see `object`).
+        let columns = if len < 2 { None } else { self.array_columns(i, len, end) };
+        if !self.v2 && columns.is_some() {
+            let mut r = i + 1;
+            while r < end {
+                let row_end = self.skip(r);
+                let cost = self.price_object(r, row_end);
+                let o = self.ordinal(r);
+                self.costs[o] = stored(cost);
+                if let Some(safe) = self.safe.get_mut(o) {
+                    safe.1 = stored(cost);
+                }
+                r = row_end;
+            }
+        }
         // Plain: `[a,b]`.
         self.scratch.push('[');
         let mut extra = 0;
@@ -485,11 +513,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
         // Table: `[N]{cols}:cells/cells`, never safe. One row saves no key
         // (the tokenizers measured it a token or two dearer than the estimate).
-        if len < 2 {
-            self.set(o, best);
-            return;
-        }
-        if let Some(columns) = self.array_columns(i, len, end) {
+        if let Some(columns) = columns {
             let rows: Vec<(Option<usize>, usize)> = self.elements(i, end).map(|r| (None, r)).collect();
             let cost = self.price_table(&rows, &columns, false);
             if cost < best.cost {
@@ -502,26 +526,27 @@ impl<'d, 'a> Plan<'d, 'a> {
     }
 
     fn object(&mut self, o: usize, i: usize, len: usize, end: usize) {
-        // Plain: `{k:v,k2[N]:..}`; a member array costs what its own form
-        // costs (its `:`, if any, merges with the bracket that follows).
-        self.scratch.push('{');
-        let (mut extra, mut k) = (0, i + 1);
-        while k < end {
-            if k > i + 1 {
-                self.scratch.push(',');
+        if !self.v2 {
+            // Version 1 writes every object plain, so its own text decides
+            // nothing unless its array prices it as a table row, which
+            // `array` then does (`price_object`). Elsewhere its own tokens add
+            // the same to every candidate of every container around it, so
+            // it stands as one token plus what its containers cost beyond
+            // their stand-ins: no text is built or estimated for it.
+            let (mut cost, mut k) = (1usize, i + 1);
+            while k < end {
+                if self.is_container(k + 1) {
+                    cost = cost.saturating_add(self.cost(k + 1, false).saturating_sub(1));
+                }
+                k = self.skip(k + 1);
             }
-            push_key(&mut self.scratch, body(self.nodes.get(k)));
-            if !matches!(self.nodes.get(k + 1), Some(Node::Array { .. })) {
-                self.scratch.push(':');
-            }
-            extra += self.price_value(k + 1, false);
-            k = self.skip(k + 1);
+            self.set(o, Choice { form: Form::Plain, cost, safe: Form::Plain, safe_cost: cost });
+            return;
         }
-        self.scratch.push('}');
-        let plain = self.priced(extra);
+        let plain = self.price_object(i, end);
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
         // Keyed table (v2): `{N}{cols}:key:cells/key:cells`.
-        if self.v2 && len > 1 && self.members_are_objects(i, end) {
+        if len > 1 && self.members_are_objects(i, end) {
             let mut rows = Vec::with_capacity(len);
             let mut k = i + 1;
             while k < end {
@@ -539,6 +564,27 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
         }
         self.set(o, best);
+    }
+
+    /// Estimated cost of the object at `i` as `{k:v,k2[N]:..}`; a member
+    /// array costs what its own form costs (its `:`, if any, merges with the
+    /// bracket that follows).
+    fn price_object(&mut self, i: usize, end: usize) -> usize {
+        self.scratch.push('{');
+        let (mut extra, mut k) = (0, i + 1);
+        while k < end {
+            if k > i + 1 {
+                self.scratch.push(',');
+            }
+            push_key(&mut self.scratch, body(self.nodes.get(k)));
+            if !matches!(self.nodes.get(k + 1), Some(Node::Array { .. })) {
+                self.scratch.push(':');
+            }
+            extra += self.price_value(k + 1, false);
+            k = self.skip(k + 1);
+        }
+        self.scratch.push('}');
+        self.priced(extra)
     }
 
     /// Whether every member value of the object at `i` is an object.
