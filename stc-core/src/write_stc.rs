@@ -885,7 +885,21 @@ fn row_cells(nodes: &[Node<'_>], row: Option<usize>, columns: &[Column], out: &m
 /// indices), searched from ordinal `from` on: a gallop, so a container close
 /// after `from` is found in a few steps. Falls back to a search of the whole
 /// list if `i` lies before `from`.
+#[inline]
 fn ordinal(containers: &[usize], from: usize, i: usize) -> usize {
+    // The usual cases: the container itself, or the next one (its first
+    // child, or a sibling with no containers inside the one before it).
+    if containers.get(from) == Some(&i) {
+        return from;
+    }
+    if containers.get(from + 1) == Some(&i) {
+        return from + 1;
+    }
+    ordinal_search(containers, from, i)
+}
+
+/// [`ordinal`] beyond its two first guesses.
+fn ordinal_search(containers: &[usize], from: usize, i: usize) -> usize {
     let from = from.min(containers.len());
     let rest = &containers[from..];
     if rest.first().is_none_or(|&c| c > i) {
