@@ -66,9 +66,10 @@ fn invalid_input_reports_file_line_column_and_nothing_on_stdout() {
     assert!(out.stdout.is_empty());
     assert_eq!(text(&out.stderr), format!("{}:2:3: expected a value, found 'N'\n", bad.display()));
 
+    // Too few values for the count: count_mismatch at the count (spec 4.3), whatever ends the body.
     let out = stc(&["check"], b"[3]: 1,2");
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(text(&out.stderr), "<stdin>:1:9: expected ',' between array values, found end of input\n");
+    assert_eq!(text(&out.stderr), "<stdin>:1:2: array count 3 is larger than the rest of the input can hold\n");
     let out = stc(&["decode"], b"[\"\xff\"]");
     assert_eq!((out.status.code(), text(&out.stderr)), (Some(1), "<stdin>:1:3: invalid UTF-8\n".to_string()));
     let out = stc(&["decode", dir.join("missing.stc").to_str().unwrap()], b"");
