@@ -895,10 +895,14 @@ fn ordinal(containers: &[usize], from: usize, i: usize) -> usize {
     if containers.get(from + 1) == Some(&i) {
         return from + 1;
     }
+    // The first child of the next one (a table's next row is not looked up).
+    if containers.get(from + 2) == Some(&i) {
+        return from + 2;
+    }
     ordinal_search(containers, from, i)
 }
 
-/// [`ordinal`] beyond its two first guesses.
+/// [`ordinal`] beyond its first guesses.
 fn ordinal_search(containers: &[usize], from: usize, i: usize) -> usize {
     let from = from.min(containers.len());
     let rest = &containers[from..];
