@@ -104,7 +104,7 @@ impl<'a> ValueBuilder<'a> {
     }
 
     fn number_value(&mut self, lexeme: &str) -> Result<Value> {
-        if self.bigint && is_unsafe_integer(lexeme) {
+        if self.bigint && stc_core::is_unsafe_integer(lexeme) {
             return self.big(lexeme);
         }
         // Rust's float parsing is correctly rounded, like JSON.parse; the
@@ -160,15 +160,6 @@ impl<'a> ValueBuilder<'a> {
         let define = key.to_str().is_some_and(|k| k == "__proto__");
         Ok((v, define))
     }
-}
-
-/// An integer lexeme (no fraction, no exponent) outside ±(2^53 - 1).
-fn is_unsafe_integer(lexeme: &str) -> bool {
-    let digits = lexeme.strip_prefix('-').unwrap_or(lexeme);
-    if digits.len() < 16 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return false;
-    }
-    digits.len() > 16 || digits > "9007199254740991"
 }
 
 /// The builder's error: a failed napi call, whose JavaScript exception (a

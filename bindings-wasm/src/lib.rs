@@ -487,17 +487,14 @@ impl<'a> Sink<'a, JsValue> for ValueBuilder {
         self.add(JsValue::from_bool(value))
     }
     fn number(&mut self, lexeme: &'a str) -> Result<(), JsValue> {
+        if stc_core::is_unsafe_integer(lexeme) {
+            let big = BigInt::new(&JsValue::from_str(lexeme)).map_err(JsValue::from)?;
+            return self.add(big.into());
+        }
         // The lexeme follows JSON's grammar, which Rust's float parser reads
         // with the same round-to-nearest result as JSON.parse.
         let n: f64 = lexeme.parse().map_err(|_| out_of_order())?;
-        let integer = !lexeme.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
-        const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
-        if integer && n.abs() > MAX_SAFE {
-            let big = BigInt::new(&JsValue::from_str(lexeme)).map_err(JsValue::from)?;
-            self.add(big.into())
-        } else {
-            self.add(JsValue::from_f64(n))
-        }
+        self.add(JsValue::from_f64(n))
     }
     fn string(&mut self, value: JsonStr<'a>) -> Result<(), JsValue> {
         self.add(js_str(&value))

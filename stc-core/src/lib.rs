@@ -61,7 +61,10 @@ pub use document::{Document, DocumentBuilder};
 pub use error::{Category, Error, ErrorKind, ParseNameError};
 pub use gate::{Chosen, GateError, GateOptions, Gated, Tokenizer};
 pub use options::{AsDecodeOptions, DecodeOptions, EncodeOptions, Limits, Profile, Version};
-pub use parser::{parse_json, parse_json_to, parse_stc, parse_stc_to, Abort, Failure, Sink, Validate, MAX_DEPTH_LIMIT};
+pub use parser::{
+    is_unsafe_integer, parse_json, parse_json_to, parse_stc, parse_stc_to, Abort, Failure, Sink, Validate,
+    MAX_DEPTH_LIMIT,
+};
 #[cfg(feature = "serde")]
 pub use serde_api::{from_str, to_string, to_string_with};
 pub use strings::JsonStr;

@@ -1276,6 +1276,27 @@ pub(crate) struct NumberError {
     pub(crate) expected: Option<&'static str>,
 }
 
+/// Whether a number lexeme is an integer (no fraction, no exponent) outside
+/// ±(2^53 − 1), the range in which every integer is exactly a double. The
+/// JavaScript bindings' one rule for `bigint: true` (such integers become
+/// `BigInt`s); any valid JSON number lexeme may be passed.
+///
+/// ```
+/// use stc_core::is_unsafe_integer;
+/// assert!(!is_unsafe_integer("9007199254740991"));
+/// assert!(is_unsafe_integer("-9007199254740992"));
+/// assert!(is_unsafe_integer("12345678901234567890"));
+/// assert!(!is_unsafe_integer("1e300"));
+/// assert!(!is_unsafe_integer("9007199254740993.0"));
+/// ```
+pub fn is_unsafe_integer(lexeme: &str) -> bool {
+    let digits = lexeme.strip_prefix('-').unwrap_or(lexeme);
+    if digits.len() < 16 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    digits.len() > 16 || digits > "9007199254740991"
+}
+
 /// Scans a JSON number starting at `start` (at `-` or a digit):
 /// `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`. Returns the index
 /// after it. Shared by the reader and by [`DocumentBuilder::push_number`].
