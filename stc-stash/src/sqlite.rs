@@ -61,7 +61,21 @@ impl SqliteStore {
         let at = |e: rusqlite::Error| StoreError::Unavailable(format!("{}: {e}", path.display()));
         let mut conn = Connection::open(path).map_err(at)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(at)?;
-        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(at)?;
+        // Switching to WAL takes an exclusive lock, and SQLite may answer
+        // SQLITE_BUSY at once (without the busy handler) while another
+        // process opens the same new file: retry for up to the busy timeout.
+        let started = std::time::Instant::now();
+        let mode: String = loop {
+            match conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)) {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                        && started.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                other => break other.map_err(at)?,
+            }
+        };
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::Unavailable(format!("{}: cannot switch to WAL mode (got {mode})", path.display())));
         }
