@@ -178,6 +178,73 @@ impl<'a> JsonStr<'a> {
     }
 }
 
+/// Whether a string value may be written without quotes in STC version 2 (a
+/// *bare string*; spec "Bare strings"). `s` is the decoded text. It
+/// qualifies iff all of these hold:
+///
+/// * it is not empty;
+/// * no character is `"` `\` `,` `/` `:` `[` `]` `{` `}` `~`, a control
+///   character (U+0000–U+001F, U+007F–U+009F) or a whitespace character
+///   ([`char::is_whitespace`]) other than U+0020 SPACE;
+/// * its first and last characters are not U+0020 SPACE;
+/// * its first character is not `-`, `+`, `.` or an ASCII digit;
+/// * it is not, ignoring ASCII case, `true`, `false`, `null`, `nan`, `inf`
+///   or `infinity`.
+///
+/// The version 2 writer writes every string value that qualifies bare; the
+/// version 2 reader reads a bare run back as exactly this string.
+///
+/// ```
+/// use stc_core::is_bare_string;
+/// assert!(is_bare_string("GET"));
+/// assert!(!is_bare_string("Paris, France")); // ',' ends a cell
+/// assert!(is_bare_string("true story"));
+/// assert!(is_bare_string("café au lait"));
+/// assert!(!is_bare_string("True")); // a literal look-alike
+/// assert!(!is_bare_string("2024-01-01")); // starts like a number
+/// assert!(!is_bare_string(" padded")); // a space at an end
+/// assert!(!is_bare_string("")); // empty
+/// ```
+pub fn is_bare_string(s: &str) -> bool {
+    let mut chars = s.chars();
+    let Some(first) = chars.next() else { return false };
+    let last = chars.next_back().unwrap_or(first);
+    if first == ' ' || last == ' ' || matches!(first, '-' | '+' | '.' | '0'..='9') {
+        return false;
+    }
+    s.chars().all(is_bare_char) && !is_literal_lookalike(s)
+}
+
+/// Whether `c` may appear inside a bare string (anywhere, spaces included;
+/// the rules for the ends are in [`is_bare_string`]).
+#[inline]
+pub(crate) fn is_bare_char(c: char) -> bool {
+    if c.is_ascii() {
+        return BARE_ASCII[c as usize];
+    }
+    // `char::is_control` is exactly Cc: U+0000–U+001F and U+007F–U+009F.
+    !c.is_control() && !c.is_whitespace()
+}
+
+/// For each ASCII byte, whether it may appear inside a bare string.
+pub(crate) const BARE_ASCII: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut b = 0x20;
+    while b < 0x7F {
+        t[b] = !matches!(b as u8, b'"' | b'\\' | b',' | b'/' | b':' | b'[' | b']' | b'{' | b'}' | b'~');
+        b += 1;
+    }
+    t
+};
+
+/// Whether `s` is, ignoring ASCII case, one of the words a reader could take
+/// for a literal or a number: `true`, `false`, `null`, `nan`, `inf`,
+/// `infinity`.
+pub(crate) fn is_literal_lookalike(s: &str) -> bool {
+    (3..=8).contains(&s.len())
+        && ["true", "false", "null", "nan", "inf", "infinity"].iter().any(|w| w.eq_ignore_ascii_case(s))
+}
+
 /// Appends the canonical escaped body of a Rust string to `out`.
 pub(crate) fn push_canonical_str(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
@@ -384,6 +451,104 @@ mod tests {
             assert_eq!(stored.has_lone_surrogate(), parsed.has_lone_surrogate(), "{body}");
             assert_eq!(stored.canonical(), body, "{body}");
             assert_eq!(stored, parsed);
+        }
+    }
+
+    #[test]
+    fn bare_string_not_empty() {
+        assert!(!is_bare_string(""));
+        assert!(is_bare_string("a"));
+    }
+
+    #[test]
+    fn bare_string_forbidden_characters_anywhere() {
+        for c in ['"', '\\', ',', '/', ':', '[', ']', '{', '}', '~'] {
+            for s in [format!("{c}"), format!("a{c}"), format!("a{c}b"), format!("{c}b")] {
+                assert!(!is_bare_string(&s), "{s:?}");
+            }
+        }
+        // Every other printable ASCII character is allowed inside.
+        for ok in
+            ["a!b", "a#b", "a$%&'()*;<=>?@^_`|b", "x=y", "(x)", "a.b", "a-b", "a+b", "a1", "<br>", "#tag", "@user"]
+        {
+            assert!(is_bare_string(ok), "{ok:?}");
+        }
+        for b in 0x20u8..0x7F {
+            let s = format!("a{}b", b as char);
+            assert_eq!(is_bare_string(&s), !br#"",/:[]{}~\"#.contains(&b), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn bare_string_control_characters() {
+        for c in ['\u{0}', '\u{1}', '\t', '\n', '\r', '\u{1F}', '\u{7F}', '\u{80}', '\u{85}', '\u{9F}'] {
+            assert!(!is_bare_string(&format!("a{c}b")), "{c:?}");
+        }
+        for c in ['\u{A1}', '\u{AD}', '\u{200B}', '\u{FEFF}', 'é', '😀', '中'] {
+            assert!(is_bare_string(&format!("a{c}b")), "{c:?}"); // not Cc, not White_Space
+        }
+    }
+
+    #[test]
+    fn bare_string_whitespace_other_than_space() {
+        for c in [
+            '\u{A0}', '\u{1680}', '\u{2000}', '\u{200A}', '\u{2028}', '\u{2029}', '\u{202F}', '\u{205F}', '\u{3000}',
+            '\u{0B}', '\u{0C}',
+        ] {
+            assert!(c.is_whitespace());
+            assert!(!is_bare_string(&format!("a{c}b")), "{c:?}");
+        }
+        assert!(is_bare_string("a b"));
+        assert!(is_bare_string("a  b   c"));
+    }
+
+    #[test]
+    fn bare_string_ends_are_not_spaces() {
+        for s in [" ", "  ", " a", "a ", " a ", "a b "] {
+            assert!(!is_bare_string(s), "{s:?}");
+        }
+        assert!(is_bare_string("a b"));
+    }
+
+    #[test]
+    fn bare_string_first_character_not_number_like() {
+        for s in ["-", "-a", "+a", ".a", "0", "0a", "9 lives", "1st", ".hidden", "+1", "-inf"] {
+            assert!(!is_bare_string(s), "{s:?}");
+        }
+        for s in ["a-", "a+", "a.", "a0", "v1.2.3", "x9", "_1", "e5", "E"] {
+            assert!(is_bare_string(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn bare_string_literal_lookalikes() {
+        for w in ["true", "false", "null", "nan", "inf", "infinity"] {
+            for s in [w.to_string(), w.to_ascii_uppercase(), {
+                let mut t = w.to_string();
+                t[..1].make_ascii_uppercase();
+                t
+            }] {
+                assert!(!is_bare_string(&s), "{s:?}");
+            }
+        }
+        for s in ["NaN", "Inf", "INFINITY", "nULL", "tRuE", "FaLsE"] {
+            assert!(!is_bare_string(s), "{s:?}");
+        }
+        // Only whole-string matches: longer or shorter words qualify.
+        for s in ["true story", "nullable", "nul", "tru", "falsey", "na", "info", "infinite", "nan2", "Nancy", "truE!"]
+        {
+            assert!(is_bare_string(s), "{s:?}");
+        }
+        // Non-ASCII case folding is not applied (only ASCII case is ignored).
+        assert!(is_bare_string("ｔｒｕｅ"));
+    }
+
+    #[test]
+    fn bare_ascii_table_matches_the_char_rule() {
+        for b in 0u8..0x80 {
+            let c = b as char;
+            let expected = !c.is_control() && (c == ' ' || !c.is_whitespace()) && !r#"",/:[]{}~\"#.contains(c);
+            assert_eq!(is_bare_char(c), expected, "{b:#x}");
         }
     }
 }
