@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::{case_paths, cases_dir, quote, read_file, stem, Case, CATEGORIES};
 use clap::{Parser, ValueEnum};
+use stc_core::DecodeOptions;
 
 /// Most bytes kept of a program's stdout or stderr; more is a failure.
 const MAX_OUTPUT: u64 = 64 << 20;
@@ -64,6 +65,13 @@ pub struct Args {
     /// stderr, kind and byte offset must match. `strict`: that line is required.
     #[arg(long, value_enum, default_value_t = ErrorMode::Auto)]
     pub errors: ErrorMode,
+    /// How an `encode` case passes. `exact`: stdout is the case's expected
+    /// text, byte for byte (what the reference encoder writes). `value`: stdout,
+    /// decoded by the reference decoder (the case's version and depth limit),
+    /// is the same JSON value as the case's input (number lexemes, key order and
+    /// duplicate keys included); any correct encoder passes.
+    #[arg(long, value_enum, default_value_t = EncoderCheck::Exact)]
+    pub encoder_check: EncoderCheck,
     /// The program takes text only: skip the cases whose input is not UTF-8
     /// (`input_hex`), saying so.
     #[arg(long)]
@@ -82,6 +90,16 @@ pub enum ErrorMode {
     Auto,
     /// The `stc-error` line is required and must match.
     Strict,
+}
+
+/// How an `encode` case passes (`--encoder-check`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EncoderCheck {
+    /// The output is the case's `expected` text, byte for byte.
+    Exact,
+    /// The output decodes (reference decoder, the case's version and depth
+    /// limit) to the same value as the case's input.
+    Value,
 }
 
 /// The counts of a finished run.
@@ -134,6 +152,7 @@ struct Runner {
     encoder: Option<Vec<String>>,
     timeout: Duration,
     errors: ErrorMode,
+    encoder_check: EncoderCheck,
     text_only: bool,
 }
 
@@ -160,6 +179,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<Summary, String> {
             .filter(|t| !t.is_zero())
             .ok_or_else(|| format!("--timeout {} is not a positive number of seconds", args.timeout))?,
         errors: args.errors,
+        encoder_check: args.encoder_check,
         text_only: args.text_only,
     };
     if runner.decoder.is_none() && runner.encoder.is_none() {
@@ -361,6 +381,9 @@ impl Runner {
         let result = match job.category.as_str() {
             "decode" => self.expect_text(decoder, None, depth, &input, case),
             "invalid" => self.expect_error(decoder, None, depth, &input, case, "decode"),
+            "encode" if self.encoder_check == EncoderCheck::Value => {
+                self.expect_value(encoder, case.profile().name(), depth, &input, case)
+            }
             "encode" => self.expect_text(encoder, Some(case.profile().name()), depth, &input, case),
             "json-invalid" => self.expect_error(encoder, Some("compact"), depth, &input, case, "encode"),
             _ => self.roundtrip(decoder, encoder, depth, &input, case),
@@ -392,6 +415,56 @@ impl Runner {
         }
         if output(&run) != expected.as_bytes() {
             return Err(format!("{what}\n{}", text_diff(expected, output(&run))));
+        }
+        Ok(())
+    }
+
+    /// `--encoder-check value`: the encoder's output, decoded by the reference
+    /// decoder with the case's version and depth limit, is the value of the
+    /// case's input decoded the same way. Both are compared as the minified JSON
+    /// text `stc_core` writes, which keeps number lexemes, key order and
+    /// duplicate keys: lossless equality.
+    fn expect_value(
+        &self,
+        program: &[String],
+        profile: &str,
+        depth: Knobs,
+        input: &[u8],
+        case: &Case,
+    ) -> Result<(), String> {
+        let options = DecodeOptions::default().limits(case.limits()).version(case.version());
+        let want = stc_core::decode_bytes_with(input, &options)
+            .map_err(|e| format!("the case's input is not a JSON value the reference decoder reads: {e}"))?;
+        let what = describe_call(program, Some(profile), depth);
+        let run = self.invoke(program, Some(profile), depth, input).map_err(|e| format!("{what}\n{e}"))?;
+        if !run.status.success() {
+            return Err(format!(
+                "{what}\nexpected: STC text whose value is {}\nactual:   {}\n{}",
+                clip(&quote(&want)),
+                status_text(&run.status),
+                stderr_excerpt(&run.stderr)
+            ));
+        }
+        let stc = output(&run);
+        let got = stc_core::decode_bytes_with(stc, &options).map_err(|e| {
+            format!(
+                "{what}\n  gave {}\nexpected: STC version {} text whose value is {}\n\
+                 actual:   the reference decoder (version {}, max depth {}) rejects it: {} at byte {}: {e}",
+                clip(&quote(&String::from_utf8_lossy(stc))),
+                depth.version,
+                clip(&quote(&want)),
+                depth.version,
+                depth.max_depth,
+                e.kind().code(),
+                e.offset().unwrap_or(0),
+            )
+        })?;
+        if got != want {
+            return Err(format!(
+                "{what}\n  gave {}\nvalues differ (the input and the output, each decoded to minified JSON):\n{}",
+                clip(&quote(&String::from_utf8_lossy(stc))),
+                text_diff(&want, got.as_bytes())
+            ));
         }
         Ok(())
     }

@@ -93,6 +93,62 @@ fn the_whole_corpus_passes_through_the_python_oracle() {
 }
 
 #[test]
+fn a_plain_json_encoder_passes_every_encode_case_by_value_and_fails_them_exactly() {
+    // `cat` "encodes" by echoing the JSON input: every JSON text is STC, so by
+    // value it is a correct encoder (for every version: {version} only makes
+    // the v2 cases run); byte for byte it is not the reference encoder.
+    let plain = "sh -c cat plain-json-encoder {version}";
+    let out = runner(&["--encoder", plain, "--encoder-check", "value", "--filter", "encode::"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let summary = summary_line(&stdout);
+    assert!(summary.ends_with(" 0 failed, 0 skipped"), "{summary}");
+    let passed: usize = summary.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert!(passed > 150, "{summary}");
+
+    let out = runner(&["--encoder", plain, "--filter", "encode::"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let summary = summary_line(&stdout);
+    let failed: usize = summary.split_whitespace().nth(4).unwrap().parse().unwrap();
+    assert!(failed > passed * 3 / 4, "exact mode should fail most encode cases: {summary}");
+    assert!(stdout.contains("first difference at byte"), "{stdout}");
+}
+
+#[test]
+fn an_encoder_that_changes_the_value_fails_by_value_with_both_values_and_the_difference() {
+    // The case's input: {"status": "ok", "page": {...}, "items": [{"id": "a1", "price": 9.90, ...
+    let case = "::paged-list-compact";
+    let value = |encoder: &str| {
+        let out = runner(&["--encoder", encoder, "--encoder-check", "value", "--filter", case]);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert!(stdout.starts_with("FAIL encode::realistic::paged-list-compact\n"), "{stdout}");
+        assert!(stdout.contains("1 cases: 0 passed, 1 failed, 0 skipped"), "{stdout}");
+        stdout
+    };
+    // A key dropped.
+    let stdout = value(r#"sed 's/"status": "ok", //'"#);
+    assert!(stdout.contains("values differ"), "{stdout}");
+    assert!(stdout.contains(r#"expected: "{\"status\":\"ok\",\"page\""#), "{stdout}");
+    assert!(stdout.contains(r#"actual:   "{\"page\""#), "{stdout}");
+    assert!(stdout.contains("first difference at byte 2"), "{stdout}");
+    // A number's lexeme changed: the same f64, not the same value for STC (lossless).
+    let stdout = value("sed s/9.90/9.9/");
+    assert!(stdout.contains("values differ"), "{stdout}");
+    assert!(stdout.contains(r#""price\":9.90"#) && stdout.contains(r#""price\":9.9,"#), "{stdout}");
+    // Output the reference decoder rejects.
+    let stdout = value("sh -c 'cat >/dev/null; echo \"[2]: 1\"'");
+    assert!(
+        stdout.contains("the reference decoder (version 1, max depth 128) rejects it: count_mismatch at byte 1"),
+        "{stdout}"
+    );
+    // A failing encoder.
+    let stdout = value("sh -c 'cat >/dev/null; exit 3'");
+    assert!(stdout.contains("actual:   exit status 3"), "{stdout}");
+}
+
+#[test]
 fn a_broken_decoder_fails_with_a_diff_naming_the_case() {
     // The oracle, with every `1` of its output turned into `2`.
     let broken = format!("sh -c '{} decode | sed s/1/2/g'", oracle_program());

@@ -46,3 +46,37 @@ fn a_wrong_option_is_caught_by_the_runner() {
     assert!(report.contains("FAIL encode::"), "{report}");
     assert!(report.contains("first difference at byte"), "{report}");
 }
+
+#[test]
+fn the_stc_cli_passes_the_encode_cases_by_value_and_its_version_2_output_fails_version_1_cases() {
+    let stc = command_line(&[env!("CARGO_BIN_EXE_stc")]);
+    let by_value = |encoder: String| {
+        let args = Args::parse_from([
+            "stc-conformance-run",
+            "--encoder-check",
+            "value",
+            "--encoder",
+            &encoder,
+            "--filter",
+            "encode::",
+        ]);
+        let mut report = Vec::new();
+        let summary = run(&args, &mut report).expect("the corpus runs");
+        (summary, String::from_utf8(report).unwrap())
+    };
+    // The reference encoder passes by value what it passes byte for byte.
+    let (summary, report) =
+        by_value(format!("{stc} encode --profile {{profile}} --max-depth {{max_depth}} --stc-version {{version}}"));
+    assert_eq!((summary.failed, summary.skipped), (0, 0), "{report}");
+    assert!(summary.passed > 150, "{report}");
+    // Always version 2: its output for a version 1 case is checked with the
+    // version 1 decoder, which rejects the v2 constructs it uses.
+    let (summary, report) =
+        by_value(format!("{stc} encode --profile {{profile}} --max-depth {{max_depth}} --stc-version 2"));
+    assert!(summary.failed > 0 && summary.passed > 0, "{report}");
+    assert_eq!(summary.exit_code(), 1);
+    assert!(
+        report.contains("the reference decoder (version 1, max depth 128) rejects it: newer_version at byte"),
+        "{report}"
+    );
+}
