@@ -340,6 +340,66 @@ def floor_section(data, out):
     out.append("\n")
 
 
+TECHNIQUES = {
+    "nested_cells": "tables with nested cells (vs flat cells only)",
+    "compact_arrays": "compact `[N]:` arrays of scalars where cheaper",
+    "tables": "tables `[N]{cols}:` at all",
+    "arrays_of_arrays": "compact `[N]:` arrays holding containers (arrays of arrays)",
+    "column_groups": "column groups `user{id,name}`",
+    "absent_cells": "absent cells `~`",
+    "keyed_tables": "keyed tables `{N}{cols}: key:cells`",
+    "bare_strings": "bare (unquoted) string values",
+}
+
+
+def techniques_section(out_dir, out):
+    """Per technique: the tokens it saves (with it off minus all on), from `stc-bench techniques`."""
+    data = load(os.path.join(out_dir, "techniques.json"))
+    out.append("## What each technique saves\n")
+    if not data or not data.get("docs"):
+        out.append(f"Not measured: {(data or {}).get('reason', '`stc-bench techniques` did not run')}.\n")
+        return
+    docs = data["docs"]
+    out.append("`stc-bench techniques` encodes every document (compact profile) with every encoder technique on, then "
+               "with each one switched off alone (`stc_core::Techniques`, a switch for measurement only: output with a "
+               "technique off is valid STC but not the reference output). A technique's saving is the tokens with it "
+               "off minus the tokens with all on, summed over the class, in brackets as a share of the class's "
+               "minified JSON tokens. Rows *all on* give the tokens and their ratio to minified JSON. Version 1 rows "
+               "switch only version 1 techniques; version 2 rows switch every technique with version 2 written. "
+               "Savings are not additive: techniques overlap (a table whose cells hold objects saves nothing once "
+               "groups flatten them, and so on).\n")
+    classes = CLASSES + [("all", "all documents")]
+    for tokenizer in ("o200k_base", "cl100k_base"):
+        out.append(f"### {tokenizer}\n")
+        out.append("| | " + " | ".join(label for _, label in classes) + " |")
+        out.append("|---|" + "---:|" * len(classes))
+        members = {cls: [d for d in docs if cls == "all" or d["class"] == cls] for cls, _ in classes}
+        json_tok = {cls: sum(d["json_min"][tokenizer] for d in ms) for cls, ms in members.items()}
+        out.append("| minified JSON | " + " | ".join(fmt_int(json_tok[c]) for c, _ in classes) + " |")
+        for version in ("v1", "v2"):
+            on = {cls: sum(d["versions"][version]["all"][tokenizer] for d in ms) for cls, ms in members.items()}
+            out.append(f"| **{version} all on** | " + " | ".join(
+                f"**{fmt_int(on[c])}** ({on[c] / json_tok[c]:.3f})" if json_tok[c] else "—" for c, _ in classes) + " |")
+            for name in data["techniques"]:
+                if not all(name in d["versions"][version]["off"] for d in docs):
+                    continue
+                cells = []
+                for c, _ in classes:
+                    saved = sum(d["versions"][version]["off"][name][tokenizer] for d in members[c]) - on[c]
+                    cells.append(f"{saved:+,} ({100 * saved / json_tok[c]:+.1f}%)" if json_tok[c] else "—")
+                out.append(f"| {version} without {TECHNIQUES.get(name, name)} | " + " | ".join(cells) + " |")
+        out.append("")
+    failures = [(d["name"], f) for d in docs for f in d.get("roundtrip_failures", [])]
+    checked = sum(1 + len(v["off"]) for d in docs for v in d["versions"].values())
+    if failures:
+        out.append(f"**Round trip failed** for {len(failures)} of {checked} texts:\n")
+        out.extend(f"- {n}: {f}" for n, f in failures)
+    else:
+        out.append(f"Every text (all on and each technique off, {checked} texts over {len(docs)} documents) decodes back "
+                   "to the minified input at its version.")
+    out.append("\n")
+
+
 def targets_section(data, crit, out):
     """The targets of issue 16 with pass/fail, from this run's figures."""
     docs = data["docs"]
@@ -758,6 +818,7 @@ def main():
     chart(docs, os.path.join(bench_dir, "tokens.svg"))
     targets_section(data, crit, out)
     floor_section(data, out)
+    techniques_section(out_dir, out)
 
     out.append("## Tokens\n")
     out.append("Formats: JSON pretty (2-space indent), JSON minified (the gate's baseline), TOON (`@toon-format/toon`, "

@@ -56,6 +56,7 @@ if grep -q 'pub enum Version' "$ROOT/stc-core/src/options.rs"; then FEATURES=(--
 run cargo build --release --quiet --manifest-path bench/stc-bench/Cargo.toml "${FEATURES[@]}"
 STC_BENCH="$BENCH_TARGET/release/stc-bench"
 run "$STC_BENCH" tokens bench/out/manifest.json bench/out/toon bench/out/tokens.json
+run "$STC_BENCH" techniques bench/out/manifest.json bench/out/techniques.json
 run "$STC_BENCH" speed bench/out/manifest.json bench/out/speed_rust.json "$SPEED_MS"
 
 if [ "$CRITERION" = 1 ]; then

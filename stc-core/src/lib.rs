@@ -60,6 +60,8 @@ mod write_stc_reference;
 pub use document::{Document, DocumentBuilder};
 pub use error::{Category, Error, ErrorKind, ParseNameError};
 pub use gate::{Chosen, GateError, GateOptions, Gated, Tokenizer};
+#[doc(hidden)]
+pub use options::Techniques;
 pub use options::{AsDecodeOptions, DecodeOptions, EncodeOptions, Limits, Profile, Version};
 pub use parser::{
     is_unsafe_integer, parse_json, parse_json_to, parse_stc, parse_stc_to, Abort, Failure, Sink, Validate,

@@ -257,6 +257,10 @@ pub struct EncodeOptions {
     /// The STC version to write (default [`Version::V1`]): version 2 output
     /// needs a version 2 reader.
     pub version: Version,
+    /// Which encoder techniques may be used (all by default). For
+    /// benchmarks only: see [`Techniques`].
+    #[doc(hidden)]
+    pub techniques: Techniques,
 }
 
 impl EncodeOptions {
@@ -286,5 +290,111 @@ impl EncodeOptions {
     pub fn version(mut self, version: Version) -> Self {
         self.version = version;
         self
+    }
+
+    /// Sets the encoder techniques that may be used. For benchmarks only:
+    /// see [`Techniques`].
+    #[doc(hidden)]
+    #[must_use]
+    pub fn techniques(mut self, techniques: Techniques) -> Self {
+        self.techniques = techniques;
+        self
+    }
+}
+
+/// The encoder's techniques, each of which can be switched off to measure
+/// what it saves (`stc-bench techniques`, the report's "What each technique
+/// saves"). **For benchmarks**: output with any technique off is valid STC
+/// but not the reference output (which every binding and the conformance
+/// corpus expect), so nothing else should turn one off. Every field is
+/// `true` by default; version 2 techniques matter only when writing
+/// version 2.
+///
+/// ```
+/// use stc_core::{encode_with, EncodeOptions, Techniques};
+/// let json = r#"[{"a":1},{"a":2}]"#;
+/// let flat = Techniques::default().set("tables", false).unwrap();
+/// assert_eq!(encode_with(json, &EncodeOptions::default().techniques(flat))?, "[{a:1},{a:2}]");
+/// assert_eq!(encode_with(json, &EncodeOptions::default())?, "[2]{a}:1/2");
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+#[doc(hidden)]
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Techniques {
+    /// v1: table cells may be containers (nested objects, arrays, tables);
+    /// off, an array is a table only if every cell is a scalar (or `~`).
+    pub nested_cells: bool,
+    /// v1: the compact form `[N]: a,b` for an array of scalars, wherever it
+    /// is cheaper (off: plain `[a,b]`).
+    pub compact_arrays: bool,
+    /// v1: tables `[N]{cols}: rows` for arrays of objects (off: no array is
+    /// a table).
+    pub tables: bool,
+    /// v1: the compact form for an array holding containers (arrays of
+    /// arrays, of objects that are not a table) wherever it is cheaper (off:
+    /// such an array is plain or a table).
+    pub arrays_of_arrays: bool,
+    /// v2: column groups `user{id,name}` (off: objects stay cells).
+    pub column_groups: bool,
+    /// v2: absent cells `~` (off: every row of a table has every column).
+    pub absent_cells: bool,
+    /// v2: keyed tables `{N}{cols}: key:cells` for objects of objects.
+    pub keyed_tables: bool,
+    /// v2: qualifying string values written without quotes.
+    pub bare_strings: bool,
+}
+
+impl Default for Techniques {
+    fn default() -> Self {
+        Techniques {
+            nested_cells: true,
+            compact_arrays: true,
+            tables: true,
+            arrays_of_arrays: true,
+            column_groups: true,
+            absent_cells: true,
+            keyed_tables: true,
+            bare_strings: true,
+        }
+    }
+}
+
+impl Techniques {
+    /// Every technique's name, version 1's first: what [`set`](Techniques::set) accepts.
+    pub const NAMES: &'static [&'static str] = &[
+        "nested_cells",
+        "compact_arrays",
+        "tables",
+        "arrays_of_arrays",
+        "column_groups",
+        "absent_cells",
+        "keyed_tables",
+        "bare_strings",
+    ];
+
+    /// The techniques with the one named `name` switched on or off; `None`
+    /// for an unknown name.
+    #[must_use]
+    pub fn set(mut self, name: &str, on: bool) -> Option<Self> {
+        let field = match name {
+            "nested_cells" => &mut self.nested_cells,
+            "compact_arrays" => &mut self.compact_arrays,
+            "tables" => &mut self.tables,
+            "arrays_of_arrays" => &mut self.arrays_of_arrays,
+            "column_groups" => &mut self.column_groups,
+            "absent_cells" => &mut self.absent_cells,
+            "keyed_tables" => &mut self.keyed_tables,
+            "bare_strings" => &mut self.bare_strings,
+            _ => return None,
+        };
+        *field = on;
+        Some(self)
+    }
+
+    /// Whether the technique is a version 2 construct (it changes nothing
+    /// when writing version 1).
+    pub fn is_v2(name: &str) -> bool {
+        matches!(name, "column_groups" | "absent_cells" | "keyed_tables" | "bare_strings")
     }
 }

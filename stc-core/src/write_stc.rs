@@ -21,7 +21,7 @@ use crate::document::{Document, Node};
 use crate::estimate::estimate_tokens;
 use crate::gate::{GateError, GateOptions, Gated};
 use crate::identifier::is_identifier;
-use crate::options::{EncodeOptions, Profile, Version};
+use crate::options::{EncodeOptions, Profile, Techniques, Version};
 
 impl Document<'_> {
     /// Writes the document as STC version 1 in the given profile.
@@ -35,7 +35,7 @@ impl Document<'_> {
     /// # Ok::<(), stc_core::Error>(())
     /// ```
     pub fn encode(&self, profile: Profile) -> String {
-        write(&self.nodes, profile, Version::V1)
+        write(&self.nodes, profile, Version::V1, Techniques::default())
     }
 
     /// Writes the document as STC with `options`' profile and version (its
@@ -51,7 +51,7 @@ impl Document<'_> {
     /// # Ok::<(), stc_core::Error>(())
     /// ```
     pub fn encode_with(&self, options: &EncodeOptions) -> String {
-        write(&self.nodes, options.profile, options.version)
+        write(&self.nodes, options.profile, options.version, options.techniques)
     }
 
     /// [`encode_gated`](crate::encode_gated) for a document already in
@@ -251,6 +251,8 @@ enum Cell {
 struct Plan<'d, 'a> {
     nodes: &'d [Node<'a>],
     v2: bool,
+    /// The techniques that may be used (all, except in benchmarks).
+    t: Techniques,
     /// Tape index of every container, ascending.
     containers: Vec<usize>,
     /// Packed [`Form`] of each container (by ordinal).
@@ -297,7 +299,7 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Decides every container's form, children before parents: the tape is
     /// in document order, so walking it backwards visits each child before
     /// its container, with no recursion and no stack at all.
-    fn new(nodes: &'d [Node<'a>], v2: bool) -> Self {
+    fn new(nodes: &'d [Node<'a>], v2: bool, t: Techniques) -> Self {
         let containers: Vec<usize> = nodes
             .iter()
             .enumerate()
@@ -308,6 +310,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let mut plan = Plan {
             nodes,
             v2,
+            t,
             containers,
             forms: vec![0; count],
             costs: vec![0; count],
@@ -457,14 +460,16 @@ impl<'d, 'a> Plan<'d, 'a> {
             // not estimated: a container whose form does not depend on its
             // parent adds the same to every candidate of the parent, so only
             // its stand-in's place in the parent's text can decide.
-            let member = COMPACT_SCALAR_MEMBERS && matches!(self.nodes.get(i.wrapping_sub(1)), Some(Node::Key(_)));
+            let member = COMPACT_SCALAR_MEMBERS
+                && self.t.compact_arrays
+                && matches!(self.nodes.get(i.wrapping_sub(1)), Some(Node::Key(_)));
             let form = if member { Form::Compact } else { Form::Plain };
             self.set(o, Choice { form, cost: 1 + len, safe: form, safe_cost: 1 + len });
             return;
         }
         // A table's columns come first: in version 1, the rows' own costs
         // are only priced for an array that can be a table (see `object`).
-        let columns = if len < 2 { None } else { self.array_columns(i, len, end) };
+        let columns = if len < 2 || !self.t.tables { None } else { self.array_columns(i, len, end) };
         if !self.v2 && columns.is_some() {
             let mut r = i + 1;
             while r < end {
@@ -493,7 +498,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let plain = self.priced(extra);
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
         // Compact: `[N]:a,b`; safe when its last item is written safe.
-        let compact = self.price_compact(i, end);
+        let compact = if self.t.arrays_of_arrays { self.price_compact(i, end) } else { usize::MAX };
         if compact < best.cost {
             (best.form, best.cost) = (Form::Compact, compact);
         }
@@ -546,7 +551,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let plain = self.price_object(i, end);
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
         // Keyed table (v2): `{N}{cols}:key:cells/key:cells`.
-        if len > 1 && self.members_are_objects(i, end) {
+        if len > 1 && self.t.keyed_tables && self.members_are_objects(i, end) {
             let mut rows = Vec::with_capacity(len);
             let mut k = i + 1;
             while k < end {
@@ -710,10 +715,17 @@ impl<'d, 'a> Plan<'d, 'a> {
         if columns.is_empty() {
             return None;
         }
+        if !self.t.absent_cells
+            && rows
+                .iter()
+                .any(|&r| !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if *len == columns.len()))
+        {
+            return None;
+        }
         let mut out = Vec::with_capacity(columns.len());
         for &c in &columns {
             let mut column = Column { key: c, sub: Vec::new() };
-            if depth < MAX_GROUP_DEPTH {
+            if depth < MAX_GROUP_DEPTH && self.t.column_groups {
                 if let Some(sub) = self.group(rows, c, depth) {
                     column.sub = sub;
                 }
@@ -790,6 +802,16 @@ impl<'d, 'a> Plan<'d, 'a> {
         (as_group < as_cells).then_some(sub)
     }
 
+    /// Whether every leaf cell of the rows is a scalar or `~`.
+    fn flat_cells(&self, rows: &[(Option<usize>, usize)], columns: &[Column]) -> bool {
+        let mut leaves = Vec::new();
+        rows.iter().all(|&(_, row)| {
+            leaves.clear();
+            self.cells(Some(row), columns, &mut leaves);
+            leaves.iter().all(|leaf| !matches!(*leaf, Cell::Value(v) if self.is_container(v)))
+        })
+    }
+
     /// Writes `{a,b{c}}` to the scratch text.
     fn price_columns(&mut self, columns: &[Column]) {
         let mut out = std::mem::take(&mut self.scratch);
@@ -806,6 +828,9 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// object)`), each cell priced; the last cell of every row but the last
     /// is priced in its safe form.
     fn price_table(&mut self, rows: &[(Option<usize>, usize)], columns: &[Column], keyed: bool) -> usize {
+        if !self.t.nested_cells && !self.flat_cells(rows, columns) {
+            return usize::MAX;
+        }
         self.scratch.push(if keyed { '{' } else { '[' });
         push_count(&mut self.scratch, rows.len());
         self.scratch.push(if keyed { '}' } else { ']' });
@@ -1153,11 +1178,11 @@ impl Writer<'_, '_, '_> {
 }
 
 /// The document as STC text: plan, then write.
-fn write(nodes: &[Node<'_>], profile: Profile, version: Version) -> String {
+fn write(nodes: &[Node<'_>], profile: Profile, version: Version, techniques: Techniques) -> String {
     if nodes.is_empty() {
         return String::new();
     }
-    let plan = Plan::new(nodes, version >= Version::V2);
+    let plan = Plan::new(nodes, version >= Version::V2, techniques);
     let style = match profile {
         Profile::Readable => &READABLE,
         Profile::Compact => &COMPACT,
@@ -1281,7 +1306,7 @@ mod tests {
             let doc = Document::parse_json(json, &Limits::default()).unwrap();
             for version in [Version::V1, Version::V2] {
                 for profile in [Profile::Compact, Profile::Readable] {
-                    let new = write(&doc.nodes, profile, version);
+                    let new = write(&doc.nodes, profile, version, Techniques::default());
                     let old = crate::write_stc_reference::write(&doc.nodes, profile, version);
                     assert!(new == old, "{name}: {version:?} {profile:?} differs at byte {}", {
                         new.bytes().zip(old.bytes()).take_while(|(a, b)| a == b).count()
@@ -1323,6 +1348,58 @@ mod tests {
         assert_eq!(encode_v(json, Version::V1), "[2]{a,b}:[2]{c}:1/2,1/[2]{c}:3/4,2");
         // One row: never a table.
         assert_eq!(encode_v(r#"[{"a":1,"b":2}]"#, Version::V1), "[{a:1,b:2}]");
+    }
+
+    /// Each technique switch changes the output of a document that uses the
+    /// technique, and every output decodes back (at the version written).
+    #[test]
+    fn technique_switches_change_the_form_and_stay_lossless() {
+        let off = |name: &str| Techniques::default().set(name, false).unwrap();
+        let enc = |json: &str, version: Version, t: Techniques| {
+            let doc = Document::parse_json(json, &Limits::default()).unwrap();
+            let stc = doc.encode_with(&EncodeOptions::default().version(version).techniques(t));
+            let back = crate::decode_with(&stc, &crate::DecodeOptions::default().version(version)).unwrap();
+            assert_eq!(back, doc.to_json(), "{stc}");
+            stc
+        };
+        let cases: &[(&str, Version, &str, &str, &str)] = &[
+            (
+                "nested_cells",
+                Version::V1,
+                r#"[{"a":{"x":1}},{"a":{"x":2}}]"#,
+                "[2]{a}:{x:1}/{x:2}",
+                "[{a:{x:1}},{a:{x:2}}]",
+            ),
+            ("tables", Version::V1, r#"[{"a":1},{"a":2}]"#, "[2]{a}:1/2", "[{a:1},{a:2}]"),
+            (
+                "column_groups",
+                Version::V2,
+                r#"[{"u":{"x":1,"y":2}},{"u":{"x":3,"y":4}}]"#,
+                "[2]{u{x,y}}:1,2/3,4",
+                "[2]{u}:{x:1,y:2}/{x:3,y:4}",
+            ),
+            (
+                "absent_cells",
+                Version::V2,
+                r#"[{"a":1,"b":2},{"a":3},{"a":5,"b":6}]"#,
+                "[3]{a,b}:1,2/3,~/5,6",
+                "[{a:1,b:2},{a:3},{a:5,b:6}]",
+            ),
+            ("keyed_tables", Version::V2, r#"{"k1":{"a":1},"k2":{"a":2}}"#, "{2}{a}:k1:1/k2:2", "{k1:{a:1},k2:{a:2}}"),
+        ];
+        for &(name, version, json, on, without) in cases {
+            assert_eq!(enc(json, version, Techniques::default()), on, "{name} on");
+            assert_eq!(enc(json, version, off(name)), without, "{name} off");
+        }
+        // Techniques the corpus never needs still leave every output lossless.
+        for json in [r#"[[1,2],[3,[4]],{"a":[{"b":1},{"b":2}]}]"#, r#"{"t":["a","b"],"n":[1,2]}"#, TABLE] {
+            for &name in Techniques::NAMES {
+                for version in [Version::V1, Version::V2] {
+                    enc(json, version, off(name));
+                }
+            }
+        }
+        assert!(Techniques::default().set("dictionaries", false).is_none());
     }
 
     #[test]

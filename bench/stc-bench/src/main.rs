@@ -5,6 +5,8 @@
 //!                                               floor and the split of the gap to it (issue 16)
 //! stc-bench speed MANIFEST OUT.json [BUDGET_MS] Rust speed: stc vs serde_json vs toon-format
 //! stc-bench dump MANIFEST DIR                   texts + o200k counts, for calibrating the estimator
+//! stc-bench techniques MANIFEST OUT.json        tokens with every encoder technique on, and with each
+//!                                               one off (v1 and v2), for "What each technique saves"
 //! stc-bench encode FILE | decode FILE           stc-core on a file, output to stdout (peak RSS fallback)
 //! stc-bench nodes FILE                          nodes of the encoder's tape for a JSON file (memory estimate)
 //! ```
@@ -32,6 +34,7 @@ fn main() {
         ["speed", manifest, out] => speed(manifest, out, 300),
         ["speed", manifest, out, budget] => speed(manifest, out, budget.parse().expect("BUDGET_MS")),
         ["dump", manifest, dir] => dump(manifest, dir),
+        ["techniques", manifest, out] => techniques(manifest, out),
         ["encode", file] => print!("{}", encode_with(&read(file), &EncodeOptions::default()).unwrap_or_else(|e| die(e))),
         ["decode", file] => print!("{}", decode(&read(file)).unwrap_or_else(|e| die(e))),
         ["nodes", file] => {
@@ -39,7 +42,7 @@ fn main() {
             let doc = stc_core::Document::parse_json(&json, &Limits::default()).unwrap_or_else(|e| die(e));
             println!("{}", doc.node_count());
         }
-        _ => die("usage: stc-bench tokens MANIFEST TOON_DIR OUT | speed MANIFEST OUT [BUDGET_MS] | encode FILE | decode FILE | nodes FILE"),
+        _ => die("usage: stc-bench tokens MANIFEST TOON_DIR OUT | speed MANIFEST OUT [BUDGET_MS] | techniques MANIFEST OUT | encode FILE | decode FILE | nodes FILE"),
     }
 }
 
@@ -405,4 +408,75 @@ fn dump(manifest_path: &str, dir: &str) {
     }
     std::fs::write(format!("{dir}/counts.json"), serde_json::to_string_pretty(&counts).unwrap())
         .unwrap_or_else(|e| die(e));
+}
+
+/// Tokens of every document's compact STC with every encoder technique on,
+/// and with each technique off in turn (`stc_core::Techniques`, a switch for
+/// measurement only), in version 1 (its own techniques) and version 2 (all
+/// of them), counted with o200k_base and cl100k_base. Every text is decoded
+/// back at its version and compared with the minified input (a failure is
+/// recorded, not fatal). A text equal to the all-on text is not counted
+/// again.
+#[cfg(feature = "v2")]
+fn techniques(manifest_path: &str, out: &str) {
+    use stc_core::{DecodeOptions, Techniques, Version};
+    const EXACT: [Tokenizer; 2] = [Tokenizer::O200kBase, Tokenizer::Cl100kBase];
+    let count = |text: &str| {
+        let mut m = serde_json::Map::new();
+        for t in EXACT {
+            m.insert(t.name().into(), json!(t.count(text)));
+        }
+        Value::Object(m)
+    };
+    let mut docs = Vec::new();
+    for doc in manifest(manifest_path) {
+        let json = read(&doc.path);
+        let minified = decode(&json).unwrap_or_else(|e| die(format!("{}: {e}", doc.name)));
+        let mut versions = serde_json::Map::new();
+        let mut failures = Vec::new();
+        for version in [Version::V1, Version::V2] {
+            let base = EncodeOptions::default().profile(Profile::Compact).version(version);
+            let decode_options = DecodeOptions::default().version(version);
+            let mut check = |label: &str, text: &str| match stc_core::decode_with(text, &decode_options) {
+                Ok(back) if back == minified => {}
+                Ok(_) => failures.push(format!("v{version} {label}: decodes to a different value")),
+                Err(e) => failures.push(format!("v{version} {label}: {e}")),
+            };
+            let all = encode_with(&json, &base).unwrap_or_else(|e| die(format!("{}: {e}", doc.name)));
+            check("all on", &all);
+            let all_counts = count(&all);
+            let mut off = serde_json::Map::new();
+            for &name in Techniques::NAMES {
+                if version == Version::V1 && Techniques::is_v2(name) {
+                    continue;
+                }
+                let t = Techniques::default().set(name, false).expect("a known technique");
+                let text = encode_with(&json, &base.techniques(t)).unwrap();
+                let counts = if text == all {
+                    all_counts.clone()
+                } else {
+                    check(&format!("without {name}"), &text);
+                    count(&text)
+                };
+                off.insert(name.into(), counts);
+            }
+            versions.insert(format!("v{version}"), json!({ "all": all_counts, "off": off }));
+        }
+        for f in &failures {
+            eprintln!("stc-bench: {}: {f}", doc.name);
+        }
+        eprintln!("techniques: {}", doc.name);
+        docs.push(json!({
+            "name": doc.name, "class": doc.class, "json_min": count(&minified),
+            "versions": versions, "roundtrip_failures": failures,
+        }));
+    }
+    let result = json!({ "techniques": Techniques::NAMES, "docs": docs });
+    std::fs::write(out, serde_json::to_string_pretty(&result).unwrap()).unwrap_or_else(|e| die(e));
+}
+
+#[cfg(not(feature = "v2"))]
+fn techniques(_manifest_path: &str, out: &str) {
+    let result = json!({ "docs": [], "reason": "not built: stc-core at this commit has no technique switches" });
+    std::fs::write(out, serde_json::to_string_pretty(&result).unwrap()).unwrap_or_else(|e| die(e));
 }
