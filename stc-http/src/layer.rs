@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use http::header::{
-    HeaderValue, ACCEPT_RANGES, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, TRANSFER_ENCODING,
-    VARY,
+    HeaderValue, ACCEPT_RANGES, ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN,
+    ACCESS_CONTROL_EXPOSE_HEADERS, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, IF_NONE_MATCH,
+    TRANSFER_ENCODING, VARY,
 };
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body::Body;
@@ -28,6 +29,12 @@ pub const X_STC_VERSION: &str = "x-stc-version";
 pub const X_STC_RATIO: &str = "x-stc-ratio";
 /// `X-STC-Tokenizer`: the tokenizer behind `X-STC-Ratio`.
 pub const X_STC_TOKENIZER: &str = "x-stc-tokenizer";
+/// The headers an STC response adds, as listed in `Access-Control-Expose-Headers`:
+/// the layer appends them there itself when the response carries
+/// `Access-Control-Allow-Origin`. A CORS layer placed *outside* [`StcLayer`]
+/// adds its headers after the layer has run, so list these in its exposed
+/// headers (tower-http: `CorsLayer::expose_headers`).
+pub const EXPOSED_HEADERS: [&str; 3] = ["X-STC-Version", "X-STC-Ratio", "X-STC-Tokenizer"];
 
 /// Settings of [`StcLayer`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -229,13 +236,17 @@ where
         let head = req.method() == Method::HEAD;
         // Only for the log line of a body that turns out not to be JSON.
         let target = pref.wants_stc().then(|| format!("{} {}", req.method(), req.uri().path()));
+        // Only to tell, on a 304, which validator the client holds (see `not_modified`).
+        let if_none_match: Vec<HeaderValue> =
+            if pref.wants_stc() { req.headers().get_all(IF_NONE_MATCH).iter().cloned().collect() } else { Vec::new() };
         // Inner services (the proxy's forwarder) may read the parsed preference.
         req.extensions_mut().insert(pref.clone());
         let shared = self.shared.clone();
         let future = self.inner.call(req);
         Box::pin(async move {
             let response = future.await?;
-            Ok(respond(response, &pref, head, &shared, target.as_deref().unwrap_or("-")).await)
+            let request = RequestFacts { pref: &pref, head, if_none_match: &if_none_match };
+            Ok(respond(response, request, &shared, target.as_deref().unwrap_or("-")).await)
         })
     }
 }
@@ -267,26 +278,163 @@ pub(crate) fn is_json(essence: &str) -> bool {
 }
 
 /// Adds `Accept` and `Accept-Encoding` to `Vary`, keeping what is there and
-/// not repeating a name; the result is one `Vary` line.
+/// not repeating a name; the result is one `Vary` line. A `Vary` line that is
+/// not visible ASCII is kept as it is, and the names go on a line of their own.
 fn add_vary(headers: &mut HeaderMap) {
     let mut names: Vec<String> = Vec::new();
+    let mut unreadable = false;
     for v in headers.get_all(VARY) {
-        let Ok(s) = v.to_str() else { return };
-        names.extend(s.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string));
+        match v.to_str() {
+            Ok(s) => names.extend(s.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string)),
+            Err(_) => unreadable = true,
+        }
     }
     if names.iter().any(|n| n == "*") {
         return;
     }
-    let before = names.len();
-    for wanted in ["Accept", "Accept-Encoding"] {
-        if !names.iter().any(|n| n.eq_ignore_ascii_case(wanted)) {
-            names.push(wanted.to_string());
+    let missing: Vec<&str> = ["Accept", "Accept-Encoding"]
+        .into_iter()
+        .filter(|w| !names.iter().any(|n| n.eq_ignore_ascii_case(w)))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    if unreadable {
+        headers.append(VARY, HeaderValue::from_str(&missing.join(", ")).expect("header names are valid values"));
+        return;
+    }
+    names.extend(missing.iter().map(|n| n.to_string()));
+    if let Ok(v) = HeaderValue::from_str(&names.join(", ")) {
+        headers.insert(VARY, v);
+    }
+}
+
+/// Lists `added` in `Access-Control-Expose-Headers` when the response carries
+/// `Access-Control-Allow-Origin` (the upstream's CORS policy; none is
+/// invented), so that a script on another origin can read them. Merged into
+/// the existing list without repeating a name. An existing `*` already
+/// exposes every header, except to a request with credentials, where it is
+/// the literal name `*`: the names are added only when the response allows
+/// credentials (`Access-Control-Allow-Credentials: true`).
+fn expose(headers: &mut HeaderMap, added: &[&str]) {
+    if !headers.contains_key(ACCESS_CONTROL_ALLOW_ORIGIN) {
+        return;
+    }
+    let credentials = headers
+        .get(ACCESS_CONTROL_ALLOW_CREDENTIALS)
+        .is_some_and(|v| v.as_bytes().trim_ascii().eq_ignore_ascii_case(b"true"));
+    let mut names: Vec<String> = Vec::new();
+    let mut unreadable = false;
+    for v in headers.get_all(ACCESS_CONTROL_EXPOSE_HEADERS) {
+        match v.to_str() {
+            Ok(s) => names.extend(s.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string)),
+            Err(_) => unreadable = true,
         }
     }
-    if names.len() != before {
-        if let Ok(v) = HeaderValue::from_str(&names.join(", ")) {
-            headers.insert(VARY, v);
+    if !credentials && names.iter().any(|n| n == "*") {
+        return;
+    }
+    let missing: Vec<&str> =
+        added.iter().copied().filter(|w| !names.iter().any(|n| n.eq_ignore_ascii_case(w))).collect();
+    if missing.is_empty() {
+        return;
+    }
+    if unreadable {
+        let line = HeaderValue::from_str(&missing.join(", ")).expect("header names are valid values");
+        headers.append(ACCESS_CONTROL_EXPOSE_HEADERS, line);
+        return;
+    }
+    names.extend(missing.iter().map(|n| n.to_string()));
+    if let Ok(v) = HeaderValue::from_str(&names.join(", ")) {
+        headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, v);
+    }
+}
+
+/// The entity-tags of `If-None-Match` lines (`W/"x"` or `"x"`, as sent);
+/// `*` and anything malformed end the scan (the caller then knows less).
+fn entity_tags(lines: &[HeaderValue]) -> Vec<&[u8]> {
+    let mut tags = Vec::new();
+    for line in lines {
+        let mut rest = line.as_bytes();
+        loop {
+            rest = rest.trim_ascii_start();
+            while let [b',', tail @ ..] = rest {
+                rest = tail.trim_ascii_start();
+            }
+            if rest.is_empty() {
+                break;
+            }
+            let start = rest;
+            let body = rest.strip_prefix(b"W/").unwrap_or(rest);
+            let Some(inner) = body.strip_prefix(b"\"") else { return tags };
+            let Some(end) = inner.iter().position(|&b| b == b'"') else { return tags };
+            let len = start.len() - inner.len() + end + 1;
+            tags.push(&start[..len]);
+            rest = &start[len..];
         }
+    }
+    tags
+}
+
+/// Whether a strong `ETag` of the upstream stays strong on a 304 answering a
+/// request that may get STC: only when the client's `If-None-Match` names that
+/// strong tag itself and not its weak form, so the client holds the JSON bytes
+/// (the gate kept JSON). Otherwise the client holds the weakened tag of an STC
+/// body, or we cannot tell: the weak tag then matches either stored form by
+/// weak comparison, which is what a cache uses to pick the response a 304 updates.
+fn client_holds_strong(if_none_match: &[HeaderValue], etag: &[u8]) -> bool {
+    let tags = entity_tags(if_none_match);
+    let weak: Vec<u8> = [b"W/".as_slice(), etag].concat();
+    tags.contains(&etag) && !tags.contains(&weak.as_slice())
+}
+
+/// What the layer needs to know about the request when the response comes.
+#[derive(Clone, Copy)]
+struct RequestFacts<'a> {
+    pref: &'a Preference,
+    head: bool,
+    /// The request's `If-None-Match` lines, kept only when it asked for STC.
+    if_none_match: &'a [HeaderValue],
+}
+
+/// A 304 answering a request that may get STC gets the headers the 200 would
+/// have had, where they do not depend on the body: the strong `ETag` made weak
+/// (unless the client's `If-None-Match` shows it holds the JSON bytes, see
+/// [`client_holds_strong`]), and none of the headers that describe the JSON
+/// bytes (`Content-Type`, `Content-Length`, digests, `Accept-Ranges`), since a
+/// cache copies a 304's headers onto the response it stored: a stored STC
+/// response must not become `application/json`. No `X-STC-*` header: whether
+/// the gate would have sent STC, and at what ratio, depends on the body; the
+/// cache keeps those of the response it stored. (`Vary` is added by the caller.)
+fn not_modified(h: &mut HeaderMap, if_none_match: &[HeaderValue]) {
+    if let Some(etag) = h.get(ETAG) {
+        if !etag.as_bytes().starts_with(b"W/") && !client_holds_strong(if_none_match, etag.as_bytes()) {
+            weaken_etag(h);
+        }
+    }
+    for name in [CONTENT_TYPE, CONTENT_LENGTH, ACCEPT_RANGES] {
+        h.remove(name);
+    }
+    remove_digests(h);
+}
+
+/// `"v1"` becomes `W/"v1"` (a weak tag stays as it is).
+fn weaken_etag(h: &mut HeaderMap) {
+    if let Some(etag) = h.get(ETAG) {
+        if !etag.as_bytes().starts_with(b"W/") {
+            let weak = [b"W/".as_slice(), etag.as_bytes()].concat();
+            match HeaderValue::from_bytes(&weak) {
+                Ok(v) => h.insert(ETAG, v),
+                Err(_) => h.remove(ETAG),
+            };
+        }
+    }
+}
+
+/// Digests of the JSON bytes no longer describe the bytes sent.
+fn remove_digests(h: &mut HeaderMap) {
+    for name in ["content-md5", "content-digest", "repr-digest", "digest"] {
+        h.remove(name);
     }
 }
 
@@ -328,8 +476,7 @@ fn gate(body: &[u8], config: &StcConfig, version: Version) -> (Result<stc_core::
 
 async fn respond<B>(
     response: Response<B>,
-    pref: &Preference,
-    head: bool,
+    request: RequestFacts<'_>,
     shared: &Shared,
     target: &str,
 ) -> Response<StcBody<B>>
@@ -338,6 +485,7 @@ where
     B::Error: Into<BoxError>,
 {
     let config = &shared.config;
+    let RequestFacts { pref, head, if_none_match } = request;
     let (mut parts, body) = response.into_parts();
     let media = media_type(&parts.headers);
     let json = media.as_ref().is_some_and(|(essence, _)| is_json(essence));
@@ -346,8 +494,13 @@ where
     }
     let negotiated = match &media {
         Some((essence, utf8)) if json && *utf8 => pref.negotiate(essence, config.max_version),
+        // A 304 need not say its media type: what a JSON response would have got.
+        None if parts.status == StatusCode::NOT_MODIFIED => pref.negotiate("application/json", config.max_version),
         _ => None,
     };
+    if parts.status == StatusCode::NOT_MODIFIED && negotiated.is_some() {
+        not_modified(&mut parts.headers, if_none_match);
+    }
     let signal = negotiated.map(|n| n.signal);
     let status = parts.status;
     let candidate = signal.is_some()
@@ -457,23 +610,60 @@ where
     let ratio = gated.stc_tokens as f64 / gated.json_tokens.max(1) as f64;
     h.insert(X_STC_RATIO, HeaderValue::from_str(&format!("{ratio:.2}")).expect("a number is a valid value"));
     h.insert(X_STC_TOKENIZER, HeaderValue::from_static(config.gate.tokenizer.name()));
+    expose(h, &EXPOSED_HEADERS);
     // Validators and digests of the JSON bytes no longer describe these bytes.
-    if let Some(etag) = h.get(ETAG) {
-        if !etag.as_bytes().starts_with(b"W/") {
-            let mut weak = b"W/".to_vec();
-            weak.extend_from_slice(etag.as_bytes());
-            match HeaderValue::from_bytes(&weak) {
-                Ok(v) => h.insert(ETAG, v),
-                Err(_) => h.remove(ETAG),
-            };
-        }
-    }
-    for name in ["content-md5", "content-digest", "repr-digest", "digest"] {
-        h.remove(name);
-    }
+    weaken_etag(h);
+    remove_digests(h);
     h.remove(ACCEPT_RANGES);
     result.action = Action::Encoded;
     result.bytes_out = Some(encoded.len());
     parts.extensions.insert(result);
     Response::from_parts(parts, StcBody::full(encoded, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(values: &[&str]) -> Vec<HeaderValue> {
+        values.iter().map(|v| HeaderValue::from_str(v).unwrap()).collect()
+    }
+
+    #[test]
+    fn if_none_match_lists() {
+        let tags = lines(&["\"a\", W/\"b,c\"", " ,W/\"d\" ,, \"\""]);
+        assert_eq!(entity_tags(&tags), [&b"\"a\""[..], b"W/\"b,c\"", b"W/\"d\"", b"\"\""]);
+        // `*` or a malformed item ends the scan.
+        assert_eq!(entity_tags(&lines(&["\"a\", *, \"b\""])), [&b"\"a\""[..]]);
+        assert_eq!(entity_tags(&lines(&["\"a\", W/x, \"b\""])), [&b"\"a\""[..]]);
+        assert_eq!(entity_tags(&lines(&["\"unterminated"])), Vec::<&[u8]>::new());
+
+        assert!(client_holds_strong(&lines(&["\"x\""]), b"\"x\""));
+        assert!(client_holds_strong(&lines(&["\"y\"", "\"x\""]), b"\"x\""));
+        assert!(!client_holds_strong(&lines(&["W/\"x\""]), b"\"x\""));
+        assert!(!client_holds_strong(&lines(&["\"x\", W/\"x\""]), b"\"x\""));
+        assert!(!client_holds_strong(&lines(&["*"]), b"\"x\""));
+        assert!(!client_holds_strong(&[], b"\"x\""));
+    }
+
+    #[test]
+    fn expose_merges_and_respects_the_wildcard() {
+        let exposed = |pairs: &[(&str, &str)]| {
+            let mut h = HeaderMap::new();
+            for (k, v) in pairs {
+                h.append(http::HeaderName::from_bytes(k.as_bytes()).unwrap(), HeaderValue::from_str(v).unwrap());
+            }
+            expose(&mut h, &EXPOSED_HEADERS);
+            h.get_all(ACCESS_CONTROL_EXPOSE_HEADERS).iter().map(|v| v.to_str().unwrap().to_string()).collect::<Vec<_>>()
+        };
+        assert!(exposed(&[]).is_empty(), "no CORS policy, none invented");
+        let origin = ("access-control-allow-origin", "https://a.example");
+        assert_eq!(exposed(&[origin]), ["X-STC-Version, X-STC-Ratio, X-STC-Tokenizer"]);
+        let two = [origin, ("access-control-expose-headers", "ETag"), ("access-control-expose-headers", "X-STC-RATIO")];
+        assert_eq!(exposed(&two), ["ETag, X-STC-RATIO, X-STC-Version, X-STC-Tokenizer"]);
+        assert_eq!(exposed(&[origin, ("access-control-expose-headers", "*")]), ["*"]);
+        let credentials =
+            [origin, ("access-control-allow-credentials", "true"), ("access-control-expose-headers", "*")];
+        assert_eq!(exposed(&credentials), ["*, X-STC-Version, X-STC-Ratio, X-STC-Tokenizer"]);
+    }
 }

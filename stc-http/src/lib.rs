@@ -25,6 +25,7 @@ pub mod proxy;
 
 pub use body::{BoxError, StcBody};
 pub use layer::{
-    Action, ResponseFuture, StcConfig, StcLayer, StcOutcome, StcService, X_STC_RATIO, X_STC_TOKENIZER, X_STC_VERSION,
+    Action, ResponseFuture, StcConfig, StcLayer, StcOutcome, StcService, EXPOSED_HEADERS, X_STC_RATIO, X_STC_TOKENIZER,
+    X_STC_VERSION,
 };
 pub use negotiate::{Negotiated, Preference, Signal, STC_MEDIA_TYPE};

@@ -35,6 +35,15 @@ fn router() -> Router {
             }),
         )
         .route("/numbers", get(|| async { json(NUMBERS.to_string()) }))
+        .route(
+            "/oddvary",
+            get(|| async {
+                let mut r = json(table_json());
+                // obs-text in a Vary line (not visible ASCII): kept, and the names still listed.
+                r.headers_mut().insert(header::VARY, HeaderValue::from_bytes(b"Origin, X-Caf\xe9").unwrap());
+                r
+            }),
+        )
         .route("/garbage", get(|| async { json("{\"a\": [1, 2".to_string()) }))
         .route("/nothing", get(|| async { json(String::new()) }))
         .route(
@@ -242,6 +251,12 @@ async fn vary_is_merged_without_duplicates() {
     // Not on responses that could never be transformed.
     let (_, h, _) = get_with(addr, "/text", &[("accept", "application/stc+json")]).await;
     assert!(vary(&h).is_empty());
+    // A Vary line that is not visible ASCII does not make the layer forget Accept (asked or not).
+    for ask in [&[("accept", "application/stc+json")][..], &[]] {
+        let (_, h, _) = get_with(addr, "/oddvary", ask).await;
+        let lines: Vec<&[u8]> = h.get_all(header::VARY).iter().map(|v| v.as_bytes()).collect();
+        assert_eq!(lines, [&b"Origin, X-Caf\xe9"[..], b"Accept, Accept-Encoding"], "{ask:?}");
+    }
 }
 
 #[tokio::test]
@@ -307,9 +322,14 @@ async fn statuses_methods_ranges_and_encodings_are_left_alone() {
     assert_eq!((status, body.len()), (StatusCode::NO_CONTENT, 0));
     assert!(h.get("x-stc-version").is_none());
 
+    // A 304 gets the validator the 200 would have had (the client could hold the STC body's weak tag).
     let (status, h, body) = get_with(addr, "/notmodified", &ask).await;
     assert_eq!((status, body.len()), (StatusCode::NOT_MODIFIED, 0));
-    assert_eq!(header(&h, "etag"), Some("\"t1\""));
+    assert_eq!(header(&h, "etag"), Some("W/\"t1\""));
+    assert_varies(&h);
+    assert!(h.get("x-stc-version").is_none());
+    let (status, h, _) = get_with(addr, "/notmodified", &[]).await;
+    assert_eq!((status, header(&h, "etag")), (StatusCode::NOT_MODIFIED, Some("\"t1\"")));
     assert_varies(&h);
 
     let (status, h, body) = get_with(addr, "/partial", &ask).await;

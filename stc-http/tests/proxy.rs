@@ -222,7 +222,8 @@ async fn upstream_garbage_and_odd_responses_pass_through() {
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
     let r = raw().get(format!("http://{addr}/notmodified")).header(ASK.0, ASK.1).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
-    assert_eq!(r.headers()["etag"], "\"v1\"");
+    // The validator a 200 would have had: this client may hold an STC body (not_modified_carries_the_validator_of_the_200).
+    assert_eq!(r.headers()["etag"], "W/\"v1\"");
     assert_eq!(r.headers()["vary"], "Accept, Accept-Encoding");
     let r = raw().get(format!("http://{addr}/range")).header(ASK.0, ASK.1).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::PARTIAL_CONTENT);
@@ -388,4 +389,111 @@ async fn refuses_a_non_loopback_listen_address_unless_allowed() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let config = ProxyConfig::new("127.0.0.1:0".parse().unwrap(), "https://example.com".parse().unwrap());
     assert!(serve(listener, config, async {}).await.unwrap_err().to_string().contains("only http://"));
+}
+
+/// A request to the proxy with these headers: status, headers.
+async fn head_of(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> (StatusCode, http::HeaderMap) {
+    let mut req = raw().get(format!("http://{addr}{path}"));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let r = req.send().await.unwrap();
+    (r.status(), r.headers().clone())
+}
+
+fn text<'a>(h: &'a http::HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).map(|v| v.to_str().unwrap())
+}
+
+fn assert_no_stc_headers(h: &http::HeaderMap, case: &str) {
+    for name in ["x-stc-version", "x-stc-ratio", "x-stc-tokenizer"] {
+        assert!(h.get(name).is_none(), "{case}: {name} on a response without an STC body");
+    }
+}
+
+/// A client revalidating what it stored gets a 304 with the validator it
+/// stored: the weakened ETag after an STC 200, the upstream's strong one after
+/// a JSON 200; and no header that would relabel a cached STC body as JSON.
+#[tokio::test]
+async fn not_modified_carries_the_validator_of_the_200() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+
+    // An STC client stores W/"e1" ...
+    let (status, h) = head_of(addr, "/etag", &[ASK]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(text(&h, "content-type"), Some("application/stc+json"));
+    assert_eq!(text(&h, "etag"), Some("W/\"e1\""));
+    // ... and revalidates with it: the 304 repeats it, with the 200's Vary.
+    let ask_with = |inm: &'static str| [ASK, ("if-none-match", inm)];
+    for inm in ["W/\"e1\"", "\"zz\", W/\"e1\"", "W/\"zz\",W/\"e1\""] {
+        let (status, h) = head_of(addr, "/etag", &ask_with(inm)).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{inm}");
+        assert_eq!(text(&h, "etag"), Some("W/\"e1\""), "{inm}: the validator the client stored");
+        assert_eq!(text(&h, "vary"), Some("Origin, Accept, Accept-Encoding"), "{inm}");
+        assert_eq!(text(&h, "cache-control"), Some("max-age=60"), "{inm}");
+        // The upstream's 304 says application/json; a cache would copy that onto the stored STC response.
+        assert!(h.get("content-type").is_none(), "{inm}: {:?}", h.get("content-type"));
+        assert_no_stc_headers(&h, inm);
+    }
+    // Asked by Accept-Encoding: the same.
+    let (status, h) = head_of(addr, "/etag", &[("accept-encoding", "stc"), ("if-none-match", "W/\"e1\"")]).await;
+    assert_eq!((status, text(&h, "etag")), (StatusCode::NOT_MODIFIED, Some("W/\"e1\"")));
+    assert!(h.get("content-type").is_none());
+    // `If-None-Match: *` does not say which form the client holds: the weak tag, which matches
+    // either stored form by weak comparison (what a cache uses to pick the response a 304 updates).
+    let (status, h) = head_of(addr, "/etag", &ask_with("*")).await;
+    assert_eq!((status, text(&h, "etag")), (StatusCode::NOT_MODIFIED, Some("W/\"e1\"")));
+
+    // A client that stored the JSON bytes (it did not ask, or the gate kept JSON) holds the strong tag.
+    let (status, h) = head_of(addr, "/etag", &[]).await;
+    assert_eq!((status, text(&h, "etag")), (StatusCode::OK, Some("\"e1\"")));
+    assert_eq!(text(&h, "content-type"), Some("application/json"));
+    let (status, h) = head_of(addr, "/etag", &[("if-none-match", "\"e1\"")]).await;
+    assert_eq!((status, text(&h, "etag")), (StatusCode::NOT_MODIFIED, Some("\"e1\"")));
+    assert_eq!(text(&h, "content-type"), Some("application/json"), "not asked for STC: the upstream's 304 as it is");
+    assert_eq!(text(&h, "vary"), Some("Origin, Accept, Accept-Encoding"));
+    let (status, h) = head_of(addr, "/etag", &ask_with("\"e1\"")).await;
+    assert_eq!((status, text(&h, "etag")), (StatusCode::NOT_MODIFIED, Some("\"e1\"")));
+    assert_no_stc_headers(&h, "strong");
+}
+
+/// When the upstream's CORS policy allows another origin, a script there can
+/// read the X-STC-* headers: they are listed in Access-Control-Expose-Headers.
+#[tokio::test]
+async fn cors_responses_expose_the_stc_headers() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    let all = "X-STC-Version, X-STC-Ratio, X-STC-Tokenizer";
+    let cases: &[(&str, Option<&str>)] = &[
+        ("/cors?origin=https://app.example", Some(all)),
+        ("/cors?origin=*", Some(all)),
+        ("/cors?expose=ETag,%20X-Request-Id", Some("ETag, X-Request-Id, X-STC-Version, X-STC-Ratio, X-STC-Tokenizer")),
+        ("/cors?expose=x-stc-ratio", Some("x-stc-ratio, X-STC-Version, X-STC-Tokenizer")),
+        // `*` exposes every header to requests without credentials (and with ACAO `*` there are none) ...
+        ("/cors?expose=*", Some("*")),
+        ("/cors?origin=https://app.example&expose=*", Some("*")),
+        // ... but to a request with credentials it is the name `*`.
+        (
+            "/cors?origin=https://app.example&credentials=1&expose=*",
+            Some("*, X-STC-Version, X-STC-Ratio, X-STC-Tokenizer"),
+        ),
+        // No Access-Control-Allow-Origin: the proxy invents no CORS policy.
+        ("/table", None),
+    ];
+    for (path, want) in cases {
+        let (status, h) = head_of(addr, path, &[ASK, ("origin", "https://app.example")]).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(text(&h, "content-type"), Some("application/stc+json"), "{path}");
+        assert_eq!(text(&h, "access-control-expose-headers"), *want, "{path}");
+        assert!(text(&h, "vary").unwrap().contains("Accept, Accept-Encoding"), "{path}");
+    }
+    // Without an STC body there are no X-STC-* headers to expose: the upstream's list as it is.
+    for (path, ask) in [("/cors?expose=ETag", false), ("/cors?small=1&expose=ETag", true)] {
+        let headers: &[(&str, &str)] = if ask { &[ASK] } else { &[] };
+        let (_, h) = head_of(addr, path, headers).await;
+        assert_eq!(text(&h, "content-type"), Some("application/json"), "{path}");
+        assert_eq!(text(&h, "access-control-expose-headers"), Some("ETag"), "{path}");
+        assert!(text(&h, "vary").unwrap().contains("Accept, Accept-Encoding"), "{path}");
+    }
 }

@@ -52,6 +52,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = url.path
         if path == "/table":
             self.send(200, TABLE_BYTES, extra=[("ETag", '"v1"'), ("Vary", "Origin")])
+        elif path == "/etag":
+            # A validator and If-None-Match with weak comparison (RFC 9110 13.1.2), as most servers do;
+            # the 304 repeats Content-Type, as many frameworks do.
+            extra = [("ETag", '"e1"'), ("Vary", "Origin"), ("Cache-Control", "max-age=60")]
+            tags = [t.strip() for t in self.headers.get("If-None-Match", "").split(",") if t.strip()]
+            if any(t == "*" or t.removeprefix("W/") == '"e1"' for t in tags):
+                self.send(304, b"", "application/json", extra)
+            else:
+                self.send(200, TABLE_BYTES, extra=extra)
+        elif path == "/cors":
+            # The upstream's CORS policy, from the query: origin, expose, credentials.
+            extra = [("Access-Control-Allow-Origin", query.get("origin", "*"))]
+            if "expose" in query:
+                extra.append(("Access-Control-Expose-Headers", query["expose"]))
+            if query.get("credentials"):
+                extra.append(("Access-Control-Allow-Credentials", "true"))
+            self.send(200, NUMBERS_BYTES if query.get("small") else TABLE_BYTES, extra=extra)
         elif path == "/optional":
             self.send(200, OPTIONAL_BYTES)
         elif path == "/numbers":
