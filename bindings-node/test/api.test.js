@@ -51,7 +51,7 @@ test('lone surrogates come through as lone surrogates', () => {
   assert.equal(decode('"\\uD800"'), '"\\ud800"');
   for (const bigint of [false, true]) {
     const text = stringify({ s: 'x\ud800y', '\udfff': ['\ud83d'] }, { bigint });
-    assert.equal(text, '{s:"x\\ud800y","\\udfff"[1]:"\\ud83d"}', `bigint ${bigint}`);
+    assert.equal(text, '{s:"x\\ud800y","\\udfff":["\\ud83d"]}', `bigint ${bigint}`);
     assert.deepEqual(parse(text), { s: 'x\ud800y', '\udfff': ['\ud83d'] });
   }
 });
@@ -139,18 +139,18 @@ test('stringify follows JSON.stringify rules', () => {
     assert.throws(() => stringify({ get x() { throw new RangeError('getter'); } }, { bigint }), RangeError);
   }
   assert.throws(() => stringify({ n: 1n }), TypeError);
-  assert.equal(stringify({ n: 12345678901234567890n, m: [1n, -2n] }, { bigint: true }), '{n:12345678901234567890,m[2]:1,-2}');
+  assert.equal(stringify({ n: 12345678901234567890n, m: [1n, -2n] }, { bigint: true }), '{n:12345678901234567890,m:[1,-2]}');
   assert.equal(stringify(Object(5n), { bigint: true }), '5');
 });
 
 test('stringify profiles', () => {
   const value = { id: 7, tags: ['a', 'b'], rows: [{ x: 1, y: 'p' }, { x: 2, y: 'q' }], 'two words': null };
   for (const bigint of [false, true]) {
-    assert.equal(stringify(value, { bigint }), '{id:7,tags[2]:"a","b",rows[2]{x,y}:1,"p"/2,"q","two words":null}');
+    assert.equal(stringify(value, { bigint }), '{id:7,tags:["a","b"],rows[2]{x,y}:1,"p"/2,"q","two words":null}');
     assert.equal(
       stringify(value, { profile: 'readable', bigint }),
       // Readable: one table row per line (spec 5.6).
-      '{id: 7, tags[2]: "a","b", rows[2]{x,y}:\n  1,"p" /\n  2,"q", "two words": null}',
+      '{id: 7, tags: ["a", "b"], rows[2]{x,y}:\n  1,"p" /\n  2,"q", "two words": null}',
     );
   }
 });

@@ -13,7 +13,7 @@ import { thrown } from '../../js-shared/test/processes.mjs';
 
 test('Uint8Array (and Buffer) inputs are UTF-8 bytes', () => {
   assert.equal(stc.decode(new TextEncoder().encode('{k: "é"}')), '{"k":"é"}');
-  assert.equal(stc.encode(Buffer.from('{"k": ["é"]}')), '{k[1]:"é"}');
+  assert.equal(stc.encode(Buffer.from('{"k": ["é"]}')), '{k:["é"]}');
   const e = thrown(() => stc.decode(Uint8Array.from([0x5b, 0x22, 0xff, 0x22, 0x5d])));
   assert.equal(e.code, 'invalid_utf8');
   assert.equal(e.offset, 2);
@@ -107,8 +107,8 @@ test('stringify follows JSON.stringify; BigInt only with bigint: true', () => {
   const out = stc.stringify(value, { bigint: true });
   assert.equal(
     out,
-    '{id:1,name:"x\\"y",tags[3]:"a",null,null,n:null,inf:null,big:12345678901234567890,' +
-      'date:"1970-01-01T00:00:00.000Z",boxed[3]:2,"s",false,rows[2]{a,b}:1,"p"/2,"q",lone:"\\udc00",' +
+    '{id:1,name:"x\\"y",tags:["a",null,null],n:null,inf:null,big:12345678901234567890,' +
+      'date:"1970-01-01T00:00:00.000Z",boxed:[2,"s",false],rows[2]{a,b}:1,"p"/2,"q",lone:"\\udc00",' +
       'neg:0,small:5e-7,large:1e+21}',
   );
   // Without BigInt, the same text as encoding JSON.stringify's output.

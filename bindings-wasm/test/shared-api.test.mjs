@@ -30,5 +30,5 @@ test('stc-wasm: an array index getter that throws comes back as the same object'
   for (const bigint of [false, true]) {
     assert.equal(thrown(() => stc.stringify({ items }, { bigint })), mine);
   }
-  assert.equal(stc.stringify({ items: [1, 2] }), '{items[2]:1,2}');
+  assert.equal(stc.stringify({ items: [1, 2] }), '{items:[1,2]}');
 });

@@ -51,7 +51,7 @@ pub(crate) enum Node<'a> {
 /// ```
 /// use stc_core::{Document, EncodeOptions, Limits, Profile};
 /// let doc = Document::parse_json(r#"{"tags": ["a", "b"]}"#, &Limits::default()).unwrap();
-/// assert_eq!(doc.encode(Profile::Readable), r#"{tags[2]: "a","b"}"#);
+/// assert_eq!(doc.encode(Profile::Readable), r#"{tags: ["a", "b"]}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document<'a> {

@@ -92,7 +92,7 @@ pub const MEDIA_TYPE: &str = "application/stc+json";
 ///
 /// ```
 /// let json = r#"{"tags": ["api", "gateway", "mcp"], "scores": [95, 87, 91]}"#;
-/// assert_eq!(stc_core::encode(json)?, r#"{tags[3]:"api","gateway","mcp",scores[3]:95,87,91}"#);
+/// assert_eq!(stc_core::encode(json)?, r#"{tags:["api","gateway","mcp"],scores:[95,87,91]}"#);
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 pub fn encode(json: &str) -> Result<String> {
@@ -106,7 +106,7 @@ pub fn encode(json: &str) -> Result<String> {
 /// let json = r#"{"tags": ["api", "gateway", "mcp"], "scores": [95, 87, 91]}"#;
 /// assert_eq!(
 ///     encode_with(json, &EncodeOptions::default().profile(Profile::Readable))?,
-///     r#"{tags[3]: "api","gateway","mcp", scores[3]: 95,87,91}"#
+///     r#"{tags: ["api", "gateway", "mcp"], scores: [95, 87, 91]}"#
 /// );
 /// # Ok::<(), stc_core::Error>(())
 /// ```

@@ -33,14 +33,6 @@ const COMPACT: Style = Style { item: ",", colon: ":", row: "/", lines: false };
 /// values out of that position (in a form that ends with `]` or `}`).
 const TRAILING_TABLE_CELLS: bool = true;
 
-/// Keep version 1's fixed rule for an object member whose value is a
-/// non-empty array of scalars: always compact (`tags[2]: "a","b"`), although
-/// plain JSON (`tags: ["a","b"]`) measures cheaper with both OpenAI
-/// tokenizers (`[`, the count and `]:` against one merged `:["`). Every
-/// binding's tests and examples show the compact form, so switching it is a
-/// lead's decision (see the H2 report for the figures).
-const COMPACT_SCALAR_MEMBERS: bool = true;
-
 /// Deepest nesting of column groups (`a{b{c{d}}}`) the v2 encoder writes; the
 /// inference recurses on it, so it stays a small constant, independent of the
 /// input's depth. Deeper objects are written as cells.
@@ -174,29 +166,10 @@ impl<'d, 'a> Plan<'d, 'a> {
                 let c = &self.choice[i];
                 (if safe { c.safe_cost } else { c.cost }).saturating_sub(1)
             }
-            Some(Node::Null) => {
-                self.scratch.push_str("null");
+            node => {
+                crate::write_stc::price_scalar(&mut self.scratch, node);
                 0
             }
-            Some(Node::Bool(b)) => {
-                self.scratch.push_str(if *b { "true" } else { "false" });
-                0
-            }
-            Some(Node::Number(n)) => {
-                self.scratch.push_str(n);
-                0
-            }
-            Some(Node::String(s)) if s.len() > LONG_STRING => {
-                self.scratch.push_str("\"x\"");
-                0
-            }
-            Some(Node::String(s)) => {
-                self.scratch.push('"');
-                self.scratch.push_str(s);
-                self.scratch.push('"');
-                0
-            }
-            _ => 0,
         }
     }
 
@@ -238,15 +211,9 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
         let scalars_only = len == end - i - 1 && !self.nodes[i + 1..end].iter().any(|n| self.is_container_node(n));
         if scalars_only {
-            // Items all scalars: no table applies, and `[N]:` never costs
-            // less than the two brackets (the estimate never chose it on the
-            // corpus), so the form is fixed: compact as a member (the v1
-            // rule kept by COMPACT_SCALAR_MEMBERS), else plain. Its cost is
-            // not estimated: a container whose form does not depend on its
-            // parent adds the same to every candidate of the parent, so only
-            // its stand-in's place in the parent's text can decide.
-            let member = COMPACT_SCALAR_MEMBERS && matches!(self.nodes.get(i.wrapping_sub(1)), Some(Node::Key(_)));
-            let form = if member { Form::Compact } else { Form::Plain };
+            // Items all scalars: plain or compact by the current planner's rule.
+            let compact = crate::write_stc::scalar_array_compact(self.nodes, i, len, end, &mut self.scratch);
+            let form = if compact { Form::Compact } else { Form::Plain };
             self.choice[i] = Choice { form, cost: 1 + len, safe: form, safe_cost: 1 + len };
             return;
         }
