@@ -7,8 +7,6 @@ implementation: slow, unoptimized, and never shipped. Stdlib only.
         -> ('ok', canonical minified JSON) | ('err', kind, byte offset)
     encode(json_text: str, profile='compact') -> STC text (input must be JSON)
 """
-import json
-import re
 import sys
 
 sys.setrecursionlimit(20000)
@@ -524,10 +522,104 @@ class Obj(list):
 
 
 def load(text):
-    return json.loads(text, object_pairs_hook=Obj, parse_int=Num, parse_float=Num)
+    """The value of a JSON text already known to be strict JSON (no `json`
+    module: its import, with `re`, is most of a run's start-up): objects as
+    Obj, numbers as Num, strings with lone surrogates as lone code points."""
+    return Loader(text).value()
 
 
-IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+class Loader:
+    def __init__(self, text):
+        self.t, self.p = text, 0
+
+    def ws(self):
+        t, n = self.t, len(self.t)
+        while self.p < n and t[self.p] in " \t\n\r":
+            self.p += 1
+
+    def value(self):
+        self.ws()
+        t, c = self.t, self.t[self.p]
+        if c == "{":
+            self.p += 1
+            obj = Obj()
+            self.ws()
+            if t[self.p] == "}":
+                self.p += 1
+                return obj
+            while True:
+                self.ws()
+                k = self.string()
+                self.ws()
+                self.p += 1  # ':'
+                obj.append((k, self.value()))
+                self.ws()
+                self.p += 1  # ',' or '}'
+                if t[self.p - 1] == "}":
+                    return obj
+        if c == "[":
+            self.p += 1
+            arr = []
+            self.ws()
+            if t[self.p] == "]":
+                self.p += 1
+                return arr
+            while True:
+                arr.append(self.value())
+                self.ws()
+                self.p += 1  # ',' or ']'
+                if t[self.p - 1] == "]":
+                    return arr
+        if c == '"':
+            return self.string()
+        for word, v in (("true", True), ("false", False), ("null", None)):
+            if t.startswith(word, self.p):
+                self.p += len(word)
+                return v
+        s = self.p
+        while self.p < len(t) and t[self.p] in "0123456789+-.eE":
+            self.p += 1
+        return Num(t[s : self.p])
+
+    def string(self):
+        t, i = self.t, self.p + 1
+        parts = []  # str runs, and ints for the code units of \u escapes
+        while True:
+            j = i
+            while t[j] != '"' and t[j] != "\\":
+                j += 1
+            if j > i:
+                parts.append(t[i:j])
+            if t[j] == '"':
+                break
+            e = t[j + 1]
+            if e == "u":
+                parts.append(int(t[j + 2 : j + 6], 16))
+                i = j + 6
+            else:
+                parts.append(JSON_ESCAPES[e])
+                i = j + 2
+        self.p = j + 1
+        out, k = [], 0
+        while k < len(parts):
+            u = parts[k]
+            if isinstance(u, str):
+                out.append(u)
+            elif 0xD800 <= u < 0xDC00 and k + 1 < len(parts) and isinstance(parts[k + 1], int) and 0xDC00 <= parts[k + 1] < 0xE000:
+                out.append(chr(0x10000 + ((u - 0xD800) << 10) + (parts[k + 1] - 0xDC00)))
+                k += 1
+            else:
+                out.append(chr(u))
+            k += 1
+        return "".join(out)
+
+
+JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def is_ident(k):
+    """An identifier (3.3): [A-Za-z_][A-Za-z0-9_]*, ASCII only."""
+    return k != "" and k.isascii() and (k[0].isalpha() or k[0] == "_") and (k.replace("_", "a").isalnum())
 ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 STYLES = {"compact": (",", ":", "/"), "readable": (", ", ": ", " / ")}
 
@@ -564,7 +656,7 @@ def scalar(v):
 
 def key(k):
     """5.1: bare iff an identifier."""
-    return k if IDENT.match(k) else string(k)
+    return k if is_ident(k) else string(k)
 
 
 def columnar(v):
