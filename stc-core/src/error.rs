@@ -47,8 +47,8 @@ pub enum ErrorKind {
     /// not fit the target type ([`from_str`](crate::from_str)).
     SerdeData,
     /// A construct of a newer STC version than the reader was asked to read
-    /// (a version 2 column group, absent cell or keyed table read as version
-    /// 1), positioned at the construct's first byte. Decode with
+    /// (a version 2 column group, absent cell, keyed table or bare string
+    /// read as version 1), positioned at the construct's first byte. Decode with
     /// [`Version::V2`](crate::Version::V2).
     NewerVersion,
 }

@@ -10,7 +10,7 @@
 use crate::error::{describe, Error, ErrorKind};
 use crate::identifier;
 use crate::options::{AsDecodeOptions, Limits, Version};
-use crate::strings::{escape_len, JsonStr};
+use crate::strings::{escape_len, is_bare_char, is_bare_string, is_literal_lookalike, JsonStr, BARE_ASCII};
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
 /// it needs; the parser reports [`ErrorKind::Aborted`] at the current token.
@@ -685,37 +685,161 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     #[inline]
     fn value(&mut self) -> Result<Step, Failure<E>> {
         let at = self.pos;
-        match self.peek() {
-            Some(b'"') => {
-                let s = self.string_body()?;
-                let r = self.sink.string(s);
-                self.sink_result(r, at)?;
-            }
+        // One call of `sink.string` for quoted and bare strings alike (it
+        // stays inlined into the reader).
+        let s = match self.peek() {
+            Some(b'"') => self.string_body()?,
             Some(b'-' | b'0'..=b'9') => {
                 let lexeme = self.number_lexeme()?;
                 let r = self.sink.number(lexeme);
                 self.sink_result(r, at)?;
+                return Ok(Step::After);
             }
             Some(b'{') => return self.object(),
             Some(b'[') => return self.array(),
-            Some(b't') => {
-                self.literal("true")?;
+            Some(b't') if self.is_word(at, b"true") => {
+                self.pos = at + 4;
                 let r = self.sink.boolean(true);
                 self.sink_result(r, at)?;
+                return Ok(Step::After);
             }
-            Some(b'f') => {
-                self.literal("false")?;
+            Some(b'f') if self.is_word(at, b"false") => {
+                self.pos = at + 5;
                 let r = self.sink.boolean(false);
                 self.sink_result(r, at)?;
+                return Ok(Step::After);
             }
-            Some(b'n') => {
-                self.literal("null")?;
+            Some(b'n') if self.is_word(at, b"null") => {
+                self.pos = at + 4;
                 let r = self.sink.null();
                 self.sink_result(r, at)?;
+                return Ok(Step::After);
             }
-            _ => return Err(self.expected("a value").into()),
-        }
+            _ => match self.not_a_word(at)? {
+                Some(s) => s,
+                None => return Ok(Step::After),
+            },
+        };
+        let r = self.sink.string(s);
+        self.sink_result(r, at)?;
         Ok(Step::After)
+    }
+
+    /// Whether the literal `word` is written at `at` and is the whole value
+    /// there: in STC a bare run must not go on after it (`true story`,
+    /// `nullable` are runs, read by [`bare`](Self::bare)). One byte is
+    /// looked at after the word on the fast path.
+    #[inline]
+    fn is_word(&self, at: usize, word: &[u8]) -> bool {
+        self.bytes[at..].starts_with(word)
+            && (self.dialect == Dialect::Json
+                || !self.bytes.get(at + word.len()).is_some_and(|&b| b >= 0x80 || BARE_ASCII[b as usize]))
+    }
+
+    /// At a value position that holds no literal alone and starts no quoted
+    /// string, number, array, header or object. JSON: the error of the
+    /// literal the first byte begins, or "expected a value". STC: the bare
+    /// run there: a literal (reported here; `None`), [v2] a bare string to
+    /// report, or the error (see [`bare`](Self::bare)).
+    #[inline(never)]
+    fn not_a_word(&mut self, at: usize) -> Result<Option<JsonStr<'a>>, Failure<E>> {
+        if self.dialect == Dialect::Stc {
+            if let Some(run) = self.bare(at)? {
+                return Ok(run);
+            }
+        }
+        let word = match self.peek() {
+            Some(b't') => "true",
+            Some(b'f') => "false",
+            Some(b'n') => "null",
+            _ => return Err(self.expected("a value").into()),
+        };
+        // A misspelt literal (or one followed by a run that is no bare
+        // string, which the rule never gives: such runs always qualify).
+        self.literal(word)?;
+        let r = match word {
+            "true" => self.sink.boolean(true),
+            "false" => self.sink.boolean(false),
+            _ => self.sink.null(),
+        };
+        self.sink_result(r, at)?;
+        Ok(None)
+    }
+
+    /// The bare run at `at` (spec "Bare strings"): the longest stretch of
+    /// characters allowed in a bare string, trailing spaces not included.
+    /// Exactly `true`, `false` or `null`: that literal, reported
+    /// (`Some(None)`). A bare string: [v2] that string, to report
+    /// (`Some(Some(_))`); [v1] `newer_version` at `at`. Otherwise [v2] a
+    /// non-empty run is `unexpected_char` at `at` (it must be quoted); `None`
+    /// leaves the version 1 error (and an empty run's) to the caller.
+    fn bare(&mut self, at: usize) -> Result<Option<Option<JsonStr<'a>>>, Failure<E>> {
+        let end = self.run_end(at);
+        let run = self.text.get(at..end).unwrap_or("");
+        let literal = match run {
+            "true" => Some(self.sink.boolean(true)),
+            "false" => Some(self.sink.boolean(false)),
+            "null" => Some(self.sink.null()),
+            _ => None,
+        };
+        if let Some(r) = literal {
+            self.pos = end;
+            self.sink_result(r, at)?;
+            return Ok(Some(None));
+        }
+        if is_bare_string(run) {
+            if !self.v2 {
+                return Err(self
+                    .err_at(
+                        at,
+                        ErrorKind::NewerVersion,
+                        "a bare (unquoted) string is STC version 2; decode with version 2 or quote the string"
+                            .to_string(),
+                    )
+                    .into());
+            }
+            self.pos = end;
+            return Ok(Some(Some(JsonStr::new_unchecked(run, false))));
+        }
+        if !self.v2 || run.is_empty() {
+            return Ok(None);
+        }
+        let shown: String = run.chars().take(24).collect();
+        let shown = if shown.len() < run.len() { format!("{shown}...") } else { shown };
+        let why = if is_literal_lookalike(run) {
+            "the literals true, false and null are lowercase, and a string spelled like true, false, null, nan, \
+             inf or infinity (in any letter case) must be quoted"
+        } else {
+            "a string that starts with '+' or '.' must be quoted (a number starts with '-' or a digit)"
+        };
+        Err(self.err_at(at, ErrorKind::UnexpectedChar, format!("'{shown}' is not a value: {why}")).into())
+    }
+
+    /// Where the bare run starting at `at` ends: after its last character
+    /// that is not a space.
+    fn run_end(&self, at: usize) -> usize {
+        let mut i = at;
+        let mut end = at;
+        while let Some(&b) = self.bytes.get(i) {
+            if b < 0x80 {
+                if !BARE_ASCII[b as usize] {
+                    break;
+                }
+                i += 1;
+                if b != b' ' {
+                    end = i;
+                }
+            } else {
+                match self.text.get(i..).and_then(|t| t.chars().next()) {
+                    Some(c) if is_bare_char(c) => {
+                        i += c.len_utf8();
+                        end = i;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        end
     }
 
     /// At `{` in value position: an object, or [v2] a keyed table.
