@@ -4,9 +4,11 @@
 // shared with stc-wasm (js-shared/stc_rules.mjs), and so are the option and
 // result types (js-shared/api.d.ts); shared/ is written by `npm run build`.
 import type { ErrorCode, Profile, TokenizerName, TokenCounter, StcVersion } from './shared/stc_rules.mjs';
-import { StcError } from './shared/stc_rules.mjs';
+import { StcError, MEDIA_TYPE, VERSION } from './shared/stc_rules.mjs';
 export type { ErrorCode, Profile, TokenizerName, TokenCounter, StcVersion };
-export { StcError };
+// MEDIA_TYPE, and VERSION (the STC version written by default, stc-core's VERSION: not this package's
+// version), are declared with stc-wasm's in js-shared (the generated shared/stc_rules.d.mts).
+export { StcError, MEDIA_TYPE, VERSION };
 import type {
   Text, Limits, Versioned, DecodeOptions, ParseOptions, EncodeOptions, StringifyOptions, GateOptions, Gated,
 } from './shared/api.mjs';
@@ -41,12 +43,6 @@ export declare function countTokens(text: string, tokenizer?: TokenizerName | To
 
 /** Every `ErrorCode`. */
 export declare const ERROR_CODES: readonly ErrorCode[];
-
-/** The media type of STC text. */
-export declare const MEDIA_TYPE: 'application/stc+json';
-
-/** The STC version this package reads and writes. */
-export declare const VERSION: 1;
 
 // stcFetch's types are shared with stc-wasm (js-shared/stc_fetch_core.d.mts).
 import type { StcFetch } from './shared/stc_fetch_core.mjs';

@@ -13,8 +13,7 @@ try {
 // The rules shared with stc-wasm (error codes, StcError, option checks):
 // js-shared/stc_rules.mjs, copied into shared/ by `npm run build`.
 const {
-  ERROR_CODES, StcError, makeApi, toStcError: convert, withContext, checkText, optionsOf: opts, maxDepthOf, tokenizerOf,
-  versionOf,
+  ERROR_CODES, StcError, makeApi, toStcError: convert, withContext, optionsOf: opts, truncateArgs, VERSION, MEDIA_TYPE,
 } = require('./shared/stc_rules.mjs');
 /** The tokenizers compiled into the addon (the core's list). */
 const TOKENIZER_NAMES = Object.freeze(native.tokenizerNames());
@@ -109,14 +108,17 @@ function convertStash(e) {
   return convert(e);
 }
 
+// As stc-wasm's MemoryStash reads them: null is no value; a number that is no valid ttl or
+// capacity is a RangeError (from the addon), any other type a TypeError.
 function storeOptions(options) {
   const o = opts(options);
+  const checked = {};
   for (const name of ['ttl', 'capacity']) {
-    if (o[name] !== undefined && (typeof o[name] !== 'number' || Number.isNaN(o[name]))) {
-      throw new TypeError(`${name} must be a number`);
-    }
+    const v = o[name] ?? undefined;
+    if (v !== undefined && typeof v !== 'number') throw new TypeError(`${name} must be a number`);
+    checked[name] = v;
   }
-  return o;
+  return checked;
 }
 
 const HANDLE = Symbol('stc.stashHandle');
@@ -199,13 +201,6 @@ function handleOf(stash, what) {
   throw new TypeError(`${what} must be a SqliteStash or a MemoryStash${what === 'stash' ? ' (or null)' : ''}`);
 }
 
-function countOf(o, name) {
-  const v = o[name];
-  if (v === undefined || v === null) return undefined;
-  if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${String(v)}`);
-  return v;
-}
-
 /**
  * Budget-sized compact STC of a JSON response: long arrays and strings are
  * cut, what is cut is stashed in `options.stash` (required: a store, or
@@ -213,27 +208,25 @@ function countOf(o, name) {
  * With `stash: null` nothing is cut (`kept: 'no_store'`) unless `lossy: true`.
  */
 function truncate(jsonText, options) {
-  checkText(jsonText, 'jsonText');
-  const o = opts(options);
-  if (!('stash' in o)) throw new TypeError('options.stash is required: a SqliteStash, a MemoryStash or null');
+  // The checks and messages shared with stc-wasm (js-shared truncateArgs); the store is this package's.
+  const o = truncateArgs(jsonText, options, {
+    versions: VERSION_NAMES, tokenizers: TOKENIZER_NAMES, stores: 'a SqliteStash, a MemoryStash',
+  });
   const handle = o.stash === null ? undefined : handleOf(o.stash, 'stash');
-  if (o.lossy !== undefined && typeof o.lossy !== 'boolean') throw new TypeError('lossy must be a boolean');
-  if (o.retrieveTool !== undefined && typeof o.retrieveTool !== 'string') {
-    throw new TypeError('retrieveTool must be a string');
-  }
   let out;
   try {
     out = native.truncate(
-      jsonText, handle, countOf(o, 'budget'), countOf(o, 'truncateArraysAt'), o.lossy === true, o.retrieveTool,
-      tokenizerOf(o.tokenizer, TOKENIZER_NAMES), maxDepthOf(o), versionOf(o, VERSION_NAMES),
+      jsonText, handle, o.budget, o.truncateArraysAt, o.lossy, o.retrieveTool, o.tokenizer, o.maxDepth, o.version,
     );
   } catch (e) {
     throw convertStash(e);
   }
-  // napi leaves absent options undefined; the API says null.
-  out.kept = out.kept ?? null;
-  for (const omission of out.omissions) omission.key = omission.key ?? null;
-  return out;
+  // napi leaves absent options undefined; the API says null. The fields in stc-wasm's order.
+  const { text, json, truncated, kept, tokens, originalTokens, keys, omissions } = out;
+  return {
+    text, json, truncated, kept: kept ?? null, tokens, originalTokens, keys,
+    omissions: omissions.map(({ unit, key, omitted, of }) => ({ unit, key: key ?? null, omitted, of })),
+  };
 }
 
 /** The exact original stashed under `key` (24 lowercase hex characters) in `options.stash`. */
@@ -274,8 +267,8 @@ module.exports = {
   countTokens,
   StcError,
   ERROR_CODES,
-  MEDIA_TYPE: 'application/stc+json',
-  VERSION: 1,
+  MEDIA_TYPE,
+  VERSION,
   stcFetch,
   DEFAULT_ACCEPT,
   truncate,

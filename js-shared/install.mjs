@@ -10,7 +10,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ERROR_CODES, PROFILES, TOKENIZERS, VERSIONS } from './stc_rules.mjs';
+import { ERROR_CODES, MEDIA_TYPE, PROFILES, TOKENIZERS, VERSION, VERSIONS } from './stc_rules.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -46,6 +46,14 @@ export declare const PROFILES: readonly Profile[];
 export declare const TOKENIZERS: readonly TokenizerName[];
 /** Every version name (\`StcVersion\` as text). */
 export declare const VERSIONS: readonly string[];
+/**
+ * The STC version written when no \`version\` option is given, and assumed for a text or an HTTP
+ * response that states none (stc-core's \`VERSION\`). Not the package's own version, and not the
+ * only version it reads and writes: see \`StcVersion\`.
+ */
+export declare const VERSION: ${VERSION};
+/** The media type of STC text. */
+export declare const MEDIA_TYPE: '${MEDIA_TYPE}';
 
 /** An STC or JSON text that could not be read. A \`SyntaxError\`, like \`JSON.parse\`'s errors. */
 export declare class StcError extends SyntaxError {

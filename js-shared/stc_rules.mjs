@@ -20,6 +20,17 @@ const CODES = new Set(ERROR_CODES);
  */
 export const VERSIONS = Object.freeze(['1', '2']);
 
+/**
+ * The STC version written when no `version` option is given, and assumed for a text or an HTTP
+ * response that states none: stc-core's `VERSION` (the tests check it against stc-core). Not the
+ * package's own version (package.json), and not the only version the package reads and writes
+ * (`VERSIONS`). Its TypeScript type is generated from this value.
+ */
+export const VERSION = 1;
+
+/** The media type of STC text. */
+export const MEDIA_TYPE = 'application/stc+json';
+
 /** The output profiles (`profile` option). */
 export const PROFILES = Object.freeze(['compact', 'readable']);
 /**
@@ -170,6 +181,47 @@ export function minSavingOf(o) {
     throw new TypeError(`minSaving must be a number, got ${show(m)}`);
   }
   return m === undefined ? undefined : Math.min(1, Math.max(0, m));
+}
+
+/**
+ * A count option of `truncate` (`budget`, `truncateArraysAt`): undefined or null (none), or a
+ * non-negative integer up to 10^15; another number is a RangeError, any other type a TypeError.
+ */
+function countOf(o, name) {
+  const v = o[name];
+  if (v === undefined || v === null) return undefined;
+  const message = `${name} must be a non-negative integer, got ${show(v)}`;
+  if (typeof v !== 'number') throw new TypeError(message);
+  if (!Number.isInteger(v) || v < 0 || v > 1e15) throw new RangeError(message);
+  return v;
+}
+
+/**
+ * The arguments of `truncate(jsonText, options)`, checked the same way in both packages:
+ * returns `{ stash, budget, truncateArraysAt, lossy, retrieveTool, tokenizer, maxDepth, version }`
+ * with absent options `undefined` (`lossy` a boolean). `stash` must be present (a store or
+ * `null`, `stores` names the package's store classes for the message); whether it is one of the
+ * package's stores, and whether `retrieveTool` is a valid tool name (stc-stash's rule), the
+ * package checks. `versions` and `tokenizers` as for `makeApi`.
+ */
+export function truncateArgs(jsonText, options, { versions, tokenizers = TOKENIZERS, stores }) {
+  checkText(jsonText, 'jsonText');
+  const o = optionsOf(options);
+  if (o.stash === undefined) throw new TypeError(`options.stash is required: ${stores} or null`);
+  if (o.lossy !== undefined && typeof o.lossy !== 'boolean') throw new TypeError(`lossy must be a boolean, got ${show(o.lossy)}`);
+  if (o.retrieveTool !== undefined && typeof o.retrieveTool !== 'string') {
+    throw new TypeError(`retrieveTool must be a string, got ${show(o.retrieveTool)}`);
+  }
+  return {
+    stash: o.stash,
+    budget: countOf(o, 'budget'),
+    truncateArraysAt: countOf(o, 'truncateArraysAt'),
+    lossy: o.lossy === true,
+    retrieveTool: o.retrieveTool,
+    tokenizer: tokenizerOf(o.tokenizer, tokenizers),
+    maxDepth: maxDepthOf(o),
+    version: versionOf(o, versions),
+  };
 }
 
 /** `bigint`: undefined or a boolean; returns a boolean. */

@@ -51,15 +51,29 @@ fn throw_retrieve(env: RawEnv, e: &RetrieveError) -> Error {
     throw_stash(env, &e.to_string(), e.kind(), e.retryable(), e.key().map(|k| k.as_str()))
 }
 
+/// Throws `RangeError(message)`: a value of the right type that names nothing
+/// valid (a tool name stc-stash refuses), as stc-wasm throws it.
+fn range_error(env: RawEnv, message: &str) -> Error {
+    let build = || -> Result<Value> {
+        let msg = js_string(env, message)?;
+        let mut err = std::ptr::null_mut();
+        napi_call!(env, sys::napi_create_range_error(env, std::ptr::null_mut(), msg, &mut err));
+        Ok(err)
+    };
+    throw(env, build())
+}
+
 pub(crate) fn invalid(message: String) -> Error {
     Error::new(Status::InvalidArg, message)
 }
 
-fn config(ttl: Option<f64>, capacity: Option<f64>, default_capacity: usize) -> Result<StoreConfig> {
+/// The store settings; a number that is no valid capacity or ttl is a
+/// `RangeError`, as in stc-wasm (`index.js` has checked the types).
+fn config(env: RawEnv, ttl: Option<f64>, capacity: Option<f64>, default_capacity: usize) -> Result<StoreConfig> {
     let mut config = StoreConfig::with_capacity(default_capacity);
     if let Some(c) = capacity {
         if !(c >= 1.0 && c.fract() == 0.0 && c <= 1e15) {
-            return Err(invalid(format!("capacity must be a positive integer, got {c}")));
+            return Err(range_error(env, &format!("capacity must be a positive integer, got {c}")));
         }
         config.capacity = c as usize;
     }
@@ -67,7 +81,7 @@ fn config(ttl: Option<f64>, capacity: Option<f64>, default_capacity: usize) -> R
         config.ttl = Duration::try_from_secs_f64(t)
             .ok()
             .filter(|d| !d.is_zero())
-            .ok_or_else(|| invalid(format!("ttl must be a positive number of seconds, got {t}")))?;
+            .ok_or_else(|| range_error(env, &format!("ttl must be a positive number of seconds, got {t}")))?;
     }
     Ok(config)
 }
@@ -157,7 +171,7 @@ pub fn open_sqlite_stash(
     capacity: Option<f64>,
 ) -> Result<StashHandle> {
     let env = env.raw();
-    let config = config(ttl, capacity, DEFAULT_CAPACITY)?;
+    let config = config(env, ttl, capacity, DEFAULT_CAPACITY)?;
     let env_db = std::env::var_os(paths::STASH_DB_ENV);
     let env_dir = std::env::var_os(paths::DATA_DIR_ENV);
     let opened = paths::stash_db_path(path.as_deref().map(std::path::Path::new), env_db.as_deref(), env_dir.as_deref())
@@ -169,7 +183,7 @@ pub fn open_sqlite_stash(
 /// A stash in this process's memory.
 #[napi(js_name = "openMemoryStash")]
 pub fn open_memory_stash(env: Env, ttl: Option<f64>, capacity: Option<f64>) -> Result<StashHandle> {
-    let store = MemoryStore::with_config(config(ttl, capacity, DEFAULT_MEMORY_CAPACITY)?)
+    let store = MemoryStore::with_config(config(env.raw(), ttl, capacity, DEFAULT_MEMORY_CAPACITY)?)
         .map_err(|e| throw_store(env.raw(), &e, None))?;
     Ok(StashHandle::new(Arc::new(store), None, "MemoryStash"))
 }
@@ -224,7 +238,7 @@ pub fn truncate_text(
         count("truncateArraysAt", truncate_arrays_at)?.map(PlanOptions::with_array_budget).unwrap_or_default();
     plan.recoverable = !lossy;
     if let Some(name) = &retrieve_tool {
-        plan.recovery = Recovery::Tool(ToolName::new(name).map_err(invalid)?);
+        plan.recovery = Recovery::Tool(ToolName::new(name).map_err(|m| range_error(env, &m))?);
     }
     if lossy && stash.is_some() {
         return Err(invalid("lossy: true stashes nothing; pass stash: null".to_string()));

@@ -184,8 +184,9 @@ test('MemoryStash: round trip, FIFO capacity, close', () => {
   assert.equal(catchErr(() => stash.retrieve(first.keys[0])).code, 'not_found');
   stash.close();
   assert.equal(catchErr(() => stash.size).code, 'closed');
-  assert.ok(catchErr(() => new MemoryStash({ capacity: 0 })) instanceof TypeError);
-  assert.ok(catchErr(() => new MemoryStash({ ttl: -1 })) instanceof TypeError);
+  // A number that is no capacity or ttl: a RangeError, as in stc-wasm (js-shared/test/options.mjs).
+  assert.ok(catchErr(() => new MemoryStash({ capacity: 0 })) instanceof RangeError);
+  assert.ok(catchErr(() => new MemoryStash({ ttl: -1 })) instanceof RangeError);
 });
 
 test('no store means no silent truncation; lossy cuts say so', () => {
@@ -210,7 +211,8 @@ test('retrieveTool, retrieved originals, markers and invalid input', () => {
   const stash = new MemoryStash();
   const out = truncate(DOC, { stash, truncateArraysAt: 8, retrieveTool: 'stc_retrieve' });
   assert.ok(markerOf(out.text).retrieve.includes(`call tool stc_retrieve with key=${out.keys[0]}`));
-  assert.ok(catchErr(() => truncate(DOC, { stash, retrieveTool: 'rm -rf /' })) instanceof TypeError);
+  // A string that names no valid tool: a RangeError, as in stc-wasm (js-shared/test/options.mjs).
+  assert.ok(catchErr(() => truncate(DOC, { stash, retrieveTool: 'rm -rf /' })) instanceof RangeError);
   const items = stash.retrieve(out.keys[0]);
   assert.equal(truncate(items, { stash, truncateArraysAt: 8 }).kept, 'retrieved');
   assert.equal(truncate(out.json, { stash, truncateArraysAt: 8 }).kept, 'has_markers');

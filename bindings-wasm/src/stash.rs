@@ -76,6 +76,18 @@ fn retrieve_error(e: &RetrieveError) -> JsValue {
     stash_error(&e.to_string(), e.kind(), e.retryable(), e.key().map(|k| k.as_str()))
 }
 
+/// `version`: a number, checked by stc-core's `Version::from_str` (`crate::version_opt`).
+/// The entry (js-shared `truncateArgs`) has checked it already; a string (`"2"`) is a
+/// `TypeError` here too, as in every function of both packages.
+fn version_number(options: &JsValue) -> Result<stc_core::Version, JsValue> {
+    match field(options, "version")? {
+        Some(v) if v.as_f64().is_none() => {
+            Err(type_error(&format!("version must be a number ({})", stc_core::Version::NAMES.join(" or "))))
+        }
+        _ => crate::version_opt(options),
+    }
+}
+
 /// A non-negative integer option, or `None`.
 fn count_opt(options: &JsValue, name: &str) -> Result<Option<usize>, JsValue> {
     match field(options, name)? {
@@ -245,7 +257,7 @@ pub fn truncate(
         token_budget: count_opt(options, "budget")?,
         tokenizer: tokenizer_opt(field(options, "tokenizer")?)?,
         limits: limits_opt(options)?,
-        version: crate::version_opt(options)?,
+        version: version_number(options)?,
         ..TruncateOptions::default()
     };
     let text = text_arg(json, "json")?.into_string()?;

@@ -2,4 +2,4 @@
 // declarations, with StcError as the class shared with stc-node.
 export * from './stc_wasm.js';
 export { default } from './stc_wasm.js';
-export { StcError, ERROR_CODES } from './stc_rules.js';
+export { StcError, ERROR_CODES, MEDIA_TYPE, VERSION } from './stc_rules.js';
