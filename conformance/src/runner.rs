@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::{case_paths, cases_dir, quote, read_file, stem, Case, CATEGORIES};
 use clap::{Parser, ValueEnum};
@@ -612,22 +612,23 @@ impl Runner {
                 let _ = s.write_all(&input);
             }
         });
-        let started = Instant::now();
-        let mut pause = Duration::from_micros(200);
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if started.elapsed() >= self.timeout => {
-                    kill_group(pid);
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(format!("timed out after {:?} (killed)", self.timeout));
-                }
-                Ok(None) => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(10));
-                }
-                Err(e) => return Err(format!("waiting for {:?}: {e}", words[0])),
+        // Waited for on a thread of its own, so that the status arrives the
+        // moment the program ends (no polling delay: a corpus run starts
+        // thousands of programs).
+        let (status_tx, status_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = status_tx.send(child.wait());
+        });
+        let status = match status_rx.recv_timeout(self.timeout) {
+            Ok(Ok(status)) => status,
+            Ok(Err(e)) => return Err(format!("waiting for {:?}: {e}", words[0])),
+            Err(_) => {
+                // Its process group: the program (the group's leader, unless it
+                // made a session of its own) and what it started.
+                kill_group(pid);
+                // Reap it (the waiting thread returns once it is dead).
+                let _ = status_rx.recv_timeout(Duration::from_secs(5));
+                return Err(format!("timed out after {:?} (killed)", self.timeout));
             }
         };
         // Processes it started may still hold its pipes open: after a grace
