@@ -65,6 +65,23 @@ class R:
         if c is not None and (c == ord("-") or 48 <= c <= 57):
             self.out.append(self.number())
             return
+        if c is not None and not self.json_only:
+            # not a quoted string, number, array, header or object: a run [v2 3.11]
+            end = self.run_end()
+            word = self.b[self.p : end]
+            if word in (b"true", b"false", b"null"):
+                self.p = end
+                self.out.append(word.decode())
+                return
+            text = word.decode()
+            if is_bare(text):
+                if self.version < 2:
+                    raise E("newer_version", self.p)
+                self.p = end
+                self.out.append('"' + text + '"')
+                return
+            if self.version >= 2 and word:
+                raise E("unexpected_char", self.p)
         for w in (b"true", b"false", b"null"):
             if c == w[0]:
                 for k in range(len(w)):
@@ -76,6 +93,20 @@ class R:
                 self.out.append(w.decode())
                 return
         self.expected()
+
+    def run_end(self):
+        """[v2] The end of the run at self.p: the longest sequence of characters
+        allowed in a bare string, without its trailing spaces."""
+        b, i, n = self.b, self.p, len(self.b)
+        while i < n:
+            lead = b[i]
+            size = 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+            if not bare_char(ord(b[i : i + size].decode())):
+                break
+            i += size
+        while i > self.p and b[i - 1] == 0x20:
+            i -= 1
+        return i
 
     def number(self):
         b, i, s = self.b, self.p, self.p
@@ -485,6 +516,31 @@ class R:
         text = "".join(self.out)
         self.out = saved
         return text
+
+
+# [v2] Bare strings (spec 3.11).
+BARE_EXCLUDED = frozenset(map(ord, '"\\,/:[]{}~'))
+# Unicode White_Space (PropList.txt), the whitespace characters a bare string may not hold (but U+0020).
+WHITE_SPACE = frozenset([*range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000])
+LITERAL_LOOKALIKES = ("true", "false", "null", "nan", "inf", "infinity")
+
+
+def bare_char(cp):
+    """A character allowed inside a bare string."""
+    if cp < 0x20 or 0x7F <= cp <= 0x9F:
+        return False
+    if cp == 0x20:
+        return True
+    return cp not in BARE_EXCLUDED and cp not in WHITE_SPACE
+
+
+def is_bare(s):
+    """A string value version 2 writes without quotes."""
+    if not s or s[0] == " " or s[-1] == " " or s[0] in "-+.0123456789":
+        return False
+    if s.isascii() and s.lower() in LITERAL_LOOKALIKES:
+        return False
+    return all(bare_char(ord(ch)) for ch in s)
 
 
 def leaves(cols):
