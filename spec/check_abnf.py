@@ -50,6 +50,13 @@ V2_VALID = [
     "{events{2}{name,date}: a:\"A\",1 / b:~,2}",
     "{0}{a}:",
     "[1]{a}: {1}{b}: k:~",
+    "{name: Ada Lovelace, city: S\u00e3o Paulo}",
+    "[2]{a,b}: x,true story / null,y z",
+    "{2}{n}: k:GET / j:it's (ok)!",
+    "[true story, nullable, e5, v1.2.3, #tag, a\u200bb]",
+    "hello world",
+    "nul",
+    "'a'",
 ]
 INVALID = [
     "",
@@ -65,9 +72,17 @@ INVALID = [
     "[2]{a{}}: 1",
     "{1}{a}: 1",
     "{01}{a}: k:1",
-    "nul",
-    "'a'",
     "[1,]",
+    "{a: x\u00a0y}",
+    "{a: ab\"c\"}",
+    "{a: a\\b}",
+    "[+1]",
+    "[.5]",
+    "{a b: 1}",
+    "[2]: a:b",
+    "[x\u3000y]",
+    "[x\u0085]",
+    "[a~b]",
 ]
 
 
