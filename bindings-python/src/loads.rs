@@ -6,19 +6,43 @@
 
 use pyo3::exceptions::PySystemError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use rustc_hash::FxHashMap;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyTuple};
+use rustc_hash::FxHasher;
 use stc_core::{Failure, JsonStr, Sink};
-use std::collections::hash_map::Entry;
+use std::hash::Hasher;
+use std::sync::{Mutex, TryLockError};
 
 use crate::errors::decode_error;
 use crate::input::TextInput;
+use crate::pyobj::{new_float, new_int, new_str};
 use crate::text::decode_options;
 
 /// Keys longer than this are not memoized: long keys rarely repeat.
 const MAX_CACHED_KEY: usize = 64;
-/// Preallocate at most this many slots for an announced array length.
-const MAX_PREALLOC: usize = 4096;
+/// Slots of the key cache (a power of two).
+const KEY_SLOTS: usize = 1024;
+
+/// A memoized key: its text as written (escapes included) and its `str`.
+struct CachedKey {
+    hash: u64,
+    raw: Box<str>,
+    object: Py<PyAny>,
+}
+
+/// The key cache: direct-mapped by a hash of the key's text.
+type KeySlots = Box<[Option<CachedKey>]>;
+
+/// The key cache kept between calls, as orjson keeps its own: API responses
+/// repeat the same keys from one document to the next (`amazon_cellphones`
+/// is 793 of them), so each key `str` is made once, not once per call. It
+/// holds at most [`KEY_SLOTS`] strings of at most [`MAX_CACHED_KEY`] bytes.
+/// A call that finds it taken (another thread, or `loads` called again from
+/// a hook) uses a cache of its own.
+static KEY_CACHE: Mutex<Option<KeySlots>> = Mutex::new(None);
+
+fn new_key_slots() -> KeySlots {
+    (0..KEY_SLOTS).map(|_| None).collect()
+}
 
 /// The `json.loads`-style hooks.
 struct Hooks<'py> {
@@ -30,61 +54,53 @@ struct Hooks<'py> {
 
 /// An open container and, for objects, the key waiting for its value.
 enum Frame<'py> {
-    Array(Vec<Bound<'py, PyAny>>),
+    /// An array whose items are `values[start..]`.
+    Array(usize),
     Dict(Bound<'py, PyDict>, Option<Bound<'py, PyAny>>),
-    /// Members of an object collected for `object_pairs_hook`.
-    Pairs(Vec<Bound<'py, PyAny>>, Option<Bound<'py, PyAny>>),
+    /// An object for `object_pairs_hook`: its `(key, value)` tuples are
+    /// `values[start..]`.
+    Pairs(usize, Option<Bound<'py, PyAny>>),
 }
 
-struct ObjectBuilder<'py, 'a, 'h> {
+struct ObjectBuilder<'py, 'h, 'k> {
     py: Python<'py>,
     hooks: &'h Hooks<'py>,
     stack: Vec<Frame<'py>>,
+    /// The finished items of every open array, innermost last: one vector
+    /// for the whole call instead of one per array.
+    values: Vec<Bound<'py, PyAny>>,
     root: Option<Bound<'py, PyAny>>,
     /// Key objects by their raw text: objects in arrays repeat their keys, so
-    /// each distinct key is decoded and allocated once per call (as `json`'s
-    /// own scanner does).
-    keys: FxHashMap<&'a str, Bound<'py, PyAny>>,
-    /// Keys by their position in the input. Every row of a columnar array
-    /// names its cells with the header's column names, i.e. the very same
-    /// bytes of the input, so this direct-mapped cache answers those without
-    /// hashing the key text.
-    recent: [Option<(usize, usize, Bound<'py, PyAny>)>; RECENT_KEYS],
+    /// each distinct key is decoded and allocated once (as `json`'s own
+    /// scanner does per call, and orjson across calls).
+    keys: &'k mut [Option<CachedKey>],
 }
 
-/// Slots of [`ObjectBuilder::recent`].
-const RECENT_KEYS: usize = 64;
-
-impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
-    fn new(py: Python<'py>, hooks: &'h Hooks<'py>) -> Self {
-        ObjectBuilder {
-            py,
-            hooks,
-            stack: Vec::new(),
-            root: None,
-            keys: FxHashMap::default(),
-            recent: [const { None }; RECENT_KEYS],
-        }
+impl<'py, 'h, 'k> ObjectBuilder<'py, 'h, 'k> {
+    fn new(py: Python<'py>, hooks: &'h Hooks<'py>, keys: &'k mut [Option<CachedKey>]) -> Self {
+        ObjectBuilder { py, hooks, stack: Vec::new(), values: Vec::new(), root: None, keys }
     }
 
     /// Puts a finished value into the innermost container (or makes it the root).
+    #[inline]
     fn put(&mut self, value: Bound<'py, PyAny>) -> PyResult<()> {
         match self.stack.last_mut() {
-            None => {
-                self.root = Some(value);
-                Ok(())
-            }
-            Some(Frame::Array(items)) => {
-                items.push(value);
+            Some(Frame::Array(_)) => {
+                self.values.push(value);
                 Ok(())
             }
             Some(Frame::Dict(dict, key)) => match key.take() {
                 Some(key) => dict.set_item(key, value),
                 None => Err(missing_key()),
             },
-            Some(Frame::Pairs(pairs, key)) => match key.take() {
+            None => {
+                self.root = Some(value);
+                Ok(())
+            }
+            Some(Frame::Pairs(_, key)) => match key.take() {
                 Some(key) => {
-                    pairs.push(PyTuple::new(self.py, [key, value])?.into_any());
+                    let pair = PyTuple::new(self.py, [key, value])?.into_any();
+                    self.values.push(pair);
                     Ok(())
                 }
                 None => Err(missing_key()),
@@ -92,25 +108,20 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
         }
     }
 
-    fn make_string(&self, s: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
-        make_string(self.py, s)
-    }
-
     fn number_object(&self, lexeme: &str) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
+        let number = scan_lexeme(lexeme.as_bytes());
+        match number {
+            Lexeme::Int(v) if self.hooks.parse_int.is_none() => return new_int(py, v),
+            Lexeme::Float(v) if self.hooks.parse_float.is_none() => return Ok(new_float(py, v)),
+            _ => {}
+        }
         // Integer lexemes become exact Python ints; the others are floats.
-        let integer = !lexeme.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
-        if integer {
+        if matches!(number, Lexeme::Int(_) | Lexeme::BigInt) {
             if let Some(hook) = &self.hooks.parse_int {
                 return hook.call1((lexeme,));
             }
-            // Up to 18 characters always fit an i64; longer ones go through
-            // Python's own arbitrary-precision parser.
-            if lexeme.len() <= 18 {
-                if let Ok(v) = lexeme.parse::<i64>() {
-                    return Ok(v.into_pyobject(py)?.into_any());
-                }
-            }
+            // Beyond i64: Python's own arbitrary-precision parser.
             return py.get_type::<PyInt>().call1((lexeme,));
         }
         if let Some(hook) = &self.hooks.parse_float {
@@ -128,8 +139,8 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
                 Some(hook) => hook.call1((dict,))?,
                 None => dict.into_any(),
             },
-            Some(Frame::Pairs(pairs, _)) => {
-                let list = PyList::new(self.py, pairs)?;
+            Some(Frame::Pairs(start, _)) => {
+                let list = PyList::new(self.py, self.values.drain(start..))?;
                 match &self.hooks.object_pairs_hook {
                     Some(hook) => hook.call1((list,))?,
                     None => list.into_any(),
@@ -142,36 +153,37 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
 
     fn close_array(&mut self) -> PyResult<()> {
         match self.stack.pop() {
-            Some(Frame::Array(items)) => {
-                let list = PyList::new(self.py, items)?.into_any();
+            Some(Frame::Array(start)) => {
+                // No Python code runs while the list is filled (pyo3 makes it
+                // with PyList_New and sets every slot before returning it).
+                let list = PyList::new(self.py, self.values.drain(start..))?.into_any();
                 self.put(list)
             }
             _ => Err(PySystemError::new_err("stc: end of array without an open array")),
         }
     }
 
-    fn set_key(&mut self, key: JsonStr<'a>) -> PyResult<()> {
+    fn key_object(&mut self, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
         let raw = key.raw();
-        let address = raw.as_ptr() as usize;
-        // Distinct keys start at least two bytes apart (a key, then ':' or ',').
-        let slot = (address >> 1) % RECENT_KEYS;
-        let object = match &self.recent[slot] {
-            Some((a, len, k)) if *a == address && *len == raw.len() => k.clone(),
-            _ => {
-                let k = if raw.len() > MAX_CACHED_KEY {
-                    self.make_string(key)?
-                } else {
-                    // One hash per key, whether it is found or added.
-                    let py = self.py;
-                    match self.keys.entry(raw) {
-                        Entry::Occupied(found) => found.get().clone(),
-                        Entry::Vacant(slot) => slot.insert(make_string(py, key)?).clone(),
-                    }
-                };
-                self.recent[slot] = Some((address, raw.len(), k.clone()));
-                k
+        if raw.len() > MAX_CACHED_KEY {
+            return make_string(self.py, key);
+        }
+        let mut hasher = FxHasher::default();
+        hasher.write(raw.as_bytes());
+        let hash = hasher.finish();
+        let slot = &mut self.keys[(hash as usize) & (KEY_SLOTS - 1)];
+        if let Some(cached) = slot {
+            if cached.hash == hash && same_bytes(cached.raw.as_bytes(), raw.as_bytes()) {
+                return Ok(cached.object.bind(self.py).clone());
             }
-        };
+        }
+        let object = make_string(self.py, key)?;
+        *slot = Some(CachedKey { hash, raw: raw.into(), object: object.clone().unbind() });
+        Ok(object)
+    }
+
+    fn set_key(&mut self, key: JsonStr<'_>) -> PyResult<()> {
+        let object = self.key_object(key)?;
         match self.stack.last_mut() {
             Some(Frame::Dict(_, slot) | Frame::Pairs(_, slot)) => {
                 *slot = Some(object);
@@ -182,13 +194,140 @@ impl<'py, 'a, 'h> ObjectBuilder<'py, 'a, 'h> {
     }
 }
 
+/// `a == b` for short slices, inline (the library call costs more than the
+/// comparison of a key of a few bytes).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (mut x, mut y) = (a.chunks_exact(8), b.chunks_exact(8));
+    let words = (&mut x).zip(&mut y).all(|(p, q)| {
+        u64::from_ne_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]])
+            == u64::from_ne_bytes([q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]])
+    });
+    words && x.remainder().iter().zip(y.remainder()).all(|(p, q)| p == q)
+}
+
+/// What a number lexeme holds, read in one pass.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Lexeme {
+    /// An integer that fits an `i64`.
+    Int(i64),
+    /// An integer beyond `i64`.
+    BigInt,
+    /// A float whose value is exact from its digits (see [`scan_lexeme`]).
+    Float(f64),
+    /// A float for the full decimal-to-binary conversion.
+    OtherFloat,
+}
+
+/// Powers of ten that are exact `f64`s.
+const EXACT_POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
+];
+
+/// Reads a number lexeme (valid JSON number grammar, as the core checked).
+/// Integers of up to 18 digits are exact `i64`s. A float whose digits make an
+/// integer `m` below 2^53 and whose decimal exponent `e` is within ±22 is
+/// `m × 10^e` or `m / 10^-e` in one correctly rounded `f64` operation on two
+/// exact operands (Clinger's fast path), the same value `str::parse` gives;
+/// the others are left to it.
+fn scan_lexeme(b: &[u8]) -> Lexeme {
+    let (negative, mut i) = match b.first() {
+        Some(b'-') => (true, 1),
+        _ => (false, 0),
+    };
+    let mut mantissa: u64 = 0;
+    let mut digits = 0usize;
+    digit_run(b, &mut i, &mut mantissa, &mut digits);
+    if i == b.len() {
+        if digits > 18 {
+            let parsed = std::str::from_utf8(b).ok().and_then(|t| t.parse::<i64>().ok());
+            return parsed.map_or(Lexeme::BigInt, Lexeme::Int);
+        }
+        // Up to 18 digits: below 10^18, no overflow either way.
+        let v = mantissa as i64;
+        return Lexeme::Int(if negative { -v } else { v });
+    }
+    let mut exponent: i64 = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let before = digits;
+        digit_run(b, &mut i, &mut mantissa, &mut digits);
+        exponent -= (digits - before) as i64;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let minus = match b.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let mut e: i64 = 0;
+        while let Some(d) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            e = (e * 10 + i64::from(d - b'0')).min(1 << 32);
+            i += 1;
+        }
+        exponent += if minus { -e } else { e };
+    }
+    // 19 digits cannot wrap a u64; the bound below then keeps `m` exact.
+    if i != b.len() || digits > 19 || mantissa > (1 << 53) || !(-22..=22).contains(&exponent) {
+        return Lexeme::OtherFloat;
+    }
+    let m = mantissa as f64;
+    let pow = EXACT_POW10[exponent.unsigned_abs() as usize];
+    let v = if exponent < 0 { m / pow } else { m * pow };
+    Lexeme::Float(if negative { -v } else { v })
+}
+
+/// Reads the digits at `b[*i..]` into `mantissa` (wrapping: the caller
+/// ignores the value beyond 19 digits) and counts them in `digits`. Eight
+/// digits at a time where it can: the eight bytes as one little-endian word,
+/// checked to be digits, then combined in pairs, quads and octets by three
+/// multiplications.
+#[inline]
+fn digit_run(b: &[u8], i: &mut usize, mantissa: &mut u64, digits: &mut usize) {
+    while let Some(chunk) = b.get(*i..*i + 8) {
+        let word = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+        // Every byte within 0x30..=0x39: its high nibble is 3 and adding 6
+        // does not carry into it.
+        let all_digits = (word & 0xF0F0_F0F0_F0F0_F0F0) == 0x3030_3030_3030_3030
+            && (word.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) == 0x3030_3030_3030_3030;
+        if !all_digits {
+            break;
+        }
+        let v = word - 0x3030_3030_3030_3030;
+        // Byte k holds digit k (most significant first): pairs, then quads.
+        let v = (v * 10) + (v >> 8);
+        let v = ((v & 0x0000_00FF_0000_00FF).wrapping_mul(100 + (1_000_000 << 32))
+            + ((v >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32)))
+            >> 32;
+        *mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(v);
+        *digits += 8;
+        *i += 8;
+    }
+    while let Some(d) = b.get(*i).filter(|c| c.is_ascii_digit()) {
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+        *digits += 1;
+        *i += 1;
+    }
+}
+
 /// A Python `str` from a string body.
 fn make_string<'py>(py: Python<'py>, s: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
     if !s.has_escapes() {
-        return Ok(PyString::new(py, s.raw()).into_any());
+        return new_str(py, s.raw());
     }
     match s.to_str() {
-        Some(text) => Ok(PyString::new(py, &text).into_any()),
+        Some(text) => new_str(py, &text),
         // A lone surrogate: Python strings hold it as json.loads does.
         None => {
             let bytes: Vec<u8> = s.to_utf16().iter().flat_map(|u| u.to_le_bytes()).collect();
@@ -204,7 +343,7 @@ fn missing_key() -> PyErr {
 /// The builder as a sink whose error is the Python exception itself: what a
 /// hook (or an allocation) raises comes back from the parser unchanged, as
 /// [`Failure::Sink`].
-impl<'py, 'a, 'h> Sink<'a, PyErr> for ObjectBuilder<'py, 'a, 'h> {
+impl<'py, 'a, 'h, 'k> Sink<'a, PyErr> for ObjectBuilder<'py, 'h, 'k> {
     fn null(&mut self) -> PyResult<()> {
         self.put(self.py.None().into_bound(self.py))
     }
@@ -219,13 +358,16 @@ impl<'py, 'a, 'h> Sink<'a, PyErr> for ObjectBuilder<'py, 'a, 'h> {
     }
 
     fn string(&mut self, value: JsonStr<'a>) -> PyResult<()> {
-        let value = self.make_string(value)?;
+        let value = make_string(self.py, value)?;
         self.put(value)
     }
 
     fn begin_array(&mut self, len: Option<usize>) -> PyResult<()> {
-        let capacity = len.unwrap_or(0).min(MAX_PREALLOC);
-        self.stack.push(Frame::Array(Vec::with_capacity(capacity)));
+        // The core checked a declared count against the input's length.
+        if let Some(n) = len {
+            self.values.reserve(n);
+        }
+        self.stack.push(Frame::Array(self.values.len()));
         Ok(())
     }
 
@@ -235,7 +377,8 @@ impl<'py, 'a, 'h> Sink<'a, PyErr> for ObjectBuilder<'py, 'a, 'h> {
 
     fn begin_object(&mut self, len: Option<usize>) -> PyResult<()> {
         let frame = if self.hooks.object_pairs_hook.is_some() {
-            Frame::Pairs(Vec::with_capacity(len.unwrap_or(0).min(MAX_PREALLOC)), None)
+            self.values.reserve(len.unwrap_or(0));
+            Frame::Pairs(self.values.len(), None)
         } else {
             Frame::Dict(PyDict::new(self.py), None)
         };
@@ -273,9 +416,24 @@ pub(crate) fn loads<'py>(
     let input = TextInput::new(s, "the STC text")?;
     let text = input.text(s)?;
     let hooks = Hooks { object_hook, object_pairs_hook, parse_float, parse_int };
-    let mut builder = ObjectBuilder::new(py, &hooks);
-    match stc_core::parse_stc_to(text, &options, &mut builder) {
-        Ok(()) => builder.root.take().ok_or_else(|| PySystemError::new_err("stc: the parser produced no value")),
+    let mut shared = match KEY_CACHE.try_lock() {
+        Ok(guard) => Some(guard),
+        // A panic while it was held cannot leave a slot half-written.
+        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    };
+    let mut own = None;
+    let keys = match shared.as_deref_mut() {
+        Some(slots) => slots.get_or_insert_with(new_key_slots),
+        None => own.insert(new_key_slots()),
+    };
+    let mut builder = ObjectBuilder::new(py, &hooks, keys);
+    let parsed = stc_core::parse_stc_to(text, &options, &mut builder);
+    let root = builder.root.take();
+    drop(builder);
+    drop(shared);
+    match parsed {
+        Ok(()) => root.ok_or_else(|| PySystemError::new_err("stc: the parser produced no value")),
         Err(Failure::Input(e)) => Err(decode_error(py, &e, s, input.bytes())),
         // A hook (or an allocation) raised: that exception, as it is.
         Err(Failure::Sink(py_err)) => Err(py_err),

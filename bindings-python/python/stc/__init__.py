@@ -6,12 +6,12 @@ The API follows the :mod:`json` module::
     >>> stc.loads('[2]{id,name}: 1,"users" / 2,"orders"')
     [{'id': 1, 'name': 'users'}, {'id': 2, 'name': 'orders'}]
     >>> stc.dumps({"tags": ["api", "mcp"], "n": 3})
-    '{tags[2]:"api","mcp",n:3}'
+    '{tags:["api","mcp"],n:3}'
 
 Text to text, losslessly (number lexemes, key order and duplicate keys kept)::
 
     >>> stc.encode('{"a": 1.0, "a": [1, 2]}', profile="readable")
-    '{a: 1.0, a[2]: 1,2}'
+    '{a: 1.0, a: [1, 2]}'
     >>> stc.decode('{a: 1.0, a[2]: 1,2}')
     '{"a":1.0,"a":[1,2]}'
 

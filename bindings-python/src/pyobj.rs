@@ -1,0 +1,100 @@
+//! Python objects for `loads`, built through CPython's full C API.
+//!
+//! The default build is a version-specific extension (not `abi3`): strings
+//! are made by `PyUnicode_New` and filled in place, skipping CPython's UTF-8
+//! decoder, and integers and floats come straight from `PyLong_FromLongLong`
+//! and `PyFloat_FromDouble`. This is the crate's only `unsafe` code; every
+//! block says why it is sound. With the `abi3` feature the same functions use
+//! pyo3's safe constructors.
+
+#[cfg(not(feature = "abi3"))]
+use pyo3::ffi;
+use pyo3::prelude::*;
+#[cfg(feature = "abi3")]
+use pyo3::types::PyString;
+
+/// A Python `str` holding `text`.
+#[cfg(feature = "abi3")]
+#[inline]
+pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    Ok(PyString::new(py, text).into_any())
+}
+
+/// A Python `str` holding `text`: ASCII is copied into a new compact string,
+/// and other text is decoded here into the narrowest of CPython's three
+/// layouts (Latin-1, UCS-2, UCS-4), as `PyUnicode_FromStringAndSize` would.
+#[cfg(not(feature = "abi3"))]
+#[inline]
+pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = text.as_bytes();
+    // The largest byte tells the layout: below 0x80 all ASCII; lead bytes
+    // 0xC2-0xC3 start the characters 0x80-0xFF, 0xC4-0xEF the rest of the
+    // BMP, 0xF0-0xF4 the characters above it.
+    let top = bytes.iter().fold(0u8, |m, &b| m.max(b));
+    if top < 0x80 {
+        let object = unicode_new(py, bytes.len(), 0x7f)?;
+        // SAFETY: `object` is a new compact ASCII string of `bytes.len()`
+        // characters that no other code has seen yet: its data area holds
+        // exactly that many one-byte units (plus the terminating NUL that
+        // PyUnicode_New wrote), so the copy stays in bounds and fills it.
+        unsafe {
+            let data = ffi::PyUnicode_DATA(object.as_ptr()).cast::<u8>();
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, bytes.len());
+        }
+        return Ok(object);
+    }
+    let max = match top {
+        0..=0xC3 => 0xFF,
+        0xC4..=0xEF => 0xFFFF,
+        _ => 0x10_FFFF,
+    };
+    // Characters: the bytes that do not continue a sequence.
+    let count = bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+    let object = unicode_new(py, count, max)?;
+    // SAFETY: as above, a new string nobody else has seen, made for `count`
+    // characters (the number `text.chars()` yields) up to `max`:
+    // PyUnicode_New chose one byte per character for `max` below 256, two
+    // below 65536, four otherwise (the same thresholds as here), so `count`
+    // units of that width fit its data area exactly. `max` is also the exact
+    // layout CPython expects (its strings are always in the narrowest one:
+    // `top` shows a character at least 0x80, 0x100 or 0x10000 is present).
+    // Rust chars are never surrogates, so a two-byte string is valid UCS-2.
+    unsafe {
+        let data = ffi::PyUnicode_DATA(object.as_ptr());
+        if max < 0x100 {
+            let out = std::slice::from_raw_parts_mut(data.cast::<u8>(), count);
+            out.iter_mut().zip(text.chars()).for_each(|(o, c)| *o = c as u8);
+        } else if max < 0x1_0000 {
+            let out = std::slice::from_raw_parts_mut(data.cast::<u16>(), count);
+            out.iter_mut().zip(text.chars()).for_each(|(o, c)| *o = c as u16);
+        } else {
+            let out = std::slice::from_raw_parts_mut(data.cast::<u32>(), count);
+            out.iter_mut().zip(text.chars()).for_each(|(o, c)| *o = c as u32);
+        }
+    }
+    Ok(object)
+}
+
+/// A new, uninitialized compact string (`PyUnicode_New`).
+#[cfg(not(feature = "abi3"))]
+#[inline]
+fn unicode_new(py: Python<'_>, len: usize, max: u32) -> PyResult<Bound<'_, PyAny>> {
+    let len = isize::try_from(len).map_err(|_| pyo3::exceptions::PyMemoryError::new_err("string too long"))?;
+    // SAFETY: PyUnicode_New takes any length and maximum character (it
+    // reports what it cannot allocate as an exception) and returns a new
+    // reference or NULL with the exception set, as from_owned_ptr_or_err
+    // expects. The GIL is held (`py`).
+    unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyUnicode_New(len, max)) }
+}
+
+/// A Python `int` from an `i64`.
+#[inline]
+pub(crate) fn new_int(py: Python<'_>, value: i64) -> PyResult<Bound<'_, PyAny>> {
+    Ok(value.into_pyobject(py)?.into_any())
+}
+
+/// A Python `float`.
+#[inline]
+pub(crate) fn new_float(py: Python<'_>, value: f64) -> Bound<'_, PyAny> {
+    pyo3::types::PyFloat::new(py, value).into_any()
+}
