@@ -47,8 +47,8 @@ null are written as in JSON. Read STC as the JSON it stands for."
 /// ```
 pub const STC_PRIMER: &str = primer_v1!();
 
-/// [`STC_PRIMER`] plus the three constructs of STC version 2 (column groups,
-/// absent cells, keyed tables), for clients that get version 2 text
+/// [`STC_PRIMER`] plus the constructs of STC version 2 (column groups,
+/// absent cells, keyed tables, bare strings), for clients that get version 2 text
 /// (`stc mcp-proxy --stc-version 2`).
 ///
 /// ```
@@ -62,7 +62,10 @@ column: rows[1]{id,user{id,name}}:1,5,\"bob\" is \"rows\":[{\"id\":1,\"user\":{\
 A cell ~ means that row has no such key (absent, which is not null): rows[2]{id,mail}:1,~/2,\"x\" is \
 \"rows\":[{\"id\":1},{\"id\":2,\"mail\":\"x\"}]. A header {N}{k1,k2}: is an object of N members whose \
 values are records, one row each, the member's key before a colon: users{2}{name,age}:a:\"Al\",3/b:\"Bo\",4 is \
-\"users\":{\"a\":{\"name\":\"Al\",\"age\":3},\"b\":{\"name\":\"Bo\",\"age\":4}}."
+\"users\":{\"a\":{\"name\":\"Al\",\"age\":3},\"b\":{\"name\":\"Bo\",\"age\":4}}.",
+    " Version 2 also leaves a string value unquoted when it can, up to the next , / : [ ] { } or line break, \
+outer spaces dropped: rows[2]{id,city}:1,São Paulo/2,\"true\" is \"rows\":[{\"id\":1,\"city\":\"São Paulo\"},\
+{\"id\":2,\"city\":\"true\"}]; unquoted true, false, null and numbers keep their JSON meaning."
 );
 
 /// The primer for text of `version`: [`STC_PRIMER`] for version 1,
@@ -94,6 +97,10 @@ mod tests {
             (
                 r#"users{2}{name,age}:a:"Al",3/b:"Bo",4"#,
                 r#""users":{"a":{"name":"Al","age":3},"b":{"name":"Bo","age":4}}"#,
+            ),
+            (
+                r#"rows[2]{id,city}:1,São Paulo/2,"true""#,
+                r#""rows":[{"id":1,"city":"São Paulo"},{"id":2,"city":"true"}]"#,
             ),
         ];
         let check = |primer: &str, examples: &[(&str, &str)], version: Version| {
