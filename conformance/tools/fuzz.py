@@ -6,11 +6,15 @@ package `stc`) against the independent oracle (tools/oracle.py).
     bindings-python/.venv/bin/python conformance/tools/fuzz.py --seed 1 --runs 200000
 
 Decode: mutations of every corpus input (insert a token, delete a byte,
-duplicate a slice); both readers must agree on the output or on the error
-kind and byte offset. Encode: random JSON documents built to hit every
-encoder decision (keys that need quotes, duplicates, lexemes, lone
-surrogates, arrays of objects with the same or reordered keys, nested
-cells); both writers must give the same bytes in both profiles. Prints the
+duplicate a slice), read at version 1 and 2; both readers must agree on the
+output or on the error kind and byte offset. Encode: random JSON documents
+built to hit every encoder decision (keys that need quotes, duplicates,
+lexemes, lone surrogates, arrays of objects with the same or reordered keys,
+nested cells, strings at the edges of the bare-string rule); checked by
+value in both profiles and versions (the oracle writes the fixed version 1
+forms, the reference its cost-driven choices): the reference's output,
+read by the oracle, and the oracle's output, read by the reference, must
+both be the input's value. Prints the
 first input of each kind of disagreement; exit 1 if there was any.
 """
 
@@ -30,12 +34,13 @@ except ImportError:
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 TOKENS = [b",", b":", b"/", b"{", b"}", b"[", b"]", b'"', b"\\", b" ", b"\n", b"[2]", b"[1]:", b"{a}", b"0", b"1",
-          b"-", b".", b"e", b"a", b"null", b'"x"', b"[0]:", b"\\u", b"\xff", b"\xc3"]
+          b"-", b".", b"e", b"a", b"null", b'"x"', b"[0]:", b"\\u", b"\xff", b"\xc3", b"~", b"tru", b"x y", b"\xc2\xa0",
+          b"{1}", b"{a{b}}", b"True"]
 
 
-def reference_decode(data, depth):
+def reference_decode(data, depth, version=1):
     try:
-        return ("ok", stc.decode(data, max_depth=depth))
+        return ("ok", stc.decode(data, max_depth=depth, version=version))
     except stc.STCDecodeError as e:
         return ("err", e.kind, e.offset)
 
@@ -56,7 +61,9 @@ def mutate(rng, s):
 
 KEYS = ["a", "b", "id", "name", "x-y", "", "é", "true", "_", "a b", "1x", "\ud800", '"q"', "a[2]"]
 NUMS = ["0", "-0", "1.0", "1E+2", "0.10", "123456789012345678901234567890", "-2.5e-3"]
-STRS = ["", "x", " / ", ",", ":", "[3]:", "\\", '"', "\n", "\u0001", "é", "😀", "\ud800", "\u2028", "/"]
+STRS = ["", "x", " / ", ",", ":", "[3]:", "\\", '"', "\n", "\u0001", "é", "😀", "\ud800", "\u2028", "/",
+        "a b", " a", "a ", "-a", "+a", ".a", "1a", "true", "True", "true story", "nan", "Infinity", "null x", "~",
+        "a~b", "\u00a0a", "a\u0085", "caf\u00e9 bar", "'q'", "#x=1;", "a\tb", "a\u007fb"]
 
 
 def document(rng, d=0):
@@ -103,25 +110,33 @@ def main():
     for _ in range(args.runs):
         data, depth = rng.choice(inputs)
         data = mutate(rng, data)
-        a, b = oracle.decode(data, depth), reference_decode(data, depth)
+        version = rng.choice((1, 2))
+        a, b = oracle.decode(data, depth, version=version), reference_decode(data, depth, version)
         if a != b:
             total += 1
-            kind = ("decode", a[:2], b[:2])
+            kind = ("decode", version, a[:2], b[:2])
             if kind not in kinds:
                 kinds[kind] = data
-                print("decode disagreement on %r (max_depth %d)\n  oracle    %r\n  reference %r" % (data[:120], depth, a, b))
+                print("decode disagreement on %r (max_depth %d, version %d)\n  oracle    %r\n  reference %r" % (data[:120], depth, version, a, b))
     docs = max(1, args.runs // 5)
     for _ in range(docs):
         text = dump(document(rng))
+        want = oracle.decode(text.encode("utf-8", "surrogatepass"), 10000, json_only=True)
         for profile in ("compact", "readable"):
-            a, b = oracle.encode(text, profile), stc.encode(text, profile=profile)
-            if a != b:
-                total += 1
-                kind = ("encode", profile)
-                if kind not in kinds:
-                    kinds[kind] = text
-                    print("encode disagreement (%s) on %s\n  oracle    %s\n  reference %s" % (profile, text, a, b))
-    print("%d decode runs, %d encode documents x 2 profiles: %d disagreements of %d kinds" % (args.runs, docs, total, len(kinds)))
+            for version in (1, 2):
+                ours = oracle.encode(text, profile)
+                theirs = stc.encode(text, profile=profile, version=version)
+                for what, got in (
+                    ("reference's output read by the oracle", oracle.decode(theirs.encode("utf-8", "surrogatepass"), 10000, version=version)),
+                    ("oracle's output read by the reference", reference_decode(ours.encode("utf-8", "surrogatepass"), 10000, version)),
+                ):
+                    if got != want:
+                        total += 1
+                        kind = ("encode", profile, version, what)
+                        if kind not in kinds:
+                            kinds[kind] = text
+                            print("encode disagreement (%s, version %d, %s) on %s\n  reference %s\n  oracle    %s\n  input     %r\n  read as   %r" % (profile, version, what, text, theirs, ours, want, got))
+    print("%d decode runs, %d encode documents x 2 profiles x 2 versions: %d disagreements of %d kinds" % (args.runs, docs, total, len(kinds)))
     return 1 if total else 0
 
 
