@@ -32,16 +32,16 @@ test('codec errors are Error with code, offset (bytes), line, column and the Dis
   assert.equal(e.reason, "expected ':' after object key, found '2'");
   assert.equal(e.index, 10);
   // Offsets count UTF-8 bytes, columns count characters.
-  const u = thrown(() => stc.decode('["é", x]'));
+  const u = thrown(() => stc.decode('["é", :]'));
   assert.equal(u.code, 'unexpected_char');
   assert.equal(u.offset, 7);
   assert.equal(u.column, 7);
   assert.equal(u.index, 6, 'UTF-16 index of the byte offset');
-  assert.equal('["é", x]'.slice(u.index), 'x]');
-  const astral = thrown(() => stc.parse('["😀", x]', { bigint: true }));
+  assert.equal('["é", :]'.slice(u.index), ':]');
+  const astral = thrown(() => stc.parse('["😀", :]', { bigint: true }));
   assert.deepEqual([astral.offset, astral.index, astral.column], [9, 7, 7]);
   // Bytes have no string index.
-  assert.equal(thrown(() => stc.decode(Buffer.from('["é", x]'))).index, undefined);
+  assert.equal(thrown(() => stc.decode(Buffer.from('["é", :]'))).index, undefined);
   // Too few values is count_mismatch at the count, however the body ends (design D.3).
   for (const [text, at] of [['[3]: 1,2', 1], ['{ids[3]: 1,2}', 5], ['[3]:  1', 1]]) {
     assert.deepEqual([thrown(() => stc.decode(text)).code, thrown(() => stc.decode(text)).offset], ['count_mismatch', at], text);
