@@ -6,6 +6,14 @@ implementation: slow, unoptimized, and never shipped. Stdlib only.
     decode(data: bytes, max_depth=128, json_only=False, version=1)
         -> ('ok', canonical minified JSON) | ('err', kind, byte offset)
     encode(json_text: str, profile='compact') -> STC text (input must be JSON)
+
+The decoder reads version 1 and version 2 (column groups, absent cells,
+keyed tables, bare strings: spec 3.8-3.11; version 2 constructs read as
+version 1 are newer_version, 4.5). The encoder writes the version 1 forms of
+the original rules (plain objects, `key[N]:` arrays of scalars, flat
+tables), not the reference's cost-driven choices: its output decodes to the
+input's value at either version, so it is a correct encoder, checked by
+value (RUNNER.md, --encoder-check value), not the canonical one.
 """
 import sys
 
