@@ -7,9 +7,9 @@
 //! result classes. `stash` exposes the `stc-stash` crate (truncation with
 //! recoverable markers, the SQLite and memory stores).
 //!
-//! `unsafe` is denied everywhere except in `pyobj` (object construction
-//! through CPython's full C API, for `loads`), where each block carries a
-//! `SAFETY:` comment (enforced by clippy).
+//! `unsafe` is denied everywhere except in `pyobj` (strings for `loads`
+//! through CPython's full C API, only in a build without the `abi3` feature),
+//! where each block carries a `SAFETY:` comment (enforced by clippy).
 
 #![deny(unsafe_code)]
 #![warn(clippy::undocumented_unsafe_blocks)]

@@ -1,11 +1,10 @@
-//! Python objects for `loads`, built through CPython's full C API.
+//! Python objects for `loads`.
 //!
-//! The default build is a version-specific extension (not `abi3`): strings
-//! are made by `PyUnicode_New` and filled in place, skipping CPython's UTF-8
-//! decoder, and integers and floats come straight from `PyLong_FromLongLong`
-//! and `PyFloat_FromDouble`. This is the crate's only `unsafe` code; every
-//! block says why it is sound. With the `abi3` feature the same functions use
-//! pyo3's safe constructors.
+//! The shipped build is `abi3` and uses pyo3's safe constructors. Built
+//! without the `abi3` feature (`--no-default-features`: a module for one
+//! CPython version), strings are made by `PyUnicode_New` and filled in place
+//! in CPython's narrowest layout, skipping its UTF-8 decoder. That is the
+//! crate's only `unsafe` code; every block says why it is sound.
 
 #[cfg(not(feature = "abi3"))]
 use pyo3::ffi;
