@@ -22,6 +22,7 @@ use crate::estimate::estimate_tokens;
 use crate::gate::{GateError, GateOptions, Gated};
 use crate::identifier::is_identifier;
 use crate::options::{EncodeOptions, Profile, Techniques, Version};
+use crate::strings::is_bare_string;
 
 impl Document<'_> {
     /// Writes the document as STC version 1 in the given profile.
@@ -46,7 +47,7 @@ impl Document<'_> {
     /// let json = r#"[{"id":1,"user":{"id":5,"name":"bob"}},{"id":2,"user":{"id":6,"name":"al"}}]"#;
     /// let doc = Document::parse_json(json, &Limits::default())?;
     /// let v2 = EncodeOptions::default().version(Version::V2);
-    /// assert_eq!(doc.encode_with(&v2), r#"[2]{id,user{id,name}}:1,5,"bob"/2,6,"al""#);
+    /// assert_eq!(doc.encode_with(&v2), "[2]{id,user{id,name}}:1,5,bob/2,6,al");
     /// assert_eq!(doc.encode_with(&EncodeOptions::default()), r#"[2]{id,user}:1,{id:5,name:"bob"}/2,{id:6,name:"al"}"#);
     /// # Ok::<(), stc_core::Error>(())
     /// ```
@@ -255,6 +256,9 @@ struct Plan<'d, 'a> {
     v2: bool,
     /// The techniques that may be used (all, except in benchmarks).
     t: Techniques,
+    /// Version 2 with bare strings: every string value that qualifies
+    /// ([`is_bare_string`]) is written, and priced, without quotes.
+    bare: bool,
     /// Tape index of every container, ascending.
     containers: Vec<usize>,
     /// Packed [`Form`] of each container (by ordinal).
@@ -313,6 +317,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             nodes,
             v2,
             t,
+            bare: v2 && t.bare_strings,
             containers,
             forms: vec![0; count],
             costs: vec![0; count],
@@ -392,7 +397,7 @@ impl<'d, 'a> Plan<'d, 'a> {
                 self.cost(i, safe).saturating_sub(1)
             }
             node => {
-                price_scalar(&mut self.scratch, node);
+                price_scalar(&mut self.scratch, node, self.bare);
                 0
             }
         }
@@ -441,7 +446,8 @@ impl<'d, 'a> Plan<'d, 'a> {
             // container whose form does not depend on its parent adds the
             // same to every candidate of the parent, so only its stand-in's
             // place in the parent's text can decide.
-            let compact = self.t.compact_arrays && scalar_array_compact(self.nodes, i, len, end, &mut self.scratch);
+            let compact =
+                self.t.compact_arrays && scalar_array_compact(self.nodes, i, len, end, self.bare, &mut self.scratch);
             let form = if compact { Form::Compact } else { Form::Plain };
             self.set(o, Choice { form, cost: 1 + len, safe: form, safe_cost: 1 + len });
             return;
@@ -845,12 +851,20 @@ impl<'d, 'a> Plan<'d, 'a> {
 
 /// Whether the non-empty array of scalars at `i` (items up to `end`) is
 /// written compact (`[N]:a,b`) rather than plain (`[a,b]`): only when that
-/// is estimated cheaper (a tie keeps plain), or as an object member under
-/// the old fixed rule ([`COMPACT_SCALAR_MEMBERS`]). The two texts differ
-/// only around their ends, so each is priced with its first and last item
-/// (and the member's key, whose `:` merges with what follows): two short
-/// estimates, whatever the array's length.
-pub(crate) fn scalar_array_compact(nodes: &[Node<'_>], i: usize, len: usize, end: usize, scratch: &mut String) -> bool {
+/// is estimated cheaper (a tie keeps the form of the old rules: compact as
+/// an object member, else plain), or as a member under the old fixed rule
+/// ([`COMPACT_SCALAR_MEMBERS`]). The two texts differ only around their
+/// ends, so each is priced with its first and last item (and the member's
+/// key, whose `:` merges with what follows): two short estimates, whatever
+/// the array's length. `bare`: strings that qualify are priced unquoted.
+pub(crate) fn scalar_array_compact(
+    nodes: &[Node<'_>],
+    i: usize,
+    len: usize,
+    end: usize,
+    bare: bool,
+    scratch: &mut String,
+) -> bool {
     let key = match i.checked_sub(1).and_then(|k| nodes.get(k)) {
         Some(Node::Key(k)) => Some(k),
         _ => None,
@@ -859,10 +873,10 @@ pub(crate) fn scalar_array_compact(nodes: &[Node<'_>], i: usize, len: usize, end
         return true;
     }
     let ends = |out: &mut String| {
-        price_scalar(out, nodes.get(i + 1));
+        price_scalar(out, nodes.get(i + 1), bare);
         if len > 1 {
             out.push(',');
-            price_scalar(out, nodes.get(end - 1));
+            price_scalar(out, nodes.get(end - 1), bare);
         }
     };
     scratch.clear();
@@ -884,17 +898,33 @@ pub(crate) fn scalar_array_compact(nodes: &[Node<'_>], i: usize, len: usize, end
     ends(scratch);
     let compact = estimate_tokens(scratch);
     scratch.clear();
-    compact < plain
+    compact < plain || (compact == plain && key.is_some())
 }
 
-/// Appends a scalar as candidate texts hold it: itself, except a string
-/// longer than [`LONG_STRING`] bytes, which stands as `"x"`.
-pub(crate) fn price_scalar(out: &mut String, node: Option<&Node<'_>>) {
+/// Appends a scalar as candidate texts hold it: as it is written (see
+/// [`write_scalar`]), except a string longer than [`LONG_STRING`] bytes,
+/// which stands as `"x"` (or `x` when it is written bare).
+pub(crate) fn price_scalar(out: &mut String, node: Option<&Node<'_>>, bare: bool) {
+    match node {
+        Some(Node::String(s)) if s.len() > LONG_STRING => {
+            out.push_str(if bare && is_bare_string(s) { "x" } else { "\"x\"" });
+        }
+        node => write_scalar(out, node, bare),
+    }
+}
+
+/// Appends a scalar as it is written: `null`, `true`, `false`, a number's
+/// lexeme, a string quoted, or (`bare`, version 2) without quotes when it
+/// qualifies ([`is_bare_string`]; a stored string is canonically escaped,
+/// and one holding an escape never qualifies). Containers and keys write
+/// nothing (they never reach here).
+pub(crate) fn write_scalar(out: &mut String, node: Option<&Node<'_>>, bare: bool) {
     match node {
         Some(Node::Null) => out.push_str("null"),
-        Some(Node::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+        Some(Node::Bool(true)) => out.push_str("true"),
+        Some(Node::Bool(false)) => out.push_str("false"),
         Some(Node::Number(n)) => out.push_str(n),
-        Some(Node::String(s)) if s.len() > LONG_STRING => out.push_str("\"x\""),
+        Some(Node::String(s)) if bare && is_bare_string(s) => out.push_str(s),
         Some(Node::String(s)) => {
             out.push('"');
             out.push_str(s);
@@ -1201,19 +1231,7 @@ impl Writer<'_, '_, '_> {
     }
 
     fn scalar(&mut self, i: usize) {
-        match self.plan.nodes.get(i) {
-            Some(Node::Null) => self.out.push_str("null"),
-            Some(Node::Bool(true)) => self.out.push_str("true"),
-            Some(Node::Bool(false)) => self.out.push_str("false"),
-            Some(Node::Number(n)) => self.out.push_str(n),
-            Some(Node::String(s)) => {
-                self.out.push('"');
-                self.out.push_str(s);
-                self.out.push('"');
-            }
-            // Containers and keys never reach here; write nothing rather than panic.
-            _ => {}
-        }
+        write_scalar(&mut self.out, self.plan.nodes.get(i), self.plan.bare);
     }
 }
 
@@ -1318,20 +1336,8 @@ mod tests {
     /// versions and both profiles.
     #[test]
     fn same_output_as_the_per_node_planner_on_the_corpus() {
-        let dir = match std::env::var_os("STC_CORPUS") {
-            Some(d) => std::path::PathBuf::from(d),
-            None => std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
-        };
-        let mut paths: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("cannot read the corpus at {}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        paths.sort();
-        assert!(paths.len() >= 14, "expected the shared corpus in {}", dir.display());
         // Hand-made shapes too: nested tables, groups, keyed tables, absent cells.
-        let mut docs: Vec<(String, String)> =
-            paths.iter().map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap())).collect();
+        let mut docs = corpus();
         for json in [
             TABLE,
             r#"[{"a":[{"c":1},{"c":2}]},{"a":[{"c":3},{"c":4}]},{"a":[{"c":5},{"c":6}]}]"#,
@@ -1440,6 +1446,163 @@ mod tests {
             }
         }
         assert!(Techniques::default().set("dictionaries", false).is_none());
+    }
+
+    /// The shared corpus (`STC_CORPUS` overrides `../shared/corpus`), sorted.
+    fn corpus() -> Vec<(String, String)> {
+        let dir = match std::env::var_os("STC_CORPUS") {
+            Some(d) => std::path::PathBuf::from(d),
+            None => std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+        };
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot read the corpus at {}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        assert!(paths.len() >= 14, "expected the shared corpus in {}", dir.display());
+        paths.iter().map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap())).collect()
+    }
+
+    /// Version 2 writes every qualifying string value bare, in every value
+    /// position, and nothing else changes: keys, column names and row keys
+    /// keep their rules, version 1 quotes every string.
+    #[test]
+    fn bare_strings_in_every_value_position_v2_only() {
+        let cases = [
+            (r#""GET""#, "GET"),
+            (
+                r#"{"m":"GET","n":"-1","t":"true","u":"True story","e":""}"#,
+                r#"{m:GET,n:"-1",t:"true",u:True story,e:""}"#,
+            ),
+            (
+                r#"["a b"," a","a ","a,b","a/b","a:b","a~b","é","a\u00a0b"]"#,
+                "[a b,\" a\",\"a \",\"a,b\",\"a/b\",\"a:b\",\"a~b\",é,\"a\u{a0}b\"]",
+            ),
+            (r#"[{"k":"x","v":"y"},{"k":"z","v":"1"}]"#, r#"[2]{k,v}:x,y/z,"1""#),
+            (r#"{"r1":{"n":"ada"},"r2":{"n":"~"}}"#, r#"{2}{n}:r1:ada/r2:"~""#),
+            (r#"{"a b":"c d","GET":"GET"}"#, r#"{"a b":c d,GET:GET}"#),
+            (r#"["\u0041B","\/"]"#, r#"[AB,"/"]"#),
+        ];
+        for (json, v2) in cases {
+            assert_eq!(encode_v(json, Version::V2), v2, "{json}");
+            let back = crate::decode_with(v2, &crate::DecodeOptions::default().version(Version::V2)).unwrap();
+            assert_eq!(back, crate::decode(json).unwrap(), "{v2}");
+            // Version 1 output has no bare string: a version 1 reader reads it.
+            assert_eq!(crate::decode(&encode_v(json, Version::V1)).unwrap(), crate::decode(json).unwrap());
+        }
+        assert_eq!(encode_v(r#"{"m":"GET"}"#, Version::V1), r#"{m:"GET"}"#);
+        // Readable: a bare string never runs into the separators after it.
+        let doc =
+            Document::parse_json(r#"{"a":"x y","t":[{"k":"p","v":"q r"},{"k":"s","v":"t"}]}"#, &Limits::default())
+                .unwrap();
+        let readable = doc.encode_with(&EncodeOptions::default().version(Version::V2).profile(Profile::Readable));
+        assert_eq!(readable, "{a: x y, t[2]{k,v}:\n  p,q r /\n  s,t}");
+        // Switched off, version 2 quotes every string again.
+        let quoted = Techniques::default().set("bare_strings", false).unwrap();
+        let doc = Document::parse_json(r#"{"m":"GET"}"#, &Limits::default()).unwrap();
+        let text = doc.encode_with(&EncodeOptions::default().version(Version::V2).techniques(quoted));
+        assert_eq!(text, r#"{m:"GET"}"#);
+    }
+
+    /// Every corpus document written as version 2 (both profiles) decodes
+    /// back with a version 2 reader, and bare strings were written.
+    #[test]
+    fn v2_round_trips_on_the_corpus() {
+        let v2 = crate::DecodeOptions::default().version(Version::V2);
+        let mut bare_docs = 0;
+        for (name, json) in corpus() {
+            let doc = Document::parse_json(&json, &Limits::default()).unwrap();
+            let minified = doc.to_json();
+            for profile in [Profile::Compact, Profile::Readable] {
+                let stc = doc.encode_with(&EncodeOptions::default().version(Version::V2).profile(profile));
+                let back = crate::decode_with(&stc, &v2).unwrap_or_else(|e| panic!("{name} {profile}: {e}"));
+                assert!(back == minified, "{name} {profile}: decodes to a different value");
+                if profile == Profile::Compact && stc.len() < doc.encode(profile).len() {
+                    bare_docs += 1;
+                }
+            }
+        }
+        assert!(bare_docs >= 10, "only {bare_docs} documents got shorter in version 2");
+    }
+
+    mod bare_round_trip {
+        use super::*;
+        use proptest::prelude::*;
+        use serde_json::{Map, Value};
+
+        /// Pieces strings are built from: each near a clause of the bare
+        /// string rule (spaces, signs, digits, literal look-alikes, the
+        /// structural characters, controls, non-ASCII, other whitespace).
+        const PIECES: &[&str] = &[
+            "a", "Zed", " ", "  ", "-", "+", ".", "0", "7", "1e5", "true", "True", "FALSE", "null", "NaN", "inf",
+            "Infinity", "~", "/", ":", ",", "[", "]", "{", "}", "\"", "\\", "#", "'", "é", "日本", "😀", "\u{a0}",
+            "\u{85}", "\u{2028}", "\u{3000}", "\u{7f}", "\t", "\n", "\u{200b}",
+        ];
+        const KEYS: &[&str] = &["a", "b", "id", "true", "x y", "-k", "é", "~", "1"];
+
+        fn edge_string() -> impl Strategy<Value = String> {
+            prop::collection::vec(prop::sample::select(PIECES), 0..4).prop_map(|p| p.concat())
+        }
+
+        fn scalar() -> BoxedStrategy<Value> {
+            prop_oneof![
+                6 => edge_string().prop_map(Value::String),
+                1 => Just(Value::Null),
+                1 => any::<bool>().prop_map(Value::Bool),
+                1 => (-1000i64..1000).prop_map(Value::from),
+            ]
+            .boxed()
+        }
+
+        /// Rows over the columns a, b, c, each member present or not: tables,
+        /// absent cells and (when the values are objects) column groups.
+        fn rows(inner: BoxedStrategy<Value>) -> impl Strategy<Value = Vec<Value>> {
+            prop::collection::vec(prop::collection::vec((any::<bool>(), inner), 3), 2..5).prop_map(|rows| {
+                rows.into_iter()
+                    .map(|cells| {
+                        let mut m = Map::new();
+                        for ((keep, v), k) in cells.into_iter().zip(["a", "b", "c"]) {
+                            if keep {
+                                m.insert(k.to_string(), v);
+                            }
+                        }
+                        Value::Object(m)
+                    })
+                    .collect()
+            })
+        }
+
+        fn value() -> impl Strategy<Value = Value> {
+            scalar().prop_recursive(3, 40, 5, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                    prop::collection::vec((prop::sample::select(KEYS), inner.clone()), 0..4)
+                        .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+                    rows(inner.clone()).prop_map(Value::Array),
+                    rows(inner).prop_map(|rows| {
+                        Value::Object(rows.into_iter().enumerate().map(|(n, r)| (format!("r{n}"), r)).collect())
+                    }),
+                ]
+            })
+        }
+
+        proptest! {
+            /// Version 2 encode then version 2 decode is the identity, in
+            /// both profiles, for values whose strings sit at the rule's edges.
+            #[test]
+            fn v2_encode_then_decode_is_the_identity(v in value()) {
+                let json = serde_json::to_string(&v).unwrap();
+                let doc = Document::parse_json(&json, &Limits::default()).unwrap();
+                let minified = doc.to_json();
+                let v2 = crate::DecodeOptions::default().version(Version::V2);
+                for profile in [Profile::Compact, Profile::Readable] {
+                    let stc = doc.encode_with(&EncodeOptions::default().version(Version::V2).profile(profile));
+                    let back = crate::decode_with(&stc, &v2);
+                    prop_assert_eq!(back.as_deref(), Ok(minified.as_str()), "{}", stc);
+                }
+            }
+        }
     }
 
     #[test]

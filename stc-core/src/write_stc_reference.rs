@@ -167,7 +167,7 @@ impl<'d, 'a> Plan<'d, 'a> {
                 (if safe { c.safe_cost } else { c.cost }).saturating_sub(1)
             }
             node => {
-                crate::write_stc::price_scalar(&mut self.scratch, node);
+                crate::write_stc::price_scalar(&mut self.scratch, node, self.v2);
                 0
             }
         }
@@ -212,7 +212,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let scalars_only = len == end - i - 1 && !self.nodes[i + 1..end].iter().any(|n| self.is_container_node(n));
         if scalars_only {
             // Items all scalars: plain or compact by the current planner's rule.
-            let compact = crate::write_stc::scalar_array_compact(self.nodes, i, len, end, &mut self.scratch);
+            let compact = crate::write_stc::scalar_array_compact(self.nodes, i, len, end, self.v2, &mut self.scratch);
             let form = if compact { Form::Compact } else { Form::Plain };
             self.choice[i] = Choice { form, cost: 1 + len, safe: form, safe_cost: 1 + len };
             return;
@@ -810,19 +810,7 @@ impl Writer<'_, '_, '_> {
     }
 
     fn scalar(&mut self, i: usize) {
-        match self.plan.nodes.get(i) {
-            Some(Node::Null) => self.out.push_str("null"),
-            Some(Node::Bool(true)) => self.out.push_str("true"),
-            Some(Node::Bool(false)) => self.out.push_str("false"),
-            Some(Node::Number(n)) => self.out.push_str(n),
-            Some(Node::String(s)) => {
-                self.out.push('"');
-                self.out.push_str(s);
-                self.out.push('"');
-            }
-            // Containers and keys never reach here; write nothing rather than panic.
-            _ => {}
-        }
+        crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(i), self.plan.v2);
     }
 }
 
