@@ -99,6 +99,16 @@ fn is_ident_continue(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
+/// Whether `c` may appear in a v2 bare string (design F.2; this lexer only
+/// finds where a run ends, the core's `is_bare_string` decides what the
+/// writer writes bare): not `"` `\\` `,` `/` `:` `[` `]` `{` `}` `~`, not a
+/// control character, no whitespace but U+0020.
+fn is_bare_char(c: char) -> bool {
+    !matches!(c, '"' | '\\' | ',' | '/' | ':' | '[' | ']' | '{' | '}' | '~')
+        && !c.is_control()
+        && (c == ' ' || !c.is_whitespace())
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
@@ -197,21 +207,30 @@ pub fn classify(text: &str) -> Vec<Class> {
                 classes[i..j].fill(Class::Value);
                 i = j;
             }
-            _ if is_ident_start(c) => {
+            _ if header > 0 && is_ident_start(c) => {
                 let mut j = i + 1;
                 while j < b.len() && is_ident_continue(b[j]) {
                     j += 1;
                 }
-                let word = &b[i..j];
-                let class = if header > 0 {
-                    Class::HeaderKey
-                } else if key_follows(b, j) {
-                    Class::Key
-                } else if matches!(word, b"true" | b"false" | b"null") {
-                    Class::Value
-                } else {
-                    Class::Key
-                };
+                classes[i..j].fill(Class::HeaderKey);
+                i = j;
+            }
+            // An identifier key, a literal, or (v2) a bare string: the run of
+            // characters a bare string may hold, without trailing spaces. A
+            // run followed by `:`, `[` or `{` is a key (identifier keys and
+            // keyed-table row keys), anything else a value.
+            _ if c != b' ' && text.get(i..).and_then(|t| t.chars().next()).is_some_and(is_bare_char) => {
+                let mut j = i;
+                for ch in text[i..].chars() {
+                    if !is_bare_char(ch) {
+                        break;
+                    }
+                    j += ch.len_utf8();
+                }
+                while j > i + 1 && b[j - 1] == b' ' {
+                    j -= 1;
+                }
+                let class = if key_follows(b, j) { Class::Key } else { Class::Value };
                 classes[i..j].fill(class);
                 i = j;
             }
@@ -290,6 +309,9 @@ mod tests {
         assert_eq!(show(r#"[2]{id,u{x}}:1,"a" / 2,~"#), ".n..hh.h.h...v.vvv...v..");
         assert_eq!(show(r#"{e{2}{n}:"1":"A" / "2":-1.5e3}"#), ".k.n..h..kkk.vvv...kkk.vvvvvv.");
         assert_eq!(show(r#"[[1],[-2]]"#), "..v...vv..");
+        // v2 bare strings: values wherever no `:`, `[` or `{` follows; trailing spaces are punctuation.
+        assert_eq!(show("{a: x y, t[2]{k}:\n  é /\n  true,b:1}"), ".k..vvv..k.n..h.....vv.....vvvv.k.v.");
+        assert_eq!(show("{2}{n}:r1:ada/r2:\"~\""), ".n..h..kk.vvv.kk.vvv");
         let (t, c, n) = floor(r#"{"a":[1,"x",{"b":null}],"c":{}}"#);
         assert_eq!((t.as_str(), n, value_runs(&c)), (r#"1,"x",null"#, 3, 3));
     }
