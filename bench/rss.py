@@ -17,7 +17,9 @@ Targets (issue 12): encode peak RSS at most 2 x the input plus a constant,
 decode at most 1.5 x the (STC) input plus a constant; the constant is the
 baseline, the same tool encoding `{}`. With `--nodes STC_BENCH`, each input's
 number of tape nodes (`stc-bench nodes FILE`) is recorded too, for the
-report's estimate of what a more compact encoder tape would give.
+report's composition of the encoder's peak (input, tape at 8 bytes a node,
+the rest). `stc encode` streams its output, so the STC text is not part of
+its peak.
 """
 import json
 import os

@@ -289,9 +289,12 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
                     gate.tokenizer.name()
                 );
                 write_output(input, &gated.text)
-            } else {
+            } else if truncated.is_some() {
                 let text = stc_core::encode_with(json, &options).map_err(|e| input.fail(e))?;
                 write_output(input, &text)
+            } else {
+                let doc = Document::parse_json(json, &options.limits).map_err(|e| input.fail(e))?;
+                write_encoded(input, &doc, &options)
             }
         }
         CodecCommand::Decode(args) => {
@@ -316,6 +319,23 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
 fn write_output(input: &Input, text: &str) -> Result<String, Failure> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|_| stdout.write_all(b"\n")).and_then(|_| stdout.flush()) {
+        Ok(()) => Ok(String::new()),
+        Err(e) => write_failed(input, e, 0).map(|_| String::new()),
+    }
+}
+
+/// `stc encode FILE` (no gate, budget or lines): the STC text goes to
+/// standard output in pieces of [`Document::ENCODE_CHUNK`] (64 KiB) as the
+/// encoder writes it, so memory holds the input, its tape and the
+/// encoder's decisions, never the whole output. The input was parsed before
+/// (invalid input still prints nothing on stdout).
+fn write_encoded(input: &Input, doc: &Document, options: &EncodeOptions) -> Result<String, Failure> {
+    let mut stdout = std::io::stdout().lock();
+    let written = doc
+        .encode_to(options, |piece| stdout.write_all(piece.as_bytes()))
+        .and_then(|()| stdout.write_all(b"\n"))
+        .and_then(|()| stdout.flush());
+    match written {
         Ok(()) => Ok(String::new()),
         Err(e) => write_failed(input, e, 0).map(|_| String::new()),
     }

@@ -5,46 +5,26 @@
 //! Writing a document is the writers' job: [`Document::replay`] feeds it to
 //! any [`Sink`], which is how `to_json` and `to_json_pretty` reach the JSON
 //! writers of `write_json.rs`; the STC encoder (`write_stc.rs`, which owns
-//! `Document::encode` and `Document::encode_gated`) walks the tape directly
-//! because it needs lookahead.
+//! `Document::encode`, `Document::encode_to` and `Document::encode_gated`)
+//! walks the tape directly because it needs lookahead.
 //!
 //! The encoder must look at an array's elements before it can choose between
 //! a columnar, a compact and a plain array, so it needs the document in
-//! memory. A tape (one `Vec` of nodes in document order, each container
-//! knowing where it ends) gives that lookahead at the cost of one allocation
-//! that grows geometrically; strings and number lexemes borrow from the input
-//! whenever they are already canonical.
+//! memory. A tape (nodes in document order, each container knowing its
+//! length and where it ends) gives that lookahead. It is compact (issue 12:
+//! `stc encode` within 2x the input): 8 bytes a node, numbers and strings as
+//! spans of the input whenever the input's escaping already is canonical,
+//! other text in one arena (`document/tape.rs` has the layout and limits).
 
-use std::borrow::Cow;
+mod tape;
 
 use crate::error::{Error, ErrorKind};
 use crate::options::Limits;
-use crate::parser::{parse_json, scan_number, Abort, Sink};
+use crate::parser::{parse_json_to, scan_number, Abort, Failure, Sink};
 use crate::strings::{push_canonical_str, push_canonical_utf16, JsonStr};
 use crate::write_json::{JsonWriter, PrettyJsonWriter};
-
-/// One entry of the tape.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Node<'a> {
-    Null,
-    Bool(bool),
-    /// The exact number lexeme.
-    Number(Cow<'a, str>),
-    /// Canonically escaped string body (the writers copy it as it is).
-    String(Cow<'a, str>),
-    /// Canonically escaped key body; the member's value follows it.
-    Key(Cow<'a, str>),
-    /// `len` elements; the next node after the array is at `end`.
-    Array {
-        len: usize,
-        end: usize,
-    },
-    /// `len` members (key + value each); the next node after it is at `end`.
-    Object {
-        len: usize,
-        end: usize,
-    },
-}
+use tape::{too_large, TapeWriter};
+pub(crate) use tape::{Node, Tape};
 
 /// A JSON value held as a tape, ready to [`encode`](Document::encode).
 ///
@@ -55,7 +35,8 @@ pub(crate) enum Node<'a> {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document<'a> {
-    pub(crate) nodes: Vec<Node<'a>>,
+    /// The compact tape (8 bytes a node; see `document/tape.rs`).
+    pub(crate) nodes: Tape<'a>,
 }
 
 impl<'a> Document<'a> {
@@ -63,10 +44,18 @@ impl<'a> Document<'a> {
     ///
     /// The parser guarantees the structure, so this goes through an unchecked
     /// tape writer, not through [`DocumentBuilder`]'s checks.
+    ///
+    /// The tape addresses at most 4 GiB - 1 of text: a longer `json` is an
+    /// [`ErrorKind::InvalidDocument`] error (never a wrong document).
     pub fn parse_json(json: &'a str, limits: &Limits) -> Result<Document<'a>, Error> {
-        let mut tape = Tape::with_capacity(json.len() / 8 + 4);
-        parse_json(json, limits, &mut tape)?;
-        Ok(Document { nodes: tape.nodes })
+        if json.len() >= u32::MAX as usize {
+            return Err(too_large("an input of 4 GiB or more"));
+        }
+        let mut tape = Parsed(TapeWriter::new(json, json.len() / 8 + 4));
+        match parse_json_to(json, limits, &mut tape) {
+            Ok(()) => Ok(Document { nodes: tape.0.finish().trimmed() }),
+            Err(Failure::Input(e)) | Err(Failure::Sink(e)) => Err(e),
+        }
     }
 
     /// Reports the document's values to `sink` in order, exactly as the
@@ -98,7 +87,8 @@ impl<'a> Document<'a> {
     pub fn replay<'s, E>(&'s self, sink: &mut impl Sink<'s, E>) -> Result<(), E> {
         // The containers still open: where each ends, and whether it is an array.
         let mut open: Vec<(usize, bool)> = Vec::new();
-        for (i, node) in self.nodes.iter().enumerate() {
+        for i in 0..self.nodes.len() {
+            let Some(node) = self.nodes.get(i) else { break };
             while let Some(&(end, is_array)) = open.last() {
                 if end != i {
                     break;
@@ -112,15 +102,15 @@ impl<'a> Document<'a> {
             }
             match node {
                 Node::Null => sink.null()?,
-                Node::Bool(b) => sink.boolean(*b)?,
+                Node::Bool(b) => sink.boolean(b)?,
                 Node::Number(n) => sink.number(n)?,
                 Node::String(s) => sink.string(JsonStr::canonical_unchecked(s))?,
                 Node::Key(k) => sink.key(JsonStr::canonical_unchecked(k))?,
-                &Node::Array { len, end } => {
+                Node::Array { len, end } => {
                     sink.begin_array(Some(len))?;
                     open.push((end, true));
                 }
-                &Node::Object { len, end } => {
+                Node::Object { len, end } => {
                     sink.begin_object(Some(len))?;
                     open.push((end, false));
                 }
@@ -176,108 +166,89 @@ impl<'a> Document<'a> {
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
+
+    /// Heap bytes the document holds beyond the text it was parsed from:
+    /// its tape (8 bytes a node) and the strings that are not spans of that
+    /// text (bodies whose escaping was not canonical, and everything a
+    /// [`DocumentBuilder`] added). A measure of the encoder's memory.
+    ///
+    /// ```
+    /// use stc_core::{Document, Limits};
+    /// let doc = Document::parse_json(r#"{"a":[1,2],"b":"\u00e9"}"#, &Limits::default()).unwrap();
+    /// assert_eq!(doc.node_count(), 7);
+    /// // 7 nodes of 8 bytes, room for a few more, and "é" re-escaped.
+    /// assert!(doc.tape_bytes() >= 7 * 8 + "é".len());
+    /// ```
+    pub fn tape_bytes(&self) -> usize {
+        self.nodes.heap_bytes()
+    }
+    /// A document holding `nodes` (tests build unusual tapes directly, e.g.
+    /// nesting deeper than any reader's limit). Containers take their
+    /// lengths from what they hold and close at their `end`.
+    #[cfg(test)]
+    pub(crate) fn from_nodes(nodes: &[Node<'_>]) -> Document<'static> {
+        let mut tape = TapeWriter::new("", nodes.len());
+        let mut ends: Vec<usize> = Vec::new();
+        for (i, node) in nodes.iter().enumerate() {
+            while ends.last() == Some(&i) {
+                ends.pop();
+                tape.close();
+            }
+            let added = match *node {
+                Node::Null => tape.literal(None),
+                Node::Bool(b) => tape.literal(Some(b)),
+                Node::Number(n) => tape.number(n),
+                Node::String(s) => tape.owned_str(false, |a| a.push_str(s)),
+                Node::Key(k) => tape.owned_str(true, |a| a.push_str(k)),
+                Node::Array { end, .. } | Node::Object { end, .. } => {
+                    ends.push(end);
+                    tape.open(matches!(node, Node::Object { .. }))
+                }
+            };
+            added.expect("a small test tape");
+        }
+        for _ in ends {
+            tape.close();
+        }
+        Document { nodes: tape.finish() }
+    }
 }
 
 /// The unchecked tape writer behind [`Document::parse_json`]: the parser
-/// guarantees the structure, so it only appends nodes and patches container
-/// sizes. Private, so that no caller can feed it a sequence that is not one
-/// value; [`DocumentBuilder`] is the checked way in.
-#[derive(Debug)]
-struct Tape<'a> {
-    nodes: Vec<Node<'a>>,
-    /// Indices of the open containers.
-    stack: Vec<usize>,
-}
+/// guarantees the structure, so it only appends nodes. Private, so that no
+/// caller can feed it a sequence that is not one value; [`DocumentBuilder`]
+/// is the checked way in. Its refusals cannot happen for an input under
+/// 4 GiB (fewer nodes than bytes), but would come back as they are.
+struct Parsed<'a>(TapeWriter<'a>);
 
-impl<'a> Tape<'a> {
-    fn with_capacity(nodes: usize) -> Self {
-        Tape { nodes: Vec::with_capacity(nodes), stack: Vec::new() }
+impl<'a> Sink<'a, Error> for Parsed<'a> {
+    fn null(&mut self) -> Result<(), Error> {
+        self.0.literal(None)
     }
-
-    /// The innermost open container is an object (`Some(true)`), an array
-    /// (`Some(false)`), or there is none.
-    fn top_is_object(&self) -> Option<bool> {
-        self.stack.last().map(|&i| matches!(self.nodes.get(i), Some(Node::Object { .. })))
+    fn boolean(&mut self, value: bool) -> Result<(), Error> {
+        self.0.literal(Some(value))
     }
-
-    #[inline]
-    fn count_element(&mut self) {
-        if let Some(&top) = self.stack.last() {
-            if let Some(Node::Array { len, .. }) = self.nodes.get_mut(top) {
-                *len += 1;
-            }
-        }
+    fn number(&mut self, lexeme: &'a str) -> Result<(), Error> {
+        self.0.number(lexeme)
     }
-
-    #[inline]
-    fn leaf(&mut self, node: Node<'a>) {
-        self.count_element();
-        self.nodes.push(node);
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Error> {
+        self.0.json_str(value, false)
     }
-
-    #[inline]
-    fn open(&mut self, node: Node<'a>) {
-        self.count_element();
-        self.stack.push(self.nodes.len());
-        self.nodes.push(node);
+    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Error> {
+        self.0.open(false)
     }
-
-    #[inline]
-    fn close(&mut self) {
-        let end_index = self.nodes.len();
-        if let Some(top) = self.stack.pop() {
-            if let Some(Node::Array { end, .. } | Node::Object { end, .. }) = self.nodes.get_mut(top) {
-                *end = end_index;
-            }
-        }
-    }
-
-    #[inline]
-    fn add_key(&mut self, key: Cow<'a, str>) {
-        if let Some(&top) = self.stack.last() {
-            if let Some(Node::Object { len, .. }) = self.nodes.get_mut(top) {
-                *len += 1;
-            }
-        }
-        self.nodes.push(Node::Key(key));
-    }
-}
-
-impl<'a> Sink<'a> for Tape<'a> {
-    fn null(&mut self) -> Result<(), Abort> {
-        self.leaf(Node::Null);
+    fn end_array(&mut self) -> Result<(), Error> {
+        self.0.close();
         Ok(())
     }
-    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
-        self.leaf(Node::Bool(value));
-        Ok(())
+    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Error> {
+        self.0.open(true)
     }
-    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
-        self.leaf(Node::Number(Cow::Borrowed(lexeme)));
-        Ok(())
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Error> {
+        self.0.json_str(key, true)
     }
-    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
-        self.leaf(Node::String(value.canonical()));
-        Ok(())
-    }
-    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
-        self.open(Node::Array { len: 0, end: 0 });
-        Ok(())
-    }
-    fn end_array(&mut self) -> Result<(), Abort> {
-        self.close();
-        Ok(())
-    }
-    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
-        self.open(Node::Object { len: 0, end: 0 });
-        Ok(())
-    }
-    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
-        self.add_key(key.canonical());
-        Ok(())
-    }
-    fn end_object(&mut self) -> Result<(), Abort> {
-        self.close();
+    fn end_object(&mut self) -> Result<(), Error> {
+        self.0.close();
         Ok(())
     }
 }
@@ -314,7 +285,8 @@ impl<'a> Sink<'a> for Tape<'a> {
 /// ```
 #[derive(Debug)]
 pub struct DocumentBuilder<'a> {
-    tape: Tape<'a>,
+    /// Every text goes to the tape's arena (the builder has no input text).
+    tape: TapeWriter<'a>,
     /// True right after a key, until its value.
     after_key: bool,
     max_depth: usize,
@@ -352,7 +324,7 @@ impl<'a> DocumentBuilder<'a> {
     /// # Ok::<(), stc_core::Error>(())
     /// ```
     pub fn with_capacity(nodes: usize, max_depth: usize) -> Self {
-        DocumentBuilder { tape: Tape::with_capacity(nodes), after_key: false, max_depth, refused: None }
+        DocumentBuilder { tape: TapeWriter::new("", nodes), after_key: false, max_depth, refused: None }
     }
 
     /// The finished document, or an error if the value is incomplete or a
@@ -369,17 +341,17 @@ impl<'a> DocumentBuilder<'a> {
         if let Some(err) = self.refused {
             return Err(err);
         }
-        if self.tape.nodes.is_empty() || !self.tape.stack.is_empty() {
+        if self.tape.len() == 0 || self.tape.depth() != 0 {
             return Err(invalid("the document is incomplete: a value or a closing bracket is missing"));
         }
-        Ok(Document { nodes: self.tape.nodes })
+        Ok(Document { nodes: self.tape.finish() })
     }
 
     // ---- the checks ---------------------------------------------------------
 
     fn check_value(&mut self) -> Result<(), Error> {
         match self.tape.top_is_object() {
-            None if !self.tape.nodes.is_empty() => Err(invalid("a document holds exactly one top-level value")),
+            None if self.tape.len() != 0 => Err(invalid("a document holds exactly one top-level value")),
             Some(true) if !self.after_key => Err(invalid("an object member needs a key before its value")),
             _ => {
                 self.after_key = false;
@@ -389,7 +361,7 @@ impl<'a> DocumentBuilder<'a> {
     }
 
     fn check_open(&mut self) -> Result<(), Error> {
-        if self.tape.stack.len() >= self.max_depth {
+        if self.tape.depth() >= self.max_depth {
             return Err(Error::detached(
                 ErrorKind::DepthLimit,
                 format!("nesting deeper than the limit of {}", self.max_depth),
@@ -436,55 +408,51 @@ impl<'a> DocumentBuilder<'a> {
         })
     }
 
+    /// Runs `add` on the tape after `check` passed; when the tape refuses
+    /// (the document outgrew what it addresses) the call has no effect.
+    fn add(
+        &mut self,
+        check: impl FnOnce(&mut Self) -> Result<(), Error>,
+        add: impl FnOnce(&mut TapeWriter<'a>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let after_key = self.after_key;
+        check(self)?;
+        add(&mut self.tape).inspect_err(|_| self.after_key = after_key)
+    }
+
     // ---- the public calls ---------------------------------------------------
 
     /// Adds `null`.
     pub fn push_null(&mut self) -> Result<(), Error> {
-        self.check_value()?;
-        self.tape.leaf(Node::Null);
-        Ok(())
+        self.add(Self::check_value, |t| t.literal(None))
     }
 
     /// Adds `true` or `false`.
     pub fn push_bool(&mut self, value: bool) -> Result<(), Error> {
-        self.check_value()?;
-        self.tape.leaf(Node::Bool(value));
-        Ok(())
+        self.add(Self::check_value, |t| t.literal(Some(value)))
     }
 
     /// Adds a number given as its lexeme, which must follow JSON's number
     /// grammar (`-0`, `1.50`, `1e400` and 40-digit integers are all fine).
     pub fn push_number(&mut self, lexeme: &str) -> Result<(), Error> {
         Self::check_number(lexeme)?;
-        self.check_value()?;
-        self.tape.leaf(Node::Number(Cow::Owned(lexeme.to_string())));
-        Ok(())
+        self.add(Self::check_value, |t| t.number(lexeme))
     }
 
     /// Adds a string value.
     pub fn push_str(&mut self, value: &str) -> Result<(), Error> {
-        self.check_value()?;
-        let mut body = String::with_capacity(value.len());
-        push_canonical_str(&mut body, value);
-        self.tape.leaf(Node::String(Cow::Owned(body)));
-        Ok(())
+        self.add(Self::check_value, |t| t.owned_str(false, |arena| push_canonical_str(arena, value)))
     }
 
     /// Adds a string value given as UTF-16 code units; lone surrogates are
     /// kept (as `\uXXXX` escapes in the output).
     pub fn push_utf16(&mut self, value: &[u16]) -> Result<(), Error> {
-        self.check_value()?;
-        let mut body = String::with_capacity(value.len());
-        push_canonical_utf16(&mut body, value);
-        self.tape.leaf(Node::String(Cow::Owned(body)));
-        Ok(())
+        self.add(Self::check_value, |t| t.owned_str(false, |arena| push_canonical_utf16(arena, value)))
     }
 
     /// Opens an array.
     pub fn push_begin_array(&mut self) -> Result<(), Error> {
-        self.check_open()?;
-        self.tape.open(Node::Array { len: 0, end: 0 });
-        Ok(())
+        self.add(Self::check_open, |t| t.open(false))
     }
 
     /// Closes the innermost array.
@@ -496,27 +464,17 @@ impl<'a> DocumentBuilder<'a> {
 
     /// Opens an object.
     pub fn push_begin_object(&mut self) -> Result<(), Error> {
-        self.check_open()?;
-        self.tape.open(Node::Object { len: 0, end: 0 });
-        Ok(())
+        self.add(Self::check_open, |t| t.open(true))
     }
 
     /// Adds a key to the innermost object.
     pub fn push_key(&mut self, key: &str) -> Result<(), Error> {
-        self.check_key()?;
-        let mut body = String::with_capacity(key.len());
-        push_canonical_str(&mut body, key);
-        self.tape.add_key(Cow::Owned(body));
-        Ok(())
+        self.add(Self::check_key, |t| t.owned_str(true, |arena| push_canonical_str(arena, key)))
     }
 
     /// Adds a key given as UTF-16 code units (lone surrogates kept).
     pub fn push_key_utf16(&mut self, key: &[u16]) -> Result<(), Error> {
-        self.check_key()?;
-        let mut body = String::with_capacity(key.len());
-        push_canonical_utf16(&mut body, key);
-        self.tape.add_key(Cow::Owned(body));
-        Ok(())
+        self.add(Self::check_key, |t| t.owned_str(true, |arena| push_canonical_utf16(arena, key)))
     }
 
     /// Closes the innermost object.
@@ -540,41 +498,39 @@ impl<'a> DocumentBuilder<'a> {
 /// ```
 impl<'a> Sink<'a> for DocumentBuilder<'a> {
     fn null(&mut self) -> Result<(), Abort> {
-        let r = self.check_value().map(|()| self.tape.leaf(Node::Null));
+        let r = self.push_null();
         self.sink_answer(r)
     }
     fn boolean(&mut self, value: bool) -> Result<(), Abort> {
-        let r = self.check_value().map(|()| self.tape.leaf(Node::Bool(value)));
+        let r = self.push_bool(value);
         self.sink_answer(r)
     }
     fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
-        let r = Self::check_number(lexeme)
-            .and_then(|()| self.check_value())
-            .map(|()| self.tape.leaf(Node::Number(Cow::Borrowed(lexeme))));
+        let r = self.push_number(lexeme);
         self.sink_answer(r)
     }
     fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
-        let r = self.check_value().map(|()| self.tape.leaf(Node::String(value.canonical())));
+        let r = self.add(Self::check_value, |t| t.json_str(value, false));
         self.sink_answer(r)
     }
     fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
-        let r = self.check_open().map(|()| self.tape.open(Node::Array { len: 0, end: 0 }));
+        let r = self.push_begin_array();
         self.sink_answer(r)
     }
     fn end_array(&mut self) -> Result<(), Abort> {
-        let r = self.check_end_array().map(|()| self.tape.close());
+        let r = self.push_end_array();
         self.sink_answer(r)
     }
     fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
-        let r = self.check_open().map(|()| self.tape.open(Node::Object { len: 0, end: 0 }));
+        let r = self.push_begin_object();
         self.sink_answer(r)
     }
     fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
-        let r = self.check_key().map(|()| self.tape.add_key(key.canonical()));
+        let r = self.add(Self::check_key, |t| t.json_str(key, true));
         self.sink_answer(r)
     }
     fn end_object(&mut self) -> Result<(), Abort> {
-        let r = self.check_end_object().map(|()| self.tape.close());
+        let r = self.push_end_object();
         self.sink_answer(r)
     }
 }

@@ -17,7 +17,7 @@
 //! (children before parents), and the writer keeps its own stack of tasks.
 //! Column-group inference recurses only on group depth, which is capped.
 
-use crate::document::{Document, Node};
+use crate::document::{Document, Node, Tape};
 use crate::estimate::estimate_tokens;
 use crate::gate::{GateError, GateOptions, Gated};
 use crate::identifier::is_identifier;
@@ -53,6 +53,63 @@ impl Document<'_> {
     /// ```
     pub fn encode_with(&self, options: &EncodeOptions) -> String {
         write(&self.nodes, options.profile, options.version, options.techniques)
+    }
+
+    /// How much STC text [`encode_to`](Document::encode_to) gathers before
+    /// handing it on (64 KiB): big enough that each piece is one large write,
+    /// small enough to stay in the allocator's heap (below glibc's 128 KiB
+    /// mmap threshold).
+    pub const ENCODE_CHUNK: usize = ENCODE_CHUNK;
+
+    /// [`encode_with`](Document::encode_with), handing the text to `chunk`
+    /// piece by piece instead of returning one `String`: every piece but the
+    /// last holds at least [`ENCODE_CHUNK`](Document::ENCODE_CHUNK) bytes
+    /// (more only when a value ends past that point, e.g. a long string), and
+    /// the pieces joined are exactly `encode_with`'s text. The encoder then
+    /// holds the document, its decisions and one piece, never the whole
+    /// output (`stc encode` writes each piece to standard output).
+    /// Stops at the first error `chunk` returns and returns it.
+    ///
+    /// ```
+    /// use stc_core::{Document, EncodeOptions, Limits};
+    /// let json = format!("[{}]", vec![r#"{"id":12345,"name":"some name"}"#; 20_000].join(","));
+    /// let doc = Document::parse_json(&json, &Limits::default())?;
+    /// let options = EncodeOptions::default();
+    /// let mut pieces = Vec::new();
+    /// doc.encode_to(&options, |piece| {
+    ///     pieces.push(piece.to_string());
+    ///     Ok::<(), std::convert::Infallible>(())
+    /// })
+    /// .unwrap();
+    /// assert!(pieces.len() > 1 && pieces[0].len() >= Document::ENCODE_CHUNK);
+    /// assert_eq!(pieces.concat(), doc.encode_with(&options));
+    ///
+    /// // The caller's error stops the encoder and comes back as it is.
+    /// let mut calls = 0;
+    /// let r = doc.encode_to(&options, |_| {
+    ///     calls += 1;
+    ///     Err("disk full")
+    /// });
+    /// assert_eq!((r, calls), (Err("disk full"), 1));
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn encode_to<E>(&self, options: &EncodeOptions, mut chunk: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
+        let mut failed = None;
+        let mut spill = |text: &str| match chunk(text) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        };
+        let rest = write_to(&self.nodes, options.profile, options.version, options.techniques, Some(&mut spill));
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if rest.is_empty() {
+            return Ok(());
+        }
+        chunk(&rest)
     }
 
     /// [`encode_gated`](crate::encode_gated) for a document already in
@@ -129,6 +186,9 @@ pub fn encode_gated_with_counter<E>(
     let doc = Document::parse_json(json, &options.limits).map_err(GateError::Codec)?;
     doc.encode_gated_with_counter(options, gate, counter).map_err(GateError::Counter)
 }
+
+/// [`Document::ENCODE_CHUNK`].
+const ENCODE_CHUNK: usize = 64 << 10;
 
 /// Separators of one profile.
 struct Style {
@@ -252,7 +312,7 @@ enum Cell {
 /// form and its cost) and 12 while writing (the costs are dropped once every
 /// form is decided). Plus the column lists of the tables chosen.
 struct Plan<'d, 'a> {
-    nodes: &'d [Node<'a>],
+    nodes: &'d Tape<'a>,
     v2: bool,
     /// The techniques that may be used (all, except in benchmarks).
     t: Techniques,
@@ -279,14 +339,6 @@ struct Plan<'d, 'a> {
     scratch: String,
 }
 
-/// The body of a key or string node.
-fn body<'d>(node: Option<&'d Node<'_>>) -> &'d str {
-    match node {
-        Some(Node::Key(s) | Node::String(s) | Node::Number(s)) => s,
-        _ => "",
-    }
-}
-
 fn push_key(out: &mut String, body: &str) {
     if is_identifier(body) {
         out.push_str(body);
@@ -305,13 +357,8 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Decides every container's form, children before parents: the tape is
     /// in document order, so walking it backwards visits each child before
     /// its container, with no recursion and no stack at all.
-    fn new(nodes: &'d [Node<'a>], v2: bool, t: Techniques) -> Self {
-        let containers: Vec<usize> = nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| matches!(n, Node::Array { .. } | Node::Object { .. }))
-            .map(|(i, _)| i)
-            .collect();
+    fn new(nodes: &'d Tape<'a>, v2: bool, t: Techniques) -> Self {
+        let containers: Vec<usize> = (0..nodes.len()).filter(|&i| nodes.is_container(i)).collect();
         let count = containers.len();
         let mut plan = Plan {
             nodes,
@@ -330,9 +377,9 @@ impl<'d, 'a> Plan<'d, 'a> {
         for o in (0..count).rev() {
             plan.base = o;
             let i = plan.containers[o];
-            match nodes[i] {
-                Node::Array { len, end } => plan.array(o, i, len, end),
-                Node::Object { len, end } => plan.object(o, i, len, end),
+            match nodes.get(i) {
+                Some(Node::Array { len, end }) => plan.array(o, i, len, end),
+                Some(Node::Object { len, end }) => plan.object(o, i, len, end),
                 _ => {}
             }
         }
@@ -377,14 +424,11 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Index of the node after the value at `i`.
     #[inline]
     fn skip(&self, i: usize) -> usize {
-        match self.nodes.get(i) {
-            Some(Node::Array { end, .. } | Node::Object { end, .. }) => *end,
-            _ => i + 1,
-        }
+        self.nodes.skip(i)
     }
 
     fn is_container(&self, i: usize) -> bool {
-        matches!(self.nodes.get(i), Some(Node::Array { .. } | Node::Object { .. }))
+        self.nodes.is_container(i)
     }
 
     /// Appends the value at `i` to the scratch text: a scalar as itself, a
@@ -403,15 +447,11 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
     }
 
-    fn is_container_node(&self, n: &Node<'_>) -> bool {
-        matches!(n, Node::Array { .. } | Node::Object { .. })
-    }
-
     /// Estimated cost of the array at `i` as `[N]:a,b`.
     fn price_compact(&mut self, i: usize, end: usize) -> usize {
         self.scratch.push('[');
         let len = match self.nodes.get(i) {
-            Some(Node::Array { len, .. }) => *len,
+            Some(Node::Array { len, .. }) => len,
             _ => 0,
         };
         push_count(&mut self.scratch, len);
@@ -439,7 +479,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             self.set(o, Choice { form: Form::Plain, cost: 1, safe: Form::Plain, safe_cost: 1 });
             return;
         }
-        let scalars_only = len == end - i - 1 && !self.nodes[i + 1..end].iter().any(|n| self.is_container_node(n));
+        let scalars_only = len == end - i - 1 && !(i + 1..end).any(|j| self.nodes.is_container(j));
         if scalars_only {
             // Items all scalars: no table applies; plain or compact by cost
             // (see `scalar_array_compact`). Its cost is not estimated: a
@@ -566,7 +606,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             if k > i + 1 {
                 self.scratch.push(',');
             }
-            push_key(&mut self.scratch, body(self.nodes.get(k)));
+            push_key(&mut self.scratch, self.nodes.body(k));
             if !matches!(self.nodes.get(k + 1), Some(Node::Array { .. })) {
                 self.scratch.push(':');
             }
@@ -625,13 +665,13 @@ impl<'d, 'a> Plan<'d, 'a> {
             return None;
         }
         for &r in &rows[1..] {
-            if !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if *len == keys.len()) {
+            if !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if len == keys.len()) {
                 return None;
             }
             let end = self.skip(r);
             let mut k = r + 1;
             for &key in &keys {
-                if k >= end || body(self.nodes.get(k)) != body(self.nodes.get(key)) {
+                if k >= end || self.nodes.body(k) != self.nodes.body(key) {
                     return None;
                 }
                 k = self.skip(k + 1);
@@ -662,15 +702,18 @@ impl<'d, 'a> Plan<'d, 'a> {
     fn infer(&mut self, rows: &[usize], depth: usize) -> Option<Vec<Column>> {
         // The merged column list, as key nodes.
         let mut columns: Vec<usize> = Vec::new();
+        // Their names, read from the tape once.
+        let nodes = self.nodes;
+        let mut names: Vec<&str> = Vec::new();
         for &r in rows {
-            let Some(&Node::Object { end, .. }) = self.nodes.get(r) else {
+            let Some(Node::Object { end, .. }) = self.nodes.get(r) else {
                 return None;
             };
             let mut pos = 0;
             let mut k = r + 1;
             while k < end {
-                let key = body(self.nodes.get(k));
-                match columns.iter().position(|&c| body(self.nodes.get(c)) == key) {
+                let key = nodes.body(k);
+                match names.iter().position(|&n| n == key) {
                     Some(at) if at >= pos => pos = at + 1,
                     Some(_) => return None,
                     None => {
@@ -683,14 +726,15 @@ impl<'d, 'a> Plan<'d, 'a> {
                         let mut at = columns.len();
                         let mut next = self.skip(k + 1);
                         while next < end {
-                            let later = body(self.nodes.get(next));
-                            if let Some(found) = columns.iter().position(|&c| body(self.nodes.get(c)) == later) {
+                            let later = nodes.body(next);
+                            if let Some(found) = names.iter().position(|&n| n == later) {
                                 at = found.max(pos);
                                 break;
                             }
                             next = self.skip(next + 1);
                         }
                         columns.insert(at, k);
+                        names.insert(at, key);
                         pos = at + 1;
                     }
                 }
@@ -703,7 +747,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         if !self.t.absent_cells
             && rows
                 .iter()
-                .any(|&r| !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if *len == columns.len()))
+                .any(|&r| !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if len == columns.len()))
         {
             return None;
         }
@@ -725,7 +769,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let end = self.skip(r);
         let mut k = r + 1;
         while k < end {
-            if body(self.nodes.get(k)) == key {
+            if self.nodes.body(k) == key {
                 return Some(k + 1);
             }
             k = self.skip(k + 1);
@@ -737,13 +781,13 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// value is a non-empty object, they fit one column list, and the group
     /// is estimated cheaper than the objects as cells.
     fn group(&mut self, rows: &[usize], c: usize, depth: usize) -> Option<Vec<Column>> {
-        let key = body(self.nodes.get(c));
+        let key = self.nodes.body(c);
         let mut values = Vec::with_capacity(rows.len());
         let mut cells = Vec::with_capacity(rows.len());
         for &r in rows {
             match self.member(r, key) {
                 Some(v) => match self.nodes.get(v) {
-                    Some(&Node::Object { len, .. }) if len > 0 => {
+                    Some(Node::Object { len, .. }) if len > 0 => {
                         values.push(v);
                         cells.push(Some(v));
                     }
@@ -828,7 +872,7 @@ impl<'d, 'a> Plan<'d, 'a> {
                 self.scratch.push('/');
             }
             if let Some(k) = key {
-                push_key(&mut self.scratch, body(self.nodes.get(k)));
+                push_key(&mut self.scratch, self.nodes.body(k));
                 self.scratch.push(':');
             }
             leaves.clear();
@@ -858,7 +902,7 @@ impl<'d, 'a> Plan<'d, 'a> {
 /// key, whose `:` merges with what follows): two short estimates, whatever
 /// the array's length. `bare`: strings that qualify are priced unquoted.
 pub(crate) fn scalar_array_compact(
-    nodes: &[Node<'_>],
+    nodes: &Tape<'_>,
     i: usize,
     len: usize,
     end: usize,
@@ -872,11 +916,12 @@ pub(crate) fn scalar_array_compact(
     if COMPACT_SCALAR_MEMBERS && key.is_some() {
         return true;
     }
+    let (first, last) = (nodes.get(i + 1), nodes.get(end - 1));
     let ends = |out: &mut String| {
-        price_scalar(out, nodes.get(i + 1), bare);
+        price_scalar(out, first, bare);
         if len > 1 {
             out.push(',');
-            price_scalar(out, nodes.get(end - 1), bare);
+            price_scalar(out, last, bare);
         }
     };
     scratch.clear();
@@ -904,7 +949,7 @@ pub(crate) fn scalar_array_compact(
 /// Appends a scalar as candidate texts hold it: as it is written (see
 /// [`write_scalar`]), except a string longer than [`LONG_STRING`] bytes,
 /// which stands as `"x"` (or `x` when it is written bare).
-pub(crate) fn price_scalar(out: &mut String, node: Option<&Node<'_>>, bare: bool) {
+pub(crate) fn price_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
     match node {
         Some(Node::String(s)) if s.len() > LONG_STRING => {
             out.push_str(if bare && is_bare_string(s) { "x" } else { "\"x\"" });
@@ -918,7 +963,7 @@ pub(crate) fn price_scalar(out: &mut String, node: Option<&Node<'_>>, bare: bool
 /// qualifies ([`is_bare_string`]; a stored string is canonically escaped,
 /// and one holding an escape never qualifies). Containers and keys write
 /// nothing (they never reach here).
-pub(crate) fn write_scalar(out: &mut String, node: Option<&Node<'_>>, bare: bool) {
+pub(crate) fn write_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
     match node {
         Some(Node::Null) => out.push_str("null"),
         Some(Node::Bool(true)) => out.push_str("true"),
@@ -936,13 +981,13 @@ pub(crate) fn write_scalar(out: &mut String, node: Option<&Node<'_>>, bare: bool
 
 /// Writes a column list `{a,b{c,d}}` (bounded recursion: groups are at most
 /// [`MAX_GROUP_DEPTH`] deep).
-fn push_columns(out: &mut String, nodes: &[Node<'_>], columns: &[Column]) {
+fn push_columns(out: &mut String, nodes: &Tape<'_>, columns: &[Column]) {
     out.push('{');
     for (n, column) in columns.iter().enumerate() {
         if n > 0 {
             out.push(',');
         }
-        push_key(out, body(nodes.get(column.key)));
+        push_key(out, nodes.body(column.key));
         if !column.sub.is_empty() {
             push_columns(out, nodes, &column.sub);
         }
@@ -953,17 +998,14 @@ fn push_columns(out: &mut String, nodes: &[Node<'_>], columns: &[Column]) {
 /// The leaf cells of the object at `row` under `columns` (all `~` when the
 /// row or group is absent). A member whose key does not come next is absent;
 /// the plan guarantees every member is matched in order.
-fn row_cells(nodes: &[Node<'_>], row: Option<usize>, columns: &[Column], out: &mut Vec<Cell>) {
-    let skip = |i: usize| match nodes.get(i) {
-        Some(Node::Array { end, .. } | Node::Object { end, .. }) => *end,
-        _ => i + 1,
-    };
+fn row_cells(nodes: &Tape<'_>, row: Option<usize>, columns: &[Column], out: &mut Vec<Cell>) {
+    let skip = |i: usize| nodes.skip(i);
     let (mut k, end) = match row {
         Some(r) => (r + 1, skip(r)),
         None => (0, 0),
     };
     for column in columns {
-        let present = k < end && body(nodes.get(k)) == body(nodes.get(column.key));
+        let present = k < end && nodes.body(k) == nodes.body(column.key);
         let value = if present { Some(k + 1) } else { None };
         if present {
             k = skip(k + 1);
@@ -1041,18 +1083,47 @@ struct Writer<'p, 'd, 'a> {
     /// Ordinal of the container written last (containers are written in
     /// document order, so the next one is found from here).
     cursor: usize,
+    /// Where the text goes once `out` holds [`ENCODE_CHUNK`] bytes
+    /// ([`Document::encode_to`]); `false` from it stops the writer. `None`:
+    /// `out` keeps the whole text.
+    spill: Option<&'p mut dyn FnMut(&str) -> bool>,
+    /// The spill refused a piece: write nothing more.
+    stopped: bool,
 }
 
 impl Writer<'_, '_, '_> {
+    /// Hands `out` on when it holds a piece's worth (streamed output only).
+    #[inline]
+    fn maybe_spill(&mut self) {
+        if self.out.len() >= ENCODE_CHUNK && self.spill.is_some() {
+            self.spill_now();
+        }
+    }
+
+    /// Hands `out` on and empties it (streamed output only).
+    fn spill_now(&mut self) {
+        if let Some(spill) = self.spill.as_mut() {
+            if !self.stopped && !self.out.is_empty() && !spill(&self.out) {
+                self.stopped = true;
+            }
+            self.out.clear();
+        }
+    }
+
     fn run(&mut self) {
         self.tasks.push(Task::Value { i: 0, member: false, safe: false, level: 0 });
         while let Some(task) = self.tasks.pop() {
+            self.maybe_spill();
+            if self.stopped {
+                return;
+            }
             match task {
                 Task::Value { i, member, safe, level } => self.value(i, member, safe, level),
                 Task::Text(text) => self.out.push_str(text),
                 Task::Items { mut next, mut left, mut first, compact, safe_last, level } => {
                     // Scalars straight away; a container waits on the stack.
-                    while left > 0 {
+                    while left > 0 && !self.stopped {
+                        self.maybe_spill();
                         if !first {
                             self.out.push_str(if compact { "," } else { self.style.item });
                         }
@@ -1070,12 +1141,13 @@ impl Writer<'_, '_, '_> {
                     }
                 }
                 Task::Members { mut next, end, mut first, level } => {
-                    while next < end {
+                    while next < end && !self.stopped {
+                        self.maybe_spill();
                         if !first {
                             self.out.push_str(self.style.item);
                         }
                         first = false;
-                        push_key(&mut self.out, body(self.plan.nodes.get(next)));
+                        push_key(&mut self.out, self.plan.nodes.body(next));
                         if !self.plan.is_container(next + 1) {
                             self.out.push_str(self.style.colon);
                             self.scalar(next + 1);
@@ -1098,7 +1170,7 @@ impl Writer<'_, '_, '_> {
     fn value(&mut self, i: usize, member: bool, safe: bool, level: u32) {
         let node = self.plan.nodes.get(i);
         let (len, end) = match node {
-            Some(&Node::Array { len, end } | &Node::Object { len, end }) => (len, end),
+            Some(Node::Array { len, end } | Node::Object { len, end }) => (len, end),
             _ => {
                 if member {
                     self.out.push_str(self.style.colon);
@@ -1187,7 +1259,7 @@ impl Writer<'_, '_, '_> {
             }
         }
         let row = if keyed {
-            push_key(&mut self.out, body(self.plan.nodes.get(next)));
+            push_key(&mut self.out, self.plan.nodes.body(next));
             self.out.push(':');
             next + 1
         } else {
@@ -1236,7 +1308,20 @@ impl Writer<'_, '_, '_> {
 }
 
 /// The document as STC text: plan, then write.
-fn write(nodes: &[Node<'_>], profile: Profile, version: Version, techniques: Techniques) -> String {
+fn write(nodes: &Tape<'_>, profile: Profile, version: Version, techniques: Techniques) -> String {
+    write_to(nodes, profile, version, techniques, None)
+}
+
+/// [`write`], handing the text to `spill` in pieces of about
+/// [`ENCODE_CHUNK`] bytes when there is one; returns what is left (all of
+/// the text without a spill).
+fn write_to(
+    nodes: &Tape<'_>,
+    profile: Profile,
+    version: Version,
+    techniques: Techniques,
+    spill: Option<&mut dyn FnMut(&str) -> bool>,
+) -> String {
     if nodes.is_empty() {
         return String::new();
     }
@@ -1247,11 +1332,14 @@ fn write(nodes: &[Node<'_>], profile: Profile, version: Version, techniques: Tec
     };
     let mut writer = Writer {
         plan: &plan,
-        out: String::with_capacity(nodes.len() * 8),
+        out: String::with_capacity(if spill.is_some() { ENCODE_CHUNK + ENCODE_CHUNK / 4 } else { nodes.len() * 8 }),
         style,
         tasks: Vec::new(),
         cells: Vec::new(),
         cursor: 0,
+        // A shorter borrow, for as long as the plan's.
+        spill: spill.map(|f| f as &mut dyn FnMut(&str) -> bool),
+        stopped: false,
     };
     writer.run();
     writer.out
@@ -1276,8 +1364,8 @@ mod tests {
         for _ in 0..DEPTH {
             nodes.push(Node::Array { len: 1, end: DEPTH + 1 });
         }
-        nodes.push(Node::Number("1".into()));
-        let doc = Document { nodes };
+        nodes.push(Node::Number("1"));
+        let doc = Document::from_nodes(&nodes);
         let expected = format!("{}1{}", "[".repeat(DEPTH), "]".repeat(DEPTH));
         let handle = std::thread::Builder::new()
             .stack_size(256 * 1024)
@@ -1294,10 +1382,10 @@ mod tests {
         let mut nodes = Vec::with_capacity(2 * DEPTH + 1);
         for _ in 0..DEPTH {
             nodes.push(Node::Object { len: 1, end: 2 * DEPTH + 1 });
-            nodes.push(Node::Key("a".into()));
+            nodes.push(Node::Key("a"));
         }
         nodes.push(Node::Null);
-        let doc = Document { nodes };
+        let doc = Document::from_nodes(&nodes);
         let expected = format!("{}null{}", "{a:".repeat(DEPTH), "}".repeat(DEPTH));
         let handle = std::thread::Builder::new()
             .stack_size(256 * 1024)
@@ -1312,11 +1400,11 @@ mod tests {
             let end = 1 + (chain + 1) * (2 * half + 1);
             for _ in 0..half {
                 nodes.push(Node::Object { len: 1, end });
-                nodes.push(Node::Key("a".into()));
+                nodes.push(Node::Key("a"));
             }
-            nodes.push(Node::Number(if chain == 0 { "1" } else { "2" }.into()));
+            nodes.push(Node::Number(if chain == 0 { "1" } else { "2" }));
         }
-        let doc = Document { nodes };
+        let doc = Document::from_nodes(&nodes);
         let handle = std::thread::Builder::new()
             .stack_size(256 * 1024)
             .spawn(move || {

@@ -4,7 +4,7 @@
 //! on every corpus document, in both versions and both profiles.
 #![allow(dead_code)]
 
-use crate::document::Node;
+use crate::document::{Node, Tape};
 use crate::estimate::estimate_tokens;
 use crate::identifier::is_identifier;
 use crate::options::{Profile, Version};
@@ -91,20 +91,12 @@ enum Cell {
 /// The encoder's decisions for one document: a [`Choice`] per container
 /// (indexed like the tape) and the column lists of the tables chosen.
 struct Plan<'d, 'a> {
-    nodes: &'d [Node<'a>],
+    nodes: &'d Tape<'a>,
     v2: bool,
     choice: Vec<Choice>,
     tables: Vec<Vec<Column>>,
     /// Scratch text whose estimated tokens price a candidate.
     scratch: String,
-}
-
-/// The body of a key or string node.
-fn body<'d>(node: Option<&'d Node<'_>>) -> &'d str {
-    match node {
-        Some(Node::Key(s) | Node::String(s) | Node::Number(s)) => s,
-        _ => "",
-    }
 }
 
 fn push_key(out: &mut String, body: &str) {
@@ -125,7 +117,7 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Decides every container's form, children before parents: the tape is
     /// in document order, so walking it backwards visits each child before
     /// its container, with no recursion and no stack at all.
-    fn new(nodes: &'d [Node<'a>], v2: bool) -> Self {
+    fn new(nodes: &'d Tape<'a>, v2: bool) -> Self {
         let mut plan = Plan {
             nodes,
             v2,
@@ -134,9 +126,9 @@ impl<'d, 'a> Plan<'d, 'a> {
             scratch: String::new(),
         };
         for i in (0..nodes.len()).rev() {
-            match nodes[i] {
-                Node::Array { len, end } => plan.array(i, len, end),
-                Node::Object { len, end } => plan.object(i, len, end),
+            match nodes.get(i) {
+                Some(Node::Array { len, end }) => plan.array(i, len, end),
+                Some(Node::Object { len, end }) => plan.object(i, len, end),
                 _ => {}
             }
         }
@@ -146,14 +138,11 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Index of the node after the value at `i`.
     #[inline]
     fn skip(&self, i: usize) -> usize {
-        match self.nodes.get(i) {
-            Some(Node::Array { end, .. } | Node::Object { end, .. }) => *end,
-            _ => i + 1,
-        }
+        self.nodes.skip(i)
     }
 
     fn is_container(&self, i: usize) -> bool {
-        matches!(self.nodes.get(i), Some(Node::Array { .. } | Node::Object { .. }))
+        self.nodes.is_container(i)
     }
 
     /// Appends the value at `i` to the scratch text: a scalar as itself, a
@@ -173,15 +162,11 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
     }
 
-    fn is_container_node(&self, n: &Node<'_>) -> bool {
-        matches!(n, Node::Array { .. } | Node::Object { .. })
-    }
-
     /// Estimated cost of the array at `i` as `[N]:a,b`.
     fn price_compact(&mut self, i: usize, end: usize) -> usize {
         self.scratch.push('[');
         let len = match self.nodes.get(i) {
-            Some(Node::Array { len, .. }) => *len,
+            Some(Node::Array { len, .. }) => len,
             _ => 0,
         };
         push_count(&mut self.scratch, len);
@@ -209,7 +194,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             self.choice[i] = Choice { form: Form::Plain, cost: 1, safe: Form::Plain, safe_cost: 1 };
             return;
         }
-        let scalars_only = len == end - i - 1 && !self.nodes[i + 1..end].iter().any(|n| self.is_container_node(n));
+        let scalars_only = len == end - i - 1 && !(i + 1..end).any(|j| self.nodes.is_container(j));
         if scalars_only {
             // Items all scalars: plain or compact by the current planner's rule.
             let compact = crate::write_stc::scalar_array_compact(self.nodes, i, len, end, self.v2, &mut self.scratch);
@@ -275,7 +260,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             if k > i + 1 {
                 self.scratch.push(',');
             }
-            push_key(&mut self.scratch, body(self.nodes.get(k)));
+            push_key(&mut self.scratch, self.nodes.body(k));
             if !matches!(self.nodes.get(k + 1), Some(Node::Array { .. })) {
                 self.scratch.push(':');
             }
@@ -354,13 +339,13 @@ impl<'d, 'a> Plan<'d, 'a> {
             return None;
         }
         for &r in &rows[1..] {
-            if !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if *len == keys.len()) {
+            if !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if len == keys.len()) {
                 return None;
             }
             let end = self.skip(r);
             let mut k = r + 1;
             for &key in &keys {
-                if k >= end || body(self.nodes.get(k)) != body(self.nodes.get(key)) {
+                if k >= end || self.nodes.body(k) != self.nodes.body(key) {
                     return None;
                 }
                 k = self.skip(k + 1);
@@ -391,15 +376,18 @@ impl<'d, 'a> Plan<'d, 'a> {
     fn infer(&mut self, rows: &[usize], depth: usize) -> Option<Vec<Column>> {
         // The merged column list, as key nodes.
         let mut columns: Vec<usize> = Vec::new();
+        // Their names, read from the tape once.
+        let nodes = self.nodes;
+        let mut names: Vec<&str> = Vec::new();
         for &r in rows {
-            let Some(&Node::Object { end, .. }) = self.nodes.get(r) else {
+            let Some(Node::Object { end, .. }) = self.nodes.get(r) else {
                 return None;
             };
             let mut pos = 0;
             let mut k = r + 1;
             while k < end {
-                let key = body(self.nodes.get(k));
-                match columns.iter().position(|&c| body(self.nodes.get(c)) == key) {
+                let key = nodes.body(k);
+                match names.iter().position(|&n| n == key) {
                     Some(at) if at >= pos => pos = at + 1,
                     Some(_) => return None,
                     None => {
@@ -412,14 +400,15 @@ impl<'d, 'a> Plan<'d, 'a> {
                         let mut at = columns.len();
                         let mut next = self.skip(k + 1);
                         while next < end {
-                            let later = body(self.nodes.get(next));
-                            if let Some(found) = columns.iter().position(|&c| body(self.nodes.get(c)) == later) {
+                            let later = nodes.body(next);
+                            if let Some(found) = names.iter().position(|&n| n == later) {
                                 at = found.max(pos);
                                 break;
                             }
                             next = self.skip(next + 1);
                         }
                         columns.insert(at, k);
+                        names.insert(at, key);
                         pos = at + 1;
                     }
                 }
@@ -447,7 +436,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let end = self.skip(r);
         let mut k = r + 1;
         while k < end {
-            if body(self.nodes.get(k)) == key {
+            if self.nodes.body(k) == key {
                 return Some(k + 1);
             }
             k = self.skip(k + 1);
@@ -459,13 +448,13 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// value is a non-empty object, they fit one column list, and the group
     /// is estimated cheaper than the objects as cells.
     fn group(&mut self, rows: &[usize], c: usize, depth: usize) -> Option<Vec<Column>> {
-        let key = body(self.nodes.get(c));
+        let key = self.nodes.body(c);
         let mut values = Vec::with_capacity(rows.len());
         let mut cells = Vec::with_capacity(rows.len());
         for &r in rows {
             match self.member(r, key) {
                 Some(v) => match self.nodes.get(v) {
-                    Some(&Node::Object { len, .. }) if len > 0 => {
+                    Some(Node::Object { len, .. }) if len > 0 => {
                         values.push(v);
                         cells.push(Some(v));
                     }
@@ -537,7 +526,7 @@ impl<'d, 'a> Plan<'d, 'a> {
                 self.scratch.push('/');
             }
             if let Some(k) = key {
-                push_key(&mut self.scratch, body(self.nodes.get(k)));
+                push_key(&mut self.scratch, self.nodes.body(k));
                 self.scratch.push(':');
             }
             leaves.clear();
@@ -560,13 +549,13 @@ impl<'d, 'a> Plan<'d, 'a> {
 
 /// Writes a column list `{a,b{c,d}}` (bounded recursion: groups are at most
 /// [`MAX_GROUP_DEPTH`] deep).
-fn push_columns(out: &mut String, nodes: &[Node<'_>], columns: &[Column]) {
+fn push_columns(out: &mut String, nodes: &Tape<'_>, columns: &[Column]) {
     out.push('{');
     for (n, column) in columns.iter().enumerate() {
         if n > 0 {
             out.push(',');
         }
-        push_key(out, body(nodes.get(column.key)));
+        push_key(out, nodes.body(column.key));
         if !column.sub.is_empty() {
             push_columns(out, nodes, &column.sub);
         }
@@ -577,17 +566,14 @@ fn push_columns(out: &mut String, nodes: &[Node<'_>], columns: &[Column]) {
 /// The leaf cells of the object at `row` under `columns` (all `~` when the
 /// row or group is absent). A member whose key does not come next is absent;
 /// the plan guarantees every member is matched in order.
-fn row_cells(nodes: &[Node<'_>], row: Option<usize>, columns: &[Column], out: &mut Vec<Cell>) {
-    let skip = |i: usize| match nodes.get(i) {
-        Some(Node::Array { end, .. } | Node::Object { end, .. }) => *end,
-        _ => i + 1,
-    };
+fn row_cells(nodes: &Tape<'_>, row: Option<usize>, columns: &[Column], out: &mut Vec<Cell>) {
+    let skip = |i: usize| nodes.skip(i);
     let (mut k, end) = match row {
         Some(r) => (r + 1, skip(r)),
         None => (0, 0),
     };
     for column in columns {
-        let present = k < end && body(nodes.get(k)) == body(nodes.get(column.key));
+        let present = k < end && nodes.body(k) == nodes.body(column.key);
         let value = if present { Some(k + 1) } else { None };
         if present {
             k = skip(k + 1);
@@ -659,7 +645,7 @@ impl Writer<'_, '_, '_> {
                             self.out.push_str(self.style.item);
                         }
                         first = false;
-                        push_key(&mut self.out, body(self.plan.nodes.get(next)));
+                        push_key(&mut self.out, self.plan.nodes.body(next));
                         if !self.plan.is_container(next + 1) {
                             self.out.push_str(self.style.colon);
                             self.scalar(next + 1);
@@ -682,7 +668,7 @@ impl Writer<'_, '_, '_> {
     fn value(&mut self, i: usize, member: bool, safe: bool, level: u32) {
         let node = self.plan.nodes.get(i);
         let (len, end) = match node {
-            Some(&Node::Array { len, end } | &Node::Object { len, end }) => (len, end),
+            Some(Node::Array { len, end } | Node::Object { len, end }) => (len, end),
             _ => {
                 if member {
                     self.out.push_str(self.style.colon);
@@ -766,7 +752,7 @@ impl Writer<'_, '_, '_> {
             }
         }
         let row = if keyed {
-            push_key(&mut self.out, body(self.plan.nodes.get(next)));
+            push_key(&mut self.out, self.plan.nodes.body(next));
             self.out.push(':');
             next + 1
         } else {
@@ -815,7 +801,7 @@ impl Writer<'_, '_, '_> {
 }
 
 /// The document as STC text: plan, then write.
-pub(crate) fn write(nodes: &[Node<'_>], profile: Profile, version: Version) -> String {
+pub(crate) fn write(nodes: &Tape<'_>, profile: Profile, version: Version) -> String {
     if nodes.is_empty() {
         return String::new();
     }
