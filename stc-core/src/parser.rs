@@ -10,7 +10,7 @@
 use crate::error::{describe, Error, ErrorKind};
 use crate::identifier;
 use crate::options::{AsDecodeOptions, Limits, Version};
-use crate::strings::{escape_len, is_bare_char, is_bare_string, is_literal_lookalike, JsonStr, BARE_ASCII};
+use crate::strings::{bare_char_len, escape_len, is_bare_run, is_literal_lookalike, JsonStr, BARE_BYTE};
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
 /// it needs; the parser reports [`ErrorKind::Aborted`] at the current token.
@@ -733,7 +733,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     fn is_word(&self, at: usize, word: &[u8]) -> bool {
         self.bytes[at..].starts_with(word)
             && (self.dialect == Dialect::Json
-                || !self.bytes.get(at + word.len()).is_some_and(|&b| b >= 0x80 || BARE_ASCII[b as usize]))
+                || !self.bytes.get(at + word.len()).is_some_and(|&b| b >= 0x80 || BARE_BYTE[b as usize]))
     }
 
     /// At a value position that holds no literal alone and starts no quoted
@@ -787,7 +787,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             self.sink_result(r, at)?;
             return Ok(Some(None));
         }
-        if is_bare_string(run) {
+        if is_bare_run(run) {
             if !self.v2 {
                 return Err(self
                     .err_at(
@@ -817,29 +817,26 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
 
     /// Where the bare run starting at `at` ends: after its last character
     /// that is not a space.
+    #[inline]
     fn run_end(&self, at: usize) -> usize {
+        let bytes = self.bytes;
         let mut i = at;
-        let mut end = at;
-        while let Some(&b) = self.bytes.get(i) {
-            if b < 0x80 {
-                if !BARE_ASCII[b as usize] {
-                    break;
-                }
+        loop {
+            while i < bytes.len() && BARE_BYTE[bytes[i] as usize] {
                 i += 1;
-                if b != b' ' {
-                    end = i;
-                }
-            } else {
-                match self.text.get(i..).and_then(|t| t.chars().next()) {
-                    Some(c) if is_bare_char(c) => {
-                        i += c.len_utf8();
-                        end = i;
-                    }
-                    _ => break,
-                }
+            }
+            match bytes.get(i) {
+                Some(&b) if b >= 0x80 => match bare_char_len(&bytes[i..]) {
+                    0 => break,
+                    n => i += n,
+                },
+                _ => break,
             }
         }
-        end
+        while i > at && bytes[i - 1] == b' ' {
+            i -= 1;
+        }
+        i
     }
 
     /// At `{` in value position: an object, or [v2] a keyed table.

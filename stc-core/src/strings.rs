@@ -220,15 +220,17 @@ pub fn is_bare_string(s: &str) -> bool {
 #[inline]
 pub(crate) fn is_bare_char(c: char) -> bool {
     if c.is_ascii() {
-        return BARE_ASCII[c as usize];
+        return BARE_BYTE[c as usize];
     }
     // `char::is_control` is exactly Cc: U+0000–U+001F and U+007F–U+009F.
     !c.is_control() && !c.is_whitespace()
 }
 
-/// For each ASCII byte, whether it may appear inside a bare string.
-pub(crate) const BARE_ASCII: [bool; 128] = {
-    let mut t = [false; 128];
+/// For each byte, whether it is an ASCII character that may appear inside a
+/// bare string (bytes from 0x80 up: `false`; the characters they start are
+/// judged by [`is_bare_char`]).
+pub(crate) const BARE_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
     let mut b = 0x20;
     while b < 0x7F {
         t[b] = !matches!(b as u8, b'"' | b'\\' | b',' | b'/' | b':' | b'[' | b']' | b'{' | b'}' | b'~');
@@ -236,6 +238,43 @@ pub(crate) const BARE_ASCII: [bool; 128] = {
     }
     t
 };
+
+/// The length of the character at the start of `bytes` (valid UTF-8, first
+/// byte 0x80 or above) if [`is_bare_char`] allows it, else 0: decided on the
+/// bytes. Up from U+00A0 only U+00A0, U+1680, U+2000–U+200A, U+2028,
+/// U+2029, U+202F, U+205F and U+3000 are refused (White_Space); below it,
+/// U+0080–U+009F (control).
+#[inline]
+pub(crate) fn bare_char_len(bytes: &[u8]) -> usize {
+    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    match (at(0), at(1), at(2)) {
+        // U+0080–U+00A0: control characters and the no-break space.
+        (0xC2, ..=0xA0, _) => 0,
+        // U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+        (0xE1, 0x9A, 0x80)
+        | (0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF)
+        | (0xE2, 0x81, 0x9F)
+        | (0xE3, 0x80, 0x80) => 0,
+        (0xC2..=0xDF, _, _) => 2,
+        (0xE0..=0xEF, _, _) => 3,
+        (0xF0..=0xF4, _, _) => 4,
+        _ => 0,
+    }
+}
+
+/// [`is_bare_string`] for a run the reader took: a non-empty string of
+/// characters that [`is_bare_char`] allows, which neither starts nor ends
+/// with a space. Only the rule's clauses on the first character and on the
+/// literal look-alikes are left to check.
+#[inline]
+pub(crate) fn is_bare_run(run: &str) -> bool {
+    let bare = match run.as_bytes().first() {
+        None | Some(b'-' | b'+' | b'.' | b'0'..=b'9') => false,
+        Some(_) => !is_literal_lookalike(run),
+    };
+    debug_assert_eq!(bare, is_bare_string(run), "{run:?}");
+    bare
+}
 
 /// Whether `s` is, ignoring ASCII case, one of the words a reader could take
 /// for a literal or a number: `true`, `false`, `null`, `nan`, `inf`,
@@ -549,6 +588,23 @@ mod tests {
             let c = b as char;
             let expected = !c.is_control() && (c == ' ' || !c.is_whitespace()) && !r#"",/:[]{}~\"#.contains(c);
             assert_eq!(is_bare_char(c), expected, "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn bare_char_len_matches_the_char_rule_for_every_non_ascii_char() {
+        let mut buf = [0u8; 4];
+        for c in ('\u{80}'..=char::MAX).filter(|c| !c.is_ascii()) {
+            let bytes = c.encode_utf8(&mut buf).as_bytes();
+            let expected = if is_bare_char(c) { c.len_utf8() } else { 0 };
+            assert_eq!(bare_char_len(bytes), expected, "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn bare_byte_table_matches_the_char_rule() {
+        for b in 0u8..=255 {
+            assert_eq!(BARE_BYTE[b as usize], b.is_ascii() && is_bare_char(b as char), "{b:#x}");
         }
     }
 }
