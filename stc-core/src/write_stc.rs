@@ -894,10 +894,10 @@ impl<'d, 'a> Plan<'d, 'a> {
 }
 
 /// Whether the non-empty array of scalars at `i` (items up to `end`) is
-/// written compact (`[N]:a,b`) rather than plain (`[a,b]`): only when that
-/// is estimated cheaper (a tie keeps the form of the old rules: compact as
-/// an object member, else plain), or as a member under the old fixed rule
-/// ([`COMPACT_SCALAR_MEMBERS`]). The two texts differ only around their
+/// written compact (`[N]:a,b`) rather than plain (`[a,b]`): as an object
+/// member (or table cell) when that is estimated no dearer (a tie keeps the
+/// old rules' compact form), or always under the old fixed rule
+/// ([`COMPACT_SCALAR_MEMBERS`]); elsewhere never. The two texts differ only around their
 /// ends, so each is priced with its first and last item (and the member's
 /// key, whose `:` merges with what follows): two short estimates, whatever
 /// the array's length. `bare`: strings that qualify are priced unquoted.
@@ -913,7 +913,14 @@ pub(crate) fn scalar_array_compact(
         Some(Node::Key(k)) => Some(k),
         _ => None,
     };
-    if COMPACT_SCALAR_MEMBERS && key.is_some() {
+    let Some(key) = key else {
+        // Outside a member, `[N]:` only adds the count to the brackets (no
+        // `:` to merge with): plain, without pricing (the estimate chose
+        // compact for no such array of the benchmark documents, and pricing
+        // two texts per array cost canada 2.5x the instructions of its encode).
+        return false;
+    };
+    if COMPACT_SCALAR_MEMBERS {
         return true;
     }
     let (first, last) = (nodes.get(i + 1), nodes.get(end - 1));
@@ -925,25 +932,21 @@ pub(crate) fn scalar_array_compact(
         }
     };
     scratch.clear();
-    if let Some(k) = key {
-        push_key(scratch, k);
-        scratch.push(':');
-    }
+    push_key(scratch, key);
+    scratch.push(':');
     scratch.push('[');
     ends(scratch);
     scratch.push(']');
     let plain = estimate_tokens(scratch);
     scratch.clear();
-    if let Some(k) = key {
-        push_key(scratch, k);
-    }
+    push_key(scratch, key);
     scratch.push('[');
     push_count(scratch, len);
     scratch.push_str("]:");
     ends(scratch);
     let compact = estimate_tokens(scratch);
     scratch.clear();
-    compact < plain || (compact == plain && key.is_some())
+    compact <= plain
 }
 
 /// Appends a scalar as candidate texts hold it: as it is written (see
