@@ -3,10 +3,11 @@
 
 Each build is a directory holding an `stc` package with its extension (copy
 `python/stc` there and put `target/release/lib_stc.so` in it as
-`_stc.abi3.so`). Every round runs each build in its own interpreter; each
-document is timed in CPU time of the thread (`time.thread_time`, so that other
-processes on a loaded machine count less than with wall-clock time), best of
-5 loops, against orjson in the same process. A benchmark, not a test.
+`_stc.abi3.so`, or as `_stc.so` for a build with `--no-default-features`).
+Every round runs each build in its own interpreter; each document is timed
+in CPU time of the thread (`time.thread_time`, so that other processes on a
+loaded machine count less than with wall-clock time), best of 5 loops,
+against orjson in the same process. A benchmark, not a test.
 
     python bindings-python/bench/ab.py loads BEFORE_DIR AFTER_DIR [--rounds 2]
     python bindings-python/bench/ab.py dumps BEFORE_DIR AFTER_DIR
