@@ -43,8 +43,6 @@ const IN_ARENA: u32 = 0b1000;
 const SHIFT: u32 = 4;
 /// The largest length kept in `head`; this value itself says "see `long`".
 const LONG: u32 = u32::MAX >> SHIFT;
-/// Most nodes, and most bytes of input or arena text, a tape addresses.
-const MAX: usize = u32::MAX as usize;
 
 /// One node of the tape, as the writers see it (by value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -281,7 +279,7 @@ impl<'a> TapeWriter<'a> {
     /// Refuses one more node when the tape holds all it can address.
     #[inline]
     fn room(&self) -> Result<(), Error> {
-        if self.tape.words.len() >= MAX {
+        if u32::try_from(self.tape.words.len()).map_or(true, |n| n == u32::MAX) {
             return Err(too_large("more than 4,294,967,295 values and keys"));
         }
         Ok(())
@@ -295,7 +293,7 @@ impl<'a> TapeWriter<'a> {
             flags | (len as u32) << SHIFT
         } else {
             // Lengths are of text under 4 GiB or of fewer than 2^32 nodes.
-            self.tape.long.push((self.tape.words.len() as u32, len.min(MAX) as u32));
+            self.tape.long.push((self.tape.words.len() as u32, u32::try_from(len).unwrap_or(u32::MAX)));
             flags | LONG << SHIFT
         };
         self.tape.words.push(Word { head, tail });
@@ -359,7 +357,7 @@ impl<'a> TapeWriter<'a> {
     /// refused (and the text taken back) when the arena outgrows 4 GiB.
     #[inline]
     fn arena_node(&mut self, tag: u32, start: usize) -> Result<(), Error> {
-        if self.tape.arena.len() > MAX {
+        if u32::try_from(self.tape.arena.len()).is_err() {
             self.tape.arena.truncate(start);
             return Err(too_large("more than 4 GiB of string text"));
         }
@@ -439,7 +437,7 @@ impl<'a> TapeWriter<'a> {
         let Some(Open { index, len, object }) = self.stack.pop() else {
             return;
         };
-        let end = self.tape.words.len() as u32; // at most MAX: see `room`
+        let end = self.tape.words.len() as u32; // below u32::MAX: see `room`
         let tag = if object { OBJECT } else { ARRAY };
         let head = if len < LONG {
             tag | len << SHIFT
