@@ -1,7 +1,11 @@
 // A/B of two builds of the addon (not a test): how a change inside the addon
 // moves decode and encode, document by document.
 //
-//   node bench/ab.mjs A.node B.node [--corpus DIR]
+//   node bench/ab.mjs A.node B.node [--corpus DIR] [--values]
+//
+// With --values, the operations compared are parseValues(text, undefined,
+// true) (the value builder behind parse with bigint: true) instead of decode
+// and encode.
 //
 // Both builds are loaded into one process; their calls take turns batch by
 // batch and are timed in process CPU time (the machine is shared), 9 batches,
@@ -17,6 +21,7 @@ const args = process.argv.slice(2);
 const i = args.indexOf('--corpus');
 const corpus = path.resolve(i >= 0 ? args[i + 1] : path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'corpus'));
 const [fileA, fileB] = args.filter((a, k) => !a.startsWith('--') && (i < 0 || k !== i + 1));
+const values = args.includes('--values');
 if (!fileA || !fileB) {
   console.error('usage: node bench/ab.mjs A.node B.node [--corpus DIR]');
   process.exit(2);
@@ -34,7 +39,10 @@ for (const f of fs.readdirSync(corpus).filter((n) => /\.(nd)?json$/.test(n)).sor
   const json = JSON.stringify(value);
   const text = A.encode(json);
   if (B.encode(json) !== text || B.decode(text) !== A.decode(text)) throw new Error(`${f}: the builds disagree`);
-  const fns = { decodeA: () => A.decode(text), decodeB: () => B.decode(text), encodeA: () => A.encode(json), encodeB: () => B.encode(json) };
+  if (values && JSON.stringify(B.parseValues(text, undefined, true), (k, v) => (typeof v === 'bigint' ? `${v}n` : v)) !== JSON.stringify(A.parseValues(text, undefined, true), (k, v) => (typeof v === 'bigint' ? `${v}n` : v))) throw new Error(`${f}: the builds' values disagree`);
+  const fns = values
+    ? { decodeA: () => A.parseValues(text, undefined, true), decodeB: () => B.parseValues(text, undefined, true) }
+    : { decodeA: () => A.decode(text), decodeB: () => B.decode(text), encodeA: () => A.encode(json), encodeB: () => B.encode(json) };
   const t0 = performance.now();
   A.decode(text);
   const n = Math.max(1, Math.round(20 / Math.max(0.01, performance.now() - t0)));
@@ -47,9 +55,9 @@ for (const f of fs.readdirSync(corpus).filter((n) => /\.(nd)?json$/.test(n)).sor
     }
   }
   const med = (k) => xs[k].sort((a, b) => a - b)[4];
-  const r = [med('decodeB') / med('decodeA'), med('encodeB') / med('encodeA')];
+  const r = values ? [med('decodeB') / med('decodeA'), 1] : [med('decodeB') / med('decodeA'), med('encodeB') / med('encodeA')];
   ratios.push(r);
-  console.log(`${f.padEnd(30)} decode B/A ${r[0].toFixed(3)}  encode B/A ${r[1].toFixed(3)}`);
+  console.log(values ? `${f.padEnd(30)} parseValues B/A ${r[0].toFixed(3)}` : `${f.padEnd(30)} decode B/A ${r[0].toFixed(3)}  encode B/A ${r[1].toFixed(3)}`);
 }
 const g = (k) => Math.exp(ratios.reduce((s, r) => s + Math.log(r[k]), 0) / ratios.length);
-console.log(`geometric mean: decode B/A ${g(0).toFixed(3)}, encode B/A ${g(1).toFixed(3)}`);
+console.log(values ? `geometric mean: parseValues B/A ${g(0).toFixed(3)}` : `geometric mean: decode B/A ${g(0).toFixed(3)}, encode B/A ${g(1).toFixed(3)}`);

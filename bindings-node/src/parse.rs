@@ -1,6 +1,7 @@
 //! parse: STC -> JavaScript values through parser events.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr;
 
 use napi::bindgen_prelude::*;
@@ -10,7 +11,7 @@ use stc_core::{parse_stc_to, Failure, JsonStr, Sink};
 
 use crate::errors::throw_stc;
 use crate::input::Input;
-use crate::js::{js_number, js_string, js_string_utf16, napi_failure};
+use crate::js::{js_number, js_string, js_string_fast, js_string_utf16};
 use crate::options::decode_options;
 use crate::{RawEnv, Value};
 
@@ -24,27 +25,64 @@ struct Frame {
     define: bool,
 }
 
+/// A small, fast hash for the key cache (keys are short and not chosen to
+/// collide by anyone who benefits: a collision only costs a probe). FxHash's
+/// multiply-rotate over 8-byte words.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail) ^ (rest.len() as u64) << 59).wrapping_mul(K);
+        self.0 = h;
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 struct ValueBuilder<'a> {
     env: RawEnv,
     stack: Vec<Frame>,
     root: Value,
     bigint: bool,
     bigint_ctor: Value,
-    keys: HashMap<&'a str, Value>,
+    keys: HashMap<&'a str, Value, BuildHasherDefault<KeyHasher>>,
     utf16: Vec<u16>,
+    /// `null`, `false`, `true`, fetched once per call.
+    constants: [Value; 3],
 }
 
 impl<'a> ValueBuilder<'a> {
-    fn new(env: RawEnv, bigint: bool) -> Self {
-        ValueBuilder {
+    fn new(env: RawEnv, bigint: bool) -> Result<Self> {
+        let mut constants = [ptr::null_mut(); 3];
+        let [null, no, yes] = &mut constants;
+        napi_call!(env, sys::napi_get_null(env, null));
+        napi_call!(env, sys::napi_get_boolean(env, false, no));
+        napi_call!(env, sys::napi_get_boolean(env, true, yes));
+        Ok(ValueBuilder {
             env,
             stack: Vec::with_capacity(16),
             root: ptr::null_mut(),
             bigint,
             bigint_ctor: ptr::null_mut(),
-            keys: HashMap::new(),
+            keys: HashMap::default(),
             utf16: Vec::new(),
-        }
+            constants,
+        })
     }
 
     fn put(&mut self, v: Value) -> Result<()> {
@@ -75,27 +113,16 @@ impl<'a> ValueBuilder<'a> {
         Ok(())
     }
 
-    /// `null`, `true` or `false` from `get`.
-    fn constant(&self, get: impl FnOnce(RawEnv, &mut Value) -> sys::napi_status) -> Result<Value> {
-        let mut v = ptr::null_mut();
-        let status = get(self.env, &mut v);
-        if status == sys::Status::napi_ok {
-            Ok(v)
-        } else {
-            Err(napi_failure(self.env, status))
-        }
-    }
-
     fn emit(&mut self, v: Result<Value>) -> Result<()> {
         v.and_then(|v| self.put(v))
     }
 
     fn string_value(&mut self, s: &JsonStr<'a>) -> Result<Value> {
         if !s.has_escapes() {
-            return js_string(self.env, s.raw());
+            return js_string_fast(self.env, s.raw());
         }
         match s.to_str() {
-            Some(text) => js_string(self.env, &text),
+            Some(text) => js_string_fast(self.env, &text),
             None => {
                 self.utf16 = s.to_utf16();
                 js_string_utf16(self.env, &self.utf16)
@@ -106,6 +133,9 @@ impl<'a> ValueBuilder<'a> {
     fn number_value(&mut self, lexeme: &str) -> Result<Value> {
         if self.bigint && stc_core::is_unsafe_integer(lexeme) {
             return self.big(lexeme);
+        }
+        if let Some(n) = small_integer(lexeme) {
+            return js_number(self.env, n);
         }
         // Rust's float parsing is correctly rounded, like JSON.parse; the
         // lexeme is valid JSON, so it always parses ("1e400" is infinity).
@@ -150,7 +180,7 @@ impl<'a> ValueBuilder<'a> {
             if let Some(&v) = self.keys.get(raw) {
                 return Ok((v, raw == "__proto__"));
             }
-            let v = js_string(self.env, raw)?;
+            let v = js_string_fast(self.env, raw)?;
             if self.keys.len() < 4096 {
                 self.keys.insert(raw, v);
             }
@@ -162,6 +192,33 @@ impl<'a> ValueBuilder<'a> {
     }
 }
 
+/// The value of an integer lexeme of at most 15 digits (exact in an `f64`),
+/// read in one pass; `None` for anything else (fractions, exponents, `-0`,
+/// longer integers), which the float parser reads.
+fn small_integer(lexeme: &str) -> Option<f64> {
+    let bytes = lexeme.as_bytes();
+    let (negative, digits) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() || digits.len() > 15 {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in digits {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n * 10 + u64::from(d);
+    }
+    match (negative, n) {
+        (true, 0) => None,
+        (true, n) => Some(-(n as f64)),
+        (false, n) => Some(n as f64),
+    }
+}
+
 /// The builder's error: a failed napi call, whose JavaScript exception (a
 /// setter, `BigInt`) is left pending and comes back as it is. Boxed, so that
 /// it travels through the reader's frames in one word.
@@ -169,14 +226,10 @@ type Stop = Box<Error>;
 
 impl<'a> Sink<'a, Stop> for ValueBuilder<'a> {
     fn null(&mut self) -> std::result::Result<(), Stop> {
-        // SAFETY: `constant` passes the builder's live `env` and an out-pointer to a local.
-        let v = self.constant(|env, v| unsafe { sys::napi_get_null(env, v) });
-        Ok(self.emit(v)?)
+        Ok(self.put(self.constants[0])?)
     }
     fn boolean(&mut self, value: bool) -> std::result::Result<(), Stop> {
-        // SAFETY: as for `null`.
-        let v = self.constant(|env, v| unsafe { sys::napi_get_boolean(env, value, v) });
-        Ok(self.emit(v)?)
+        Ok(self.put(self.constants[usize::from(value) + 1])?)
     }
     fn number(&mut self, lexeme: &'a str) -> std::result::Result<(), Stop> {
         let v = self.number_value(lexeme);
@@ -229,7 +282,7 @@ pub fn parse_values(
     // which could detach the caller's buffer: parse a copy.
     let input = Input::read(raw_env, stc.value().value)?.owned();
     let text = input.as_str().map_err(|e| throw_stc(raw_env, &e, input.text()))?;
-    let mut builder = ValueBuilder::new(raw_env, bigint.unwrap_or(false));
+    let mut builder = ValueBuilder::new(raw_env, bigint.unwrap_or(false))?;
     match parse_stc_to(text, &options, &mut builder) {
         // SAFETY: on success `root` is the value the builder made in `raw_env` during this call.
         Ok(()) => Ok(unsafe { Unknown::from_raw_unchecked(raw_env, builder.root) }),

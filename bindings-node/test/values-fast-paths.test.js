@@ -1,0 +1,78 @@
+'use strict';
+// The value builder's fast paths (parse with bigint: true; bench/CANDIDATES.md
+// candidates 7-): integers read in one pass, one-byte strings for Latin-1
+// text, null/true/false fetched once per call, the key cache. Each is checked
+// at its edges against JSON.parse of decode's JSON text, which takes none of
+// them.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { parse, decode, encode } = require('..');
+
+const viaJson = (stc) => JSON.parse(decode(stc));
+const viaValues = (stc) => parse(stc, { bigint: true });
+
+test('integers up to 15 digits take the one-pass reader; the others, -0 and fractions the float parser', () => {
+  const lexemes = [
+    '0', '-0', '7', '-7', '10', '-10', '999999999999999', '-999999999999999', '100000000000000',
+    '1000000000000000', '9007199254740991', '-9007199254740991', '0.0', '-0.0', '1e2', '-1E-2', '12.5',
+    '123456789012345', '1234567890123456', '00',
+  ].filter((l) => l !== '00');
+  const stc = `[${lexemes.length}]: ${lexemes.join(',')}`;
+  const got = viaValues(stc);
+  const want = viaJson(stc);
+  assert.equal(got.length, lexemes.length);
+  lexemes.forEach((l, i) => assert.ok(Object.is(got[i], want[i]), `${l}: ${got[i]} vs ${want[i]}`));
+  assert.ok(Object.is(viaValues('-0'), -0));
+  assert.ok(Object.is(viaValues('{a: -0}').a, -0));
+  assert.equal(viaValues('-999999999999999'), -999999999999999);
+  // A 16-digit integer beyond 2^53 is a BigInt with bigint: true.
+  assert.equal(viaValues('9999999999999999'), 9999999999999999n);
+});
+
+test('strings: ASCII, Latin-1, beyond Latin-1, pairs and lone surrogates, with and without escapes', () => {
+  const strings = ['', 'plain', 'café', 'ÿ\u0080', '日本語', 'a😀b', '\u00ff\u0100', 'x\ud800y', '\udfff', 'tab\there', 'é\n', '\u0000'];
+  const value = { s: strings, o: Object.fromEntries(strings.map((s, i) => [s, i])) };
+  const stc = encode(JSON.stringify(value));
+  assert.deepEqual(viaValues(stc), value);
+  assert.deepEqual(viaValues(stc), viaJson(stc));
+  for (const s of strings) {
+    assert.equal(viaValues(JSON.stringify(s)), s, JSON.stringify(s));
+  }
+});
+
+test('null, true and false, many times and in every place', () => {
+  const value = { a: [null, true, false, null], b: null, c: true, d: false, rows: Array.from({ length: 50 }, (_, i) => ({ n: null, t: i % 2 === 0, f: false })) };
+  const stc = encode(JSON.stringify(value));
+  assert.deepEqual(viaValues(stc), value);
+  assert.equal(viaValues('null'), null);
+  assert.equal(viaValues('true'), true);
+  assert.equal(viaValues('false'), false);
+});
+
+test('the key cache: repeated, non-ASCII, __proto__ and duplicate keys, and more keys than it holds', () => {
+  const rows = Array.from({ length: 20 }, (_, i) => ({ id: i, 'clé': 'v', '鍵': i, [`k${i}`]: i }));
+  const stc = encode(JSON.stringify(rows));
+  assert.deepEqual(viaValues(stc), rows);
+  // __proto__ is an own data property every time it appears, cached or not.
+  const protos = viaValues('[{"__proto__": 1}, {"__proto__": {"x": 2}}, {"__proto__": 3, "a": 1}]');
+  for (const o of protos) {
+    assert.ok(Object.prototype.hasOwnProperty.call(o, '__proto__'));
+    assert.equal(Object.getPrototypeOf(o), Object.prototype);
+  }
+  assert.deepEqual(protos.map((o) => o.__proto__), [1, { x: 2 }, 3]);
+  // The last duplicate wins, as with JSON.parse.
+  assert.deepEqual(viaValues('{"a": 1, "b": 2, "a": 3}'), JSON.parse('{"a": 1, "b": 2, "a": 3}'));
+  // 6,000 distinct keys (the cache keeps 4,096), each used twice.
+  const wide = Object.fromEntries(Array.from({ length: 6000 }, (_, i) => [`key${i}`, { [`key${i}`]: i }]));
+  assert.deepEqual(viaValues(encode(JSON.stringify(wide))), wide);
+});
+
+test('a huge array of small integers and of short rows', () => {
+  const ints = Array.from({ length: 200000 }, (_, i) => (i % 3 === 1 ? -i : i));
+  const got = viaValues(encode(JSON.stringify(ints)));
+  assert.equal(got.length, ints.length);
+  assert.deepEqual(got, ints);
+  const rows = Array.from({ length: 20000 }, (_, i) => ({ id: i, ok: i % 2 === 0, name: `n${i}`, v: null }));
+  assert.deepEqual(viaValues(encode(JSON.stringify(rows))), rows);
+});
