@@ -955,7 +955,7 @@ pub(crate) fn scalar_array_compact(
 pub(crate) fn price_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
     match node {
         Some(Node::String(s)) if s.len() > LONG_STRING => {
-            out.push_str(if bare && is_bare_string(s) { "x" } else { "\"x\"" });
+            out.push_str(if bare && writes_bare(s) { "x" } else { "\"x\"" });
         }
         node => write_scalar(out, node, bare),
     }
@@ -972,7 +972,7 @@ pub(crate) fn write_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool)
         Some(Node::Bool(true)) => out.push_str("true"),
         Some(Node::Bool(false)) => out.push_str("false"),
         Some(Node::Number(n)) => out.push_str(n),
-        Some(Node::String(s)) if bare && is_bare_string(s) => out.push_str(s),
+        Some(Node::String(s)) if bare && writes_bare(s) => out.push_str(s),
         Some(Node::String(s)) => {
             out.push('"');
             out.push_str(s);
@@ -980,6 +980,33 @@ pub(crate) fn write_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool)
         }
         _ => {}
     }
+}
+
+/// Whether version 2 writes the string value `s` bare (spec 5.2): it
+/// qualifies ([`is_bare_string`]) and its first character is ASCII. A
+/// string starting with another script's letter saves nothing bare with
+/// either OpenAI tokenizer (the Cyrillic names of `random`: the quote merges
+/// with the word), while its missing quotes cost the `","` merges around it.
+/// In a table row and in an array, [`sandwiched`] may still quote it.
+pub(crate) fn writes_bare(s: &str) -> bool {
+    s.as_bytes().first().is_some_and(u8::is_ascii) && is_bare_string(s)
+}
+
+/// Whether a string at the node `i` (if any) is written quoted by
+/// [`writes_bare`] (`bare`: version 2 with bare strings on).
+fn quoted_string(nodes: &Tape<'_>, i: Option<usize>, bare: bool) -> bool {
+    matches!(i.and_then(|i| nodes.get(i)), Some(Node::String(s)) if !(bare && writes_bare(s)))
+}
+
+/// Whether a string value between the values `prev` and `next` (neighbours
+/// in a table row's cells or an array's items; `None` at either end) keeps
+/// its quotes although it qualifies: both neighbours are quoted strings. Its
+/// quotes then merge with theirs (`","x","` as three tokens); bare, the
+/// merges break (`",x,"`): measured a token dearer per such string (spec
+/// 5.2, Appendix B). Neighbours are judged by [`writes_bare`] alone, so the
+/// rule is decided per string, in one pass, the same by every writer.
+pub(crate) fn sandwiched(nodes: &Tape<'_>, prev: Option<usize>, next: Option<usize>, bare: bool) -> bool {
+    bare && quoted_string(nodes, prev, bare) && quoted_string(nodes, next, bare)
 }
 
 /// Writes a column list `{a,b{c,d}}` (bounded recursion: groups are at most
@@ -1068,6 +1095,8 @@ enum Task {
     Value { i: usize, member: bool, safe: bool, level: u32 },
     /// Fixed text.
     Text(&'static str),
+    /// A scalar table cell, written bare if it qualifies and `bare`.
+    Scalar { i: usize, bare: bool },
     /// The remaining items of a plain or compact array.
     Items { next: usize, left: usize, first: bool, compact: bool, safe_last: bool, level: u32 },
     /// The remaining members of a plain object.
@@ -1123,8 +1152,12 @@ impl Writer<'_, '_, '_> {
             match task {
                 Task::Value { i, member, safe, level } => self.value(i, member, safe, level),
                 Task::Text(text) => self.out.push_str(text),
+                Task::Scalar { i, bare } => crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(i), bare),
                 Task::Items { mut next, mut left, mut first, compact, safe_last, level } => {
                     // Scalars straight away; a container waits on the stack.
+                    // `prev`: the item before, if a scalar (after a container,
+                    // the task resumes with none).
+                    let mut prev = None;
                     while left > 0 && !self.stopped {
                         self.maybe_spill();
                         if !first {
@@ -1132,7 +1165,11 @@ impl Writer<'_, '_, '_> {
                         }
                         first = false;
                         if !self.plan.is_container(next) {
-                            self.scalar(next);
+                            let after = (left > 1).then_some(next + 1);
+                            let bare =
+                                self.plan.bare && !crate::write_stc::sandwiched(self.plan.nodes, prev, after, true);
+                            crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(next), bare);
+                            prev = Some(next);
                             next += 1;
                             left -= 1;
                             continue;
@@ -1283,10 +1320,17 @@ impl Writer<'_, '_, '_> {
             }
             match cells[m] {
                 Cell::Absent => self.out.push('~'),
-                Cell::Value(v) if !self.plan.is_container(v) => self.scalar(v),
+                Cell::Value(v) if !self.plan.is_container(v) => {
+                    let bare = self.cell_bare(&cells, m);
+                    crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(v), bare);
+                }
                 Cell::Value(v) => {
                     for (r, cell) in cells.iter().enumerate().skip(m + 1).rev() {
                         match *cell {
+                            Cell::Value(v) if !self.plan.is_container(v) => {
+                                let bare = self.cell_bare(&cells, r);
+                                self.tasks.push(Task::Scalar { i: v, bare });
+                            }
                             Cell::Value(v) => {
                                 let safe = !TRAILING_TABLE_CELLS && left > 1 && r + 1 == count;
                                 self.tasks.push(Task::Value { i: v, member: false, safe, level });
@@ -1303,6 +1347,17 @@ impl Writer<'_, '_, '_> {
             m += 1;
         }
         self.cells = cells;
+    }
+
+    /// Whether the scalar cell `m` of a row is written bare if it
+    /// qualifies: version 2, and not [`sandwiched`](crate::write_stc::sandwiched)
+    /// between its row neighbours.
+    fn cell_bare(&self, cells: &[Cell], m: usize) -> bool {
+        let at = |n: Option<usize>| match n.and_then(|n| cells.get(n)) {
+            Some(Cell::Value(v)) => Some(*v),
+            _ => None,
+        };
+        self.plan.bare && !crate::write_stc::sandwiched(self.plan.nodes, at(m.checked_sub(1)), at(Some(m + 1)), true)
     }
 
     fn scalar(&mut self, i: usize) {
@@ -1555,9 +1610,10 @@ mod tests {
         paths.iter().map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap())).collect()
     }
 
-    /// Version 2 writes every qualifying string value bare, in every value
-    /// position, and nothing else changes: keys, column names and row keys
-    /// keep their rules, version 1 quotes every string.
+    /// Version 2 writes qualifying string values bare in every value
+    /// position (first character ASCII; in rows and arrays not between two
+    /// quoted strings), and nothing else changes: keys, column names and row
+    /// keys keep their rules, version 1 quotes every string.
     #[test]
     fn bare_strings_in_every_value_position_v2_only() {
         let cases = [
@@ -1568,8 +1624,18 @@ mod tests {
             ),
             (
                 r#"["a b"," a","a ","a,b","a/b","a:b","a~b","é","a\u00a0b"]"#,
-                "[a b,\" a\",\"a \",\"a,b\",\"a/b\",\"a:b\",\"a~b\",é,\"a\u{a0}b\"]",
+                "[a b,\" a\",\"a \",\"a,b\",\"a/b\",\"a:b\",\"a~b\",\"é\",\"a\u{a0}b\"]",
             ),
+            // The first character must be ASCII: other scripts stay quoted.
+            (r#"{"n":"Леонард","e":"éa","a":"aé"}"#, r#"{n:"Леонард",e:"éa",a:aé}"#),
+            // Between two quoted strings (row cells, array items), a string
+            // keeps its quotes; next to a bare one, a number or an end, not.
+            (
+                r#"[{"n":"Ада","c":"Acme","p":"+7","e":"x@y"},{"n":"Ян","c":"Bo","p":"+8","e":"z"}]"#,
+                r#"[2]{n,c,p,e}:"Ада","Acme","+7",x@y/"Ян","Bo","+8",z"#,
+            ),
+            (r#"["-1","a","-2","b","c","-3",1,"d","-4"]"#, r#"["-1","a","-2",b,c,"-3",1,d,"-4"]"#),
+            (r#"{"a":"-1","b":"x","c":"-2"}"#, r#"{a:"-1",b:x,c:"-2"}"#),
             (r#"[{"k":"x","v":"y"},{"k":"z","v":"1"}]"#, r#"[2]{k,v}:x,y/z,"1""#),
             (r#"{"r1":{"n":"ada"},"r2":{"n":"~"}}"#, r#"{2}{n}:r1:ada/r2:"~""#),
             (r#"{"a b":"c d","GET":"GET"}"#, r#"{"a b":c d,GET:GET}"#),

@@ -596,6 +596,8 @@ enum Task {
     Value { i: usize, member: bool, safe: bool, level: u32 },
     /// Fixed text.
     Text(&'static str),
+    /// A scalar table cell, written bare if it qualifies and `bare`.
+    Scalar { i: usize, bare: bool },
     /// The remaining items of a plain or compact array.
     Items { next: usize, left: usize, first: bool, compact: bool, safe_last: bool, level: u32 },
     /// The remaining members of a plain object.
@@ -620,15 +622,23 @@ impl Writer<'_, '_, '_> {
             match task {
                 Task::Value { i, member, safe, level } => self.value(i, member, safe, level),
                 Task::Text(text) => self.out.push_str(text),
+                Task::Scalar { i, bare } => crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(i), bare),
                 Task::Items { mut next, mut left, mut first, compact, safe_last, level } => {
                     // Scalars straight away; a container waits on the stack.
+                    // `prev`: the item before, if a scalar (after a container,
+                    // the task resumes with none).
+                    let mut prev = None;
                     while left > 0 {
                         if !first {
                             self.out.push_str(if compact { "," } else { self.style.item });
                         }
                         first = false;
                         if !self.plan.is_container(next) {
-                            self.scalar(next);
+                            let after = (left > 1).then_some(next + 1);
+                            let bare =
+                                self.plan.v2 && !crate::write_stc::sandwiched(self.plan.nodes, prev, after, true);
+                            crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(next), bare);
+                            prev = Some(next);
                             next += 1;
                             left -= 1;
                             continue;
@@ -773,10 +783,17 @@ impl Writer<'_, '_, '_> {
             }
             match cells[m] {
                 Cell::Absent => self.out.push('~'),
-                Cell::Value(v) if !self.plan.is_container(v) => self.scalar(v),
+                Cell::Value(v) if !self.plan.is_container(v) => {
+                    let bare = self.cell_bare(&cells, m);
+                    crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(v), bare);
+                }
                 Cell::Value(v) => {
                     for (r, cell) in cells.iter().enumerate().skip(m + 1).rev() {
                         match *cell {
+                            Cell::Value(v) if !self.plan.is_container(v) => {
+                                let bare = self.cell_bare(&cells, r);
+                                self.tasks.push(Task::Scalar { i: v, bare });
+                            }
                             Cell::Value(v) => {
                                 let safe = !TRAILING_TABLE_CELLS && left > 1 && r + 1 == count;
                                 self.tasks.push(Task::Value { i: v, member: false, safe, level });
@@ -793,6 +810,17 @@ impl Writer<'_, '_, '_> {
             m += 1;
         }
         self.cells = cells;
+    }
+
+    /// Whether the scalar cell `m` of a row is written bare if it
+    /// qualifies: version 2, and not [`sandwiched`](crate::write_stc::sandwiched)
+    /// between its row neighbours.
+    fn cell_bare(&self, cells: &[Cell], m: usize) -> bool {
+        let at = |n: Option<usize>| match n.and_then(|n| cells.get(n)) {
+            Some(Cell::Value(v)) => Some(*v),
+            _ => None,
+        };
+        self.plan.v2 && !crate::write_stc::sandwiched(self.plan.nodes, at(m.checked_sub(1)), at(Some(m + 1)), true)
     }
 
     fn scalar(&mut self, i: usize) {
