@@ -15,33 +15,14 @@ use crate::js::{js_number, js_string, js_string_fast, js_string_utf16};
 use crate::options::decode_options;
 use crate::{RawEnv, Value};
 
-/// An open array (`container` made at its start, elements set one by one)
-/// or object (made at its end from the members gathered in `members`).
 struct Frame {
     container: Value,
     is_array: bool,
     index: u32,
     key: Value,
-    /// Where this object's members start in [`ValueBuilder::members`].
-    start: usize,
-}
-
-/// A member as an own, writable, enumerable, configurable data property:
-/// what `JSON.parse` makes (`__proto__` included: defined, never set through
-/// the setter; a duplicate key replaces the value and keeps the position).
-fn member(name: Value, value: Value) -> sys::napi_property_descriptor {
-    sys::napi_property_descriptor {
-        utf8name: ptr::null(),
-        name,
-        method: None,
-        getter: None,
-        setter: None,
-        value,
-        attributes: sys::PropertyAttributes::writable
-            | sys::PropertyAttributes::enumerable
-            | sys::PropertyAttributes::configurable,
-        data: ptr::null_mut(),
-    }
+    /// The pending key is `__proto__`: define it as an own data property
+    /// (like `JSON.parse`) instead of assigning through the setter.
+    define: bool,
 }
 
 /// A small, fast hash for the key cache (keys are short and not chosen to
@@ -83,9 +64,6 @@ struct ValueBuilder<'a> {
     utf16: Vec<u16>,
     /// `null`, `false`, `true`, fetched once per call.
     constants: [Value; 3],
-    /// The members of the open objects, innermost last: each object is made
-    /// with one `napi_define_properties` call when it closes.
-    members: Vec<sys::napi_property_descriptor>,
 }
 
 impl<'a> ValueBuilder<'a> {
@@ -104,7 +82,6 @@ impl<'a> ValueBuilder<'a> {
             keys: HashMap::default(),
             utf16: Vec::new(),
             constants,
-            members: Vec::new(),
         })
     }
 
@@ -116,7 +93,22 @@ impl<'a> ValueBuilder<'a> {
                 napi_call!(env, sys::napi_set_element(env, f.container, f.index, v));
                 f.index += 1;
             }
-            Some(f) => self.members.push(member(f.key, v)),
+            Some(f) if f.define => {
+                let desc = sys::napi_property_descriptor {
+                    utf8name: ptr::null(),
+                    name: f.key,
+                    method: None,
+                    getter: None,
+                    setter: None,
+                    value: v,
+                    attributes: sys::PropertyAttributes::writable
+                        | sys::PropertyAttributes::enumerable
+                        | sys::PropertyAttributes::configurable,
+                    data: ptr::null_mut(),
+                };
+                napi_call!(env, sys::napi_define_properties(env, f.container, 1, &desc));
+            }
+            Some(f) => napi_call!(env, sys::napi_set_property(env, f.container, f.key, v)),
         }
         Ok(())
     }
@@ -166,50 +158,37 @@ impl<'a> ValueBuilder<'a> {
         Ok(out)
     }
 
-    fn open_array(&mut self, len: Option<usize>) -> Result<()> {
+    fn open(&mut self, is_array: bool, len: Option<usize>) -> Result<()> {
         let env = self.env;
         let mut container = ptr::null_mut();
-        match len {
-            Some(n) if n > 0 => napi_call!(env, sys::napi_create_array_with_length(env, n, &mut container)),
-            _ => napi_call!(env, sys::napi_create_array(env, &mut container)),
+        if is_array {
+            match len {
+                Some(n) if n > 0 => napi_call!(env, sys::napi_create_array_with_length(env, n, &mut container)),
+                _ => napi_call!(env, sys::napi_create_array(env, &mut container)),
+            }
+        } else {
+            napi_call!(env, sys::napi_create_object(env, &mut container));
         }
         self.put(container)?;
-        self.stack.push(Frame { container, is_array: true, index: 0, key: ptr::null_mut(), start: 0 });
+        self.stack.push(Frame { container, is_array, index: 0, key: ptr::null_mut(), define: false });
         Ok(())
     }
 
-    fn open_object(&mut self) {
-        let start = self.members.len();
-        self.stack.push(Frame { container: ptr::null_mut(), is_array: false, index: 0, key: ptr::null_mut(), start });
-    }
-
-    /// Makes the innermost object from its gathered members, in one napi call.
-    fn close_object(&mut self) -> Result<()> {
-        let env = self.env;
-        let start = self.stack.pop().map_or(0, |f| f.start);
-        let mut object = ptr::null_mut();
-        napi_call!(env, sys::napi_create_object(env, &mut object));
-        let members = &self.members[start..];
-        if !members.is_empty() {
-            napi_call!(env, sys::napi_define_properties(env, object, members.len(), members.as_ptr()));
-        }
-        self.members.truncate(start);
-        self.put(object)
-    }
-
-    fn key_value(&mut self, key: &JsonStr<'a>) -> Result<Value> {
+    fn key_value(&mut self, key: &JsonStr<'a>) -> Result<(Value, bool)> {
         if !key.has_escapes() {
             let raw = key.raw();
             if let Some(&v) = self.keys.get(raw) {
-                return Ok(v);
+                return Ok((v, raw == "__proto__"));
             }
             let v = js_string_fast(self.env, raw)?;
             if self.keys.len() < 4096 {
                 self.keys.insert(raw, v);
             }
-            return Ok(v);
+            return Ok((v, raw == "__proto__"));
         }
-        self.string_value(key)
+        let v = self.string_value(key)?;
+        let define = key.to_str().is_some_and(|k| k == "__proto__");
+        Ok((v, define))
     }
 }
 
@@ -261,25 +240,26 @@ impl<'a> Sink<'a, Stop> for ValueBuilder<'a> {
         Ok(self.emit(v)?)
     }
     fn begin_array(&mut self, len: Option<usize>) -> std::result::Result<(), Stop> {
-        Ok(self.open_array(len)?)
+        Ok(self.open(true, len)?)
     }
     fn end_array(&mut self) -> std::result::Result<(), Stop> {
         self.stack.pop();
         Ok(())
     }
     fn begin_object(&mut self, _len: Option<usize>) -> std::result::Result<(), Stop> {
-        self.open_object();
-        Ok(())
+        Ok(self.open(false, None)?)
     }
     fn key(&mut self, key: JsonStr<'a>) -> std::result::Result<(), Stop> {
-        let v = self.key_value(&key)?;
+        let (v, define) = self.key_value(&key)?;
         if let Some(f) = self.stack.last_mut() {
             f.key = v;
+            f.define = define;
         }
         Ok(())
     }
     fn end_object(&mut self) -> std::result::Result<(), Stop> {
-        Ok(self.close_object()?)
+        self.stack.pop();
+        Ok(())
     }
 }
 
