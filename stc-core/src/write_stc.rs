@@ -694,7 +694,8 @@ impl<'d, 'a> Plan<'d, 'a> {
 
     /// v2 column inference over `rows` (tape indices of objects): one column
     /// list of which every row's keys are a subsequence (absent members
-    /// become `~`), no duplicate keys in a row, and a column group wherever
+    /// become `~`; when the rows' orders conflict or a row holds a key twice,
+    /// a list that names keys more than once, [`infer_repeated`](Self::infer_repeated)), and a column group wherever
     /// every present value is a non-empty object that fits one and the group
     /// is estimated cheaper than writing those objects as cells. `None` if
     /// the rows cannot share a column list. Recursion is bounded by
@@ -715,7 +716,9 @@ impl<'d, 'a> Plan<'d, 'a> {
                 let key = nodes.body(k);
                 match names.iter().position(|&n| n == key) {
                     Some(at) if at >= pos => pos = at + 1,
-                    Some(_) => return None,
+                    // Another order, or a key twice: a list naming keys
+                    // more than once (spec 5.8), or none.
+                    Some(_) => return self.infer_repeated(rows, depth),
                     None => {
                         if columns.len() >= MAX_COLUMNS {
                             return None;
@@ -751,11 +754,19 @@ impl<'d, 'a> Plan<'d, 'a> {
         {
             return None;
         }
+        self.finish_columns(rows, &columns, depth)
+    }
+
+    /// Columns (key nodes) to column list: each column's cells by the greedy
+    /// leftmost embedding of every row's members ([`column_cells`], as
+    /// [`row_cells`] writes them), and a group wherever it pays.
+    fn finish_columns(&mut self, rows: &[usize], columns: &[usize], depth: usize) -> Option<Vec<Column>> {
+        let cells = column_cells(self.nodes, rows, columns)?;
         let mut out = Vec::with_capacity(columns.len());
-        for &c in &columns {
+        for (j, &c) in columns.iter().enumerate() {
             let mut column = Column { key: c, sub: Vec::new() };
             if depth < MAX_GROUP_DEPTH && self.t.column_groups {
-                if let Some(sub) = self.group(rows, c, depth) {
+                if let Some(sub) = self.group(&cells[j], c, depth) {
                     column.sub = sub;
                 }
             }
@@ -764,28 +775,31 @@ impl<'d, 'a> Plan<'d, 'a> {
         Some(out)
     }
 
-    /// The value of member `key` (a key node's body) in the object at `r`.
-    fn member(&self, r: usize, key: &str) -> Option<usize> {
-        let end = self.skip(r);
-        let mut k = r + 1;
-        while k < end {
-            if self.nodes.body(k) == key {
-                return Some(k + 1);
-            }
-            k = self.skip(k + 1);
+    /// [`infer`](Self::infer) for rows whose keys come in more than one
+    /// order or hold a key twice: a column list that names a key more than
+    /// once ([`repeated_columns`]); every row fills one occurrence of each of
+    /// its keys and writes `~` in the others, so it needs absent cells.
+    fn infer_repeated(&mut self, rows: &[usize], depth: usize) -> Option<Vec<Column>> {
+        let columns = repeated_columns(self.nodes, rows)?;
+        if !self.t.absent_cells
+            && rows
+                .iter()
+                .any(|&r| !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if len == columns.len()))
+        {
+            return None;
         }
-        None
+        self.finish_columns(rows, &columns, depth)
     }
 
     /// Sub-columns for column `c` of `rows` as a group, if every present
     /// value is a non-empty object, they fit one column list, and the group
     /// is estimated cheaper than the objects as cells.
-    fn group(&mut self, rows: &[usize], c: usize, depth: usize) -> Option<Vec<Column>> {
+    fn group(&mut self, column: &[Option<usize>], c: usize, depth: usize) -> Option<Vec<Column>> {
         let key = self.nodes.body(c);
-        let mut values = Vec::with_capacity(rows.len());
-        let mut cells = Vec::with_capacity(rows.len());
-        for &r in rows {
-            match self.member(r, key) {
+        let mut values = Vec::with_capacity(column.len());
+        let mut cells = Vec::with_capacity(column.len());
+        for &m in column {
+            match m {
                 Some(v) => match self.nodes.get(v) {
                     Some(Node::Object { len, .. }) if len > 0 => {
                         values.push(v);
@@ -1046,6 +1060,114 @@ fn row_cells(nodes: &Tape<'_>, row: Option<usize>, columns: &[Column], out: &mut
             row_cells(nodes, value, &column.sub, out);
         }
     }
+}
+
+/// Most names a column list with repeated names may have, as a multiple of
+/// its distinct names (5/4): the readability cap of FLOOR-GAP.md (c1); wider
+/// lists leave the rows plain objects.
+const REPEATED_COLUMNS_CAP: (usize, usize) = (5, 4);
+
+/// A column list (key nodes) naming keys more than once, for `rows` (tape
+/// indices of objects) whose keys do not fit one ordered list: the rows'
+/// key sequences merged, each row that is not yet a subsequence of the list
+/// (greedy leftmost test) replacing it by a shortest common supersequence of
+/// both (the LCS table, at most [`MAX_COLUMNS`] × a row's keys). `None` above
+/// [`MAX_COLUMNS`] names or above [`REPEATED_COLUMNS_CAP`] times the distinct
+/// names. Deterministic: ties keep the list's name first.
+pub(crate) fn repeated_columns(nodes: &Tape<'_>, rows: &[usize]) -> Option<Vec<usize>> {
+    let mut columns: Vec<usize> = Vec::new();
+    let mut keys: Vec<usize> = Vec::new();
+    let mut lcs: Vec<u16> = Vec::new();
+    for &r in rows {
+        keys.clear();
+        let end = nodes.skip(r);
+        let mut k = r + 1;
+        while k < end {
+            keys.push(k);
+            k = nodes.skip(k + 1);
+        }
+        if keys.len() > MAX_COLUMNS {
+            return None;
+        }
+        // Greedy leftmost subsequence test.
+        let mut j = 0;
+        let fits = keys.iter().all(|&k| {
+            while j < columns.len() && nodes.body(columns[j]) != nodes.body(k) {
+                j += 1;
+            }
+            let found = j < columns.len();
+            j += 1;
+            found
+        });
+        if fits {
+            continue;
+        }
+        // Shortest common supersequence by the LCS table.
+        let (n, m) = (columns.len(), keys.len());
+        lcs.clear();
+        lcs.resize((n + 1) * (m + 1), 0);
+        for a in (0..n).rev() {
+            for b in (0..m).rev() {
+                lcs[a * (m + 1) + b] = if nodes.body(columns[a]) == nodes.body(keys[b]) {
+                    lcs[(a + 1) * (m + 1) + b + 1] + 1
+                } else {
+                    lcs[(a + 1) * (m + 1) + b].max(lcs[a * (m + 1) + b + 1])
+                };
+            }
+        }
+        let mut merged = Vec::with_capacity(n + m);
+        let (mut a, mut b) = (0, 0);
+        while a < n && b < m {
+            if nodes.body(columns[a]) == nodes.body(keys[b]) {
+                merged.push(columns[a]);
+                a += 1;
+                b += 1;
+            } else if lcs[(a + 1) * (m + 1) + b] >= lcs[a * (m + 1) + b + 1] {
+                merged.push(columns[a]);
+                a += 1;
+            } else {
+                merged.push(keys[b]);
+                b += 1;
+            }
+        }
+        merged.extend_from_slice(&columns[a..]);
+        merged.extend_from_slice(&keys[b..]);
+        columns = merged;
+        if columns.len() > MAX_COLUMNS {
+            return None;
+        }
+    }
+    let mut distinct: Vec<&str> = columns.iter().map(|&c| nodes.body(c)).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let (num, den) = REPEATED_COLUMNS_CAP;
+    if columns.is_empty() || columns.len() * den > distinct.len() * num {
+        return None;
+    }
+    Some(columns)
+}
+
+/// Each column's cells over `rows`: the value index of the member that
+/// fills it, or `None` (`~`), by the greedy leftmost embedding of each row's
+/// members into `columns` (the walk [`row_cells`] makes when writing).
+/// `None` if a row's members do not all find a column.
+pub(crate) fn column_cells(nodes: &Tape<'_>, rows: &[usize], columns: &[usize]) -> Option<Vec<Vec<Option<usize>>>> {
+    let mut cells: Vec<Vec<Option<usize>>> = vec![Vec::with_capacity(rows.len()); columns.len()];
+    for &r in rows {
+        let end = nodes.skip(r);
+        let mut k = r + 1;
+        for (j, &c) in columns.iter().enumerate() {
+            let present = k < end && nodes.body(k) == nodes.body(c);
+            cells[j].push(if present { Some(k + 1) } else { None });
+            if present {
+                k = nodes.skip(k + 1);
+            }
+        }
+        if k < end {
+            return None;
+        }
+    }
+    Some(cells)
 }
 
 /// Ordinal of the container at tape index `i` in `containers` (ascending tape
@@ -1592,6 +1714,66 @@ mod tests {
             }
         }
         assert!(Techniques::default().set("dictionaries", false).is_none());
+    }
+
+    /// Version 2: rows whose keys come in different orders (or hold a key
+    /// twice) share a column list that names a key more than once; each row
+    /// fills one occurrence and writes `~` in the other. The cap keeps a list
+    /// to 5/4 of its distinct names; without absent cells there is none.
+    #[test]
+    fn repeated_column_names_v2() {
+        let v2 = crate::DecodeOptions::default().version(Version::V2);
+        let cases = [
+            // The third row's order differs, also in its group.
+            (
+                concat!(
+                    r#"[{"id":1,"user":{"id":5,"name":"al","x":1,"y":2},"text":"hi","lang":"en"},"#,
+                    r#"{"id":2,"user":{"id":6,"name":"bo","x":3,"y":4},"text":"yo","lang":"en"},"#,
+                    r#"{"text":"ok","id":3,"user":{"name":"cy","id":7,"x":5,"y":6},"lang":"de"}]"#
+                ),
+                "[3]{text,id,user{id,name,id,x,y},text,lang}:~,1,5,al,~,1,2,hi,en/~,2,6,bo,~,3,4,yo,en/ok,3,~,cy,7,5,6,~,de",
+            ),
+            // Swapped pairs: 5 names for 4 distinct keys, the cap's limit.
+            (
+                r#"[{"a":1,"b":2,"c":3,"d":4},{"b":5,"a":6,"c":7,"d":8},{"a":9,"b":10,"c":11,"d":12}]"#,
+                "[3]{a,b,a,c,d}:1,2,~,3,4/~,5,6,7,8/9,10,~,11,12",
+            ),
+        ];
+        for (json, expected) in cases {
+            let stc = encode_v(json, Version::V2);
+            assert_eq!(stc, expected, "{json}");
+            assert_eq!(crate::decode_with(&stc, &v2).unwrap(), crate::decode(json).unwrap(), "{stc}");
+            // Version 1 never writes them.
+            assert!(!encode_v(json, Version::V1).contains('~'));
+        }
+        // Over the cap (3 names for 2 distinct keys): plain objects.
+        let json = r#"[{"a":1,"b":2},{"b":3,"a":4}]"#;
+        assert_eq!(encode_v(json, Version::V2), "[{a:1,b:2},{b:3,a:4}]");
+        // A key twice in every row, same order: version 1's identical rows, no `~`.
+        let json = r#"[{"a":1,"b":2,"a":3},{"a":4,"b":5,"a":6}]"#;
+        assert_eq!(encode_v(json, Version::V2), "[2]{a,b,a}:1,2,3/4,5,6");
+        // Without absent cells, rows in different orders stay objects.
+        let json = r#"[{"a":1,"b":2,"c":3,"d":4},{"b":5,"a":6,"c":7,"d":8},{"a":9,"b":10,"c":11,"d":12}]"#;
+        let doc = Document::parse_json(json, &Limits::default()).unwrap();
+        let off = Techniques::default().set("absent_cells", false).unwrap();
+        let stc = doc.encode_with(&EncodeOptions::default().version(Version::V2).techniques(off));
+        assert!(!stc.contains('~') && !stc.starts_with("[3]{"), "{stc}");
+        // The list is a supersequence of every row's keys, decided the same way every time.
+        assert_eq!(repeated_columns_names(json), ["a", "b", "a", "c", "d"]);
+    }
+
+    fn repeated_columns_names(json: &str) -> Vec<String> {
+        let doc = Document::parse_json(json, &Limits::default()).unwrap();
+        let nodes = &doc.nodes;
+        let Some(Node::Array { end, .. }) = nodes.get(0) else { panic!("an array") };
+        let mut rows = Vec::new();
+        let mut r = 1;
+        while r < end {
+            rows.push(r);
+            r = nodes.skip(r);
+        }
+        let columns = repeated_columns(nodes, &rows).unwrap();
+        columns.iter().map(|&c| nodes.body(c).to_string()).collect()
     }
 
     /// The shared corpus (`STC_CORPUS` overrides `../shared/corpus`), sorted.

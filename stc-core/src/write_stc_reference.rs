@@ -389,7 +389,7 @@ impl<'d, 'a> Plan<'d, 'a> {
                 let key = nodes.body(k);
                 match names.iter().position(|&n| n == key) {
                     Some(at) if at >= pos => pos = at + 1,
-                    Some(_) => return None,
+                    Some(_) => return self.infer_repeated(rows, depth),
                     None => {
                         if columns.len() >= MAX_COLUMNS {
                             return None;
@@ -418,11 +418,18 @@ impl<'d, 'a> Plan<'d, 'a> {
         if columns.is_empty() {
             return None;
         }
+        self.finish_columns(rows, &columns, depth)
+    }
+
+    /// Columns to column list, each column's cells by the embedding
+    /// ([`column_cells`](crate::write_stc::column_cells)), groups where they pay.
+    fn finish_columns(&mut self, rows: &[usize], columns: &[usize], depth: usize) -> Option<Vec<Column>> {
+        let cells = crate::write_stc::column_cells(self.nodes, rows, columns)?;
         let mut out = Vec::with_capacity(columns.len());
-        for &c in &columns {
+        for (j, &c) in columns.iter().enumerate() {
             let mut column = Column { key: c, sub: Vec::new() };
             if depth < MAX_GROUP_DEPTH {
-                if let Some(sub) = self.group(rows, c, depth) {
+                if let Some(sub) = self.group(&cells[j], c, depth) {
                     column.sub = sub;
                 }
             }
@@ -431,28 +438,21 @@ impl<'d, 'a> Plan<'d, 'a> {
         Some(out)
     }
 
-    /// The value of member `key` (a key node's body) in the object at `r`.
-    fn member(&self, r: usize, key: &str) -> Option<usize> {
-        let end = self.skip(r);
-        let mut k = r + 1;
-        while k < end {
-            if self.nodes.body(k) == key {
-                return Some(k + 1);
-            }
-            k = self.skip(k + 1);
-        }
-        None
+    /// Repeated column names ([`repeated_columns`](crate::write_stc::repeated_columns)).
+    fn infer_repeated(&mut self, rows: &[usize], depth: usize) -> Option<Vec<Column>> {
+        let columns = crate::write_stc::repeated_columns(self.nodes, rows)?;
+        self.finish_columns(rows, &columns, depth)
     }
 
     /// Sub-columns for column `c` of `rows` as a group, if every present
     /// value is a non-empty object, they fit one column list, and the group
     /// is estimated cheaper than the objects as cells.
-    fn group(&mut self, rows: &[usize], c: usize, depth: usize) -> Option<Vec<Column>> {
+    fn group(&mut self, column: &[Option<usize>], c: usize, depth: usize) -> Option<Vec<Column>> {
         let key = self.nodes.body(c);
-        let mut values = Vec::with_capacity(rows.len());
-        let mut cells = Vec::with_capacity(rows.len());
-        for &r in rows {
-            match self.member(r, key) {
+        let mut values = Vec::with_capacity(column.len());
+        let mut cells = Vec::with_capacity(column.len());
+        for &m in column {
+            match m {
                 Some(v) => match self.nodes.get(v) {
                     Some(Node::Object { len, .. }) if len > 0 => {
                         values.push(v);
