@@ -1,11 +1,12 @@
 // A/B of two builds of the addon (not a test): how a change inside the addon
 // moves decode and encode, document by document.
 //
-//   node bench/ab.mjs A.node B.node [--corpus DIR] [--values]
+//   node bench/ab.mjs A.node B.node [--corpus DIR] [--values | --parse]
 //
 // With --values, the operations compared are parseValues(text, undefined,
 // true) (the value builder behind parse with bigint: true) instead of decode
-// and encode.
+// and encode; with --parse, JSON.parse(decodeLatin1(text)) (parse's default
+// path).
 //
 // Both builds are loaded into one process; their calls take turns batch by
 // batch and are timed in process CPU time (the machine is shared), 9 batches,
@@ -22,6 +23,7 @@ const i = args.indexOf('--corpus');
 const corpus = path.resolve(i >= 0 ? args[i + 1] : path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'corpus'));
 const [fileA, fileB] = args.filter((a, k) => !a.startsWith('--') && (i < 0 || k !== i + 1));
 const values = args.includes('--values');
+const parseMode = args.includes('--parse');
 if (!fileA || !fileB) {
   console.error('usage: node bench/ab.mjs A.node B.node [--corpus DIR]');
   process.exit(2);
@@ -40,7 +42,10 @@ for (const f of fs.readdirSync(corpus).filter((n) => /\.(nd)?json$/.test(n)).sor
   const text = A.encode(json);
   if (B.encode(json) !== text || B.decode(text) !== A.decode(text)) throw new Error(`${f}: the builds disagree`);
   if (values && JSON.stringify(B.parseValues(text, undefined, true), (k, v) => (typeof v === 'bigint' ? `${v}n` : v)) !== JSON.stringify(A.parseValues(text, undefined, true), (k, v) => (typeof v === 'bigint' ? `${v}n` : v))) throw new Error(`${f}: the builds' values disagree`);
-  const fns = values
+  if (parseMode && JSON.stringify(JSON.parse(B.decodeLatin1(text))) !== JSON.stringify(JSON.parse(A.decodeLatin1(text)))) throw new Error(`${f}: the builds' parse disagree`);
+  const fns = parseMode
+    ? { decodeA: () => JSON.parse(A.decodeLatin1(text)), decodeB: () => JSON.parse(B.decodeLatin1(text)) }
+    : values
     ? { decodeA: () => A.parseValues(text, undefined, true), decodeB: () => B.parseValues(text, undefined, true) }
     : { decodeA: () => A.decode(text), decodeB: () => B.decode(text), encodeA: () => A.encode(json), encodeB: () => B.encode(json) };
   const t0 = performance.now();
@@ -55,9 +60,11 @@ for (const f of fs.readdirSync(corpus).filter((n) => /\.(nd)?json$/.test(n)).sor
     }
   }
   const med = (k) => xs[k].sort((a, b) => a - b)[4];
-  const r = values ? [med('decodeB') / med('decodeA'), 1] : [med('decodeB') / med('decodeA'), med('encodeB') / med('encodeA')];
+  const single = values || parseMode;
+  const r = single ? [med('decodeB') / med('decodeA'), 1] : [med('decodeB') / med('decodeA'), med('encodeB') / med('encodeA')];
   ratios.push(r);
-  console.log(values ? `${f.padEnd(30)} parseValues B/A ${r[0].toFixed(3)}` : `${f.padEnd(30)} decode B/A ${r[0].toFixed(3)}  encode B/A ${r[1].toFixed(3)}`);
+  const op = parseMode ? 'parse' : 'parseValues';
+  console.log(single ? `${f.padEnd(30)} ${op} B/A ${r[0].toFixed(3)}` : `${f.padEnd(30)} decode B/A ${r[0].toFixed(3)}  encode B/A ${r[1].toFixed(3)}`);
 }
 const g = (k) => Math.exp(ratios.reduce((s, r) => s + Math.log(r[k]), 0) / ratios.length);
-console.log(values ? `geometric mean: parseValues B/A ${g(0).toFixed(3)}` : `geometric mean: decode B/A ${g(0).toFixed(3)}, encode B/A ${g(1).toFixed(3)}`);
+console.log(values || parseMode ? `geometric mean: ${parseMode ? 'parse' : 'parseValues'} B/A ${g(0).toFixed(3)}` : `geometric mean: decode B/A ${g(0).toFixed(3)}, encode B/A ${g(1).toFixed(3)}`);
