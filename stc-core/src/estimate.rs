@@ -16,88 +16,136 @@
 /// Estimated o200k_base tokens of `text`.
 pub(crate) fn estimate_tokens(text: &str) -> usize {
     let b = text.as_bytes();
-    let n = b.len();
-    let mut i = 0;
     // In half tokens, so that a prefix can cost half a token.
     let mut halves = 0usize;
-    while i < n {
-        let c = b[i];
-        let next = b.get(i + 1).copied();
-        if c.is_ascii_alphabetic() || (is_prefix(c) && next.is_some_and(|x| x.is_ascii_alphabetic())) {
-            if !c.is_ascii_alphabetic() {
-                // A leading space is free; punctuation merges with the word only sometimes.
-                if c != b' ' && c != b'\t' {
-                    halves += PREFIX_HALVES;
-                }
-                i += 1;
-            }
-            let start = i;
-            while i < n && b[i].is_ascii_uppercase() {
-                i += 1;
-            }
-            let upper = i - start;
-            while i < n && b[i].is_ascii_lowercase() {
-                i += 1;
-            }
-            let len = i - start;
-            let per_token = if upper == len && len > 1 { CAPS_PER_TOKEN } else { LETTERS_PER_TOKEN };
-            halves += 2 * len.div_ceil(per_token);
-        } else if c.is_ascii_digit() {
-            let start = i;
-            while i < n && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            halves += 2 * (i - start).div_ceil(3);
-        } else if is_punct(c) || (c == b' ' && next.is_some_and(is_punct)) {
-            if c == b' ' {
-                i += 1;
-            }
-            let start = i;
-            let (mut quote, mut slash) = (false, false);
-            while i < n && is_punct(b[i]) {
-                quote |= b[i] == b'"';
-                slash |= b[i] == b'/';
-                i += 1;
-            }
-            // Runs holding a quote (JSON's `":"`, `","`, `":{"`) merge more; a
-            // quote and a slash (STC's row separator `"/"`, a URL ending a
-            // string) merge less.
-            let per_token = if quote { QUOTED_PUNCT_PER_TOKEN } else { PUNCT_PER_TOKEN };
-            halves += 2 * (i - start).div_ceil(per_token);
-            if quote && slash {
-                halves += 2;
-            }
-            while i < n && (b[i] == b'\n' || b[i] == b'\r') {
-                i += 1;
-            }
-        } else if c.is_ascii_whitespace() {
-            let start = i;
-            while i < n && b[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            let after = b.get(i).copied();
-            if i - start > 1
-                && b[i - 1] == b' '
-                && after.is_some_and(|x| !x.is_ascii_whitespace() && !x.is_ascii_digit())
-            {
-                // The last space goes with what follows.
-                i -= 1;
-                halves += 2;
-            } else if i - start > 1 && after.is_some_and(|x| x.is_ascii_digit()) {
-                // Digits take no leading space: the run splits in two.
-                halves += 4;
-            } else {
-                halves += 2;
-            }
-        } else {
-            let start = i;
-            while i < n && b[i] >= 0x80 {
-                i += 1;
-            }
-            halves += 2 * (i - start).div_ceil(NON_ASCII_BYTES_PER_TOKEN);
-        }
+    let mut i = 0;
+    while i < b.len() {
+        i = piece(b, i, &mut halves);
     }
     halves.div_ceil(2)
+}
+
+/// The estimate of a text given in parts, in half tokens: [`Partial::feed`]
+/// the text so far, keep the unread tail it leaves, append more, and
+/// [`Partial::finish`] the whole. The result is exactly
+/// `estimate_tokens` of the concatenation (a piece is charged only once the
+/// byte after it is known), while the text held stays one piece long.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Partial {
+    halves: usize,
+}
+
+impl Partial {
+    /// Charges every piece of `text` that ends before its last byte and
+    /// returns how many bytes were read; the rest must be kept (and more
+    /// text appended to it) for the next call or [`finish`](Self::finish).
+    pub(crate) fn feed(&mut self, text: &str) -> usize {
+        let b = text.as_bytes();
+        let mut i = 0;
+        loop {
+            let mut halves = 0;
+            let next = piece(b, i, &mut halves);
+            // A piece reaching the end might continue in the next part; one
+            // ending earlier ended on a byte that is already there.
+            if next >= b.len() {
+                return i;
+            }
+            self.halves += halves;
+            i = next;
+        }
+    }
+
+    /// Estimated tokens of everything fed plus `rest` (the unread tail).
+    pub(crate) fn finish(self, rest: &str) -> usize {
+        let b = rest.as_bytes();
+        let mut halves = self.halves;
+        let mut i = 0;
+        while i < b.len() {
+            i = piece(b, i, &mut halves);
+        }
+        halves.div_ceil(2)
+    }
+}
+
+/// Charges the piece of `b` starting at `i` to `halves` and returns where
+/// the next piece starts. Each piece is decided by its own bytes and the
+/// one after it, never by what came before.
+#[inline]
+fn piece(b: &[u8], mut i: usize, halves: &mut usize) -> usize {
+    let n = b.len();
+    let c = b[i];
+    let next = b.get(i + 1).copied();
+    if c.is_ascii_alphabetic() || (is_prefix(c) && next.is_some_and(|x| x.is_ascii_alphabetic())) {
+        if !c.is_ascii_alphabetic() {
+            // A leading space is free; punctuation merges with the word only sometimes.
+            if c != b' ' && c != b'\t' {
+                *halves += PREFIX_HALVES;
+            }
+            i += 1;
+        }
+        let start = i;
+        while i < n && b[i].is_ascii_uppercase() {
+            i += 1;
+        }
+        let upper = i - start;
+        while i < n && b[i].is_ascii_lowercase() {
+            i += 1;
+        }
+        let len = i - start;
+        let per_token = if upper == len && len > 1 { CAPS_PER_TOKEN } else { LETTERS_PER_TOKEN };
+        *halves += 2 * len.div_ceil(per_token);
+    } else if c.is_ascii_digit() {
+        let start = i;
+        while i < n && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        *halves += 2 * (i - start).div_ceil(3);
+    } else if is_punct(c) || (c == b' ' && next.is_some_and(is_punct)) {
+        if c == b' ' {
+            i += 1;
+        }
+        let start = i;
+        let (mut quote, mut slash) = (false, false);
+        while i < n && is_punct(b[i]) {
+            quote |= b[i] == b'"';
+            slash |= b[i] == b'/';
+            i += 1;
+        }
+        // Runs holding a quote (JSON's `":"`, `","`, `":{"`) merge more; a
+        // quote and a slash (STC's row separator `"/"`, a URL ending a
+        // string) merge less.
+        let per_token = if quote { QUOTED_PUNCT_PER_TOKEN } else { PUNCT_PER_TOKEN };
+        *halves += 2 * (i - start).div_ceil(per_token);
+        if quote && slash {
+            *halves += 2;
+        }
+        while i < n && (b[i] == b'\n' || b[i] == b'\r') {
+            i += 1;
+        }
+    } else if c.is_ascii_whitespace() {
+        let start = i;
+        while i < n && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let after = b.get(i).copied();
+        if i - start > 1 && b[i - 1] == b' ' && after.is_some_and(|x| !x.is_ascii_whitespace() && !x.is_ascii_digit()) {
+            // The last space goes with what follows.
+            i -= 1;
+            *halves += 2;
+        } else if i - start > 1 && after.is_some_and(|x| x.is_ascii_digit()) {
+            // Digits take no leading space: the run splits in two.
+            *halves += 4;
+        } else {
+            *halves += 2;
+        }
+    } else {
+        let start = i;
+        while i < n && b[i] >= 0x80 {
+            i += 1;
+        }
+        *halves += 2 * (i - start).div_ceil(NON_ASCII_BYTES_PER_TOKEN);
+    }
+    i
 }
 
 /// ASCII punctuation and control characters (not letters, digits or whitespace).
@@ -119,7 +167,35 @@ const PREFIX_HALVES: usize = 1;
 
 #[cfg(test)]
 mod tests {
-    use super::estimate_tokens;
+    use super::{estimate_tokens, Partial};
+
+    /// Fed in parts of every size, kept tails included, the estimate is
+    /// exactly the whole text's, on texts mixing every kind of piece.
+    #[test]
+    fn parts_estimate_as_the_whole() {
+        let texts = [
+            r#"[3]{id,name,tags}:1,"Ada Lovelace",[a,b]/2,Bob,"x/y"/3,~,"  "  "#,
+            "{\"key\": \"caf\u{e9} \u{65e5}\u{672c}\",\n    \"n\": [1, 22, 333, 4444],\r\n  \"URL\": \"http://x.io/a\"}",
+            "  \t 12 ABCdef   x,,,\"\"\"//\n\n\u{1f600}\u{1f600}z   9",
+        ];
+        for text in texts {
+            let whole = estimate_tokens(text);
+            for step in 1..text.len() {
+                let (mut partial, mut held, mut at) = (Partial::default(), String::new(), 0);
+                while at < text.len() {
+                    let mut to = (at + step).min(text.len());
+                    while !text.is_char_boundary(to) {
+                        to += 1;
+                    }
+                    held.push_str(&text[at..to]);
+                    at = to;
+                    let read = partial.feed(&held);
+                    held.drain(..read);
+                }
+                assert_eq!(partial.finish(&held), whole, "{text:?} in parts of {step}");
+            }
+        }
+    }
 
     #[test]
     fn rough_shape() {

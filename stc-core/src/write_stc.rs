@@ -18,7 +18,7 @@
 //! Column-group inference recurses only on group depth, which is capped.
 
 use crate::document::{Document, Node, Tape};
-use crate::estimate::estimate_tokens;
+use crate::estimate::{estimate_tokens, Partial};
 use crate::gate::{GateError, GateOptions, Gated};
 use crate::identifier::is_identifier;
 use crate::options::{EncodeOptions, Profile, Techniques, Version};
@@ -236,6 +236,10 @@ const MAX_GROUP_DEPTH: usize = 4;
 /// therefore of structure plus short scalars, which is all a choice needs.)
 const LONG_STRING: usize = 16;
 
+/// How much scratch text a candidate may gather before what is complete of
+/// it is estimated and dropped (`Plan::spill_scratch`).
+const SCRATCH_SPILL: usize = 16 << 10;
+
 /// Most columns a table may have (wider sets of keys stay plain objects).
 const MAX_COLUMNS: usize = 256;
 
@@ -308,9 +312,9 @@ enum Cell {
 /// The encoder's decisions for one document, in side tables indexed by
 /// container ordinal (the rank of a container among the tape's containers,
 /// in document order), never by tape index: a scalar or key costs the plan
-/// nothing, a container 16 bytes while planning (its tape index, its packed
-/// form and its cost) and 12 while writing (the costs are dropped once every
-/// form is decided). Plus the column lists of the tables chosen.
+/// nothing, a container 12 bytes while planning (its tape index as `u32`,
+/// its packed form and its cost) and 8 while writing (the costs are dropped
+/// once every form is decided). Plus the column lists of the tables chosen.
 struct Plan<'d, 'a> {
     nodes: &'d Tape<'a>,
     v2: bool,
@@ -320,7 +324,8 @@ struct Plan<'d, 'a> {
     /// ([`is_bare_string`]) is written, and priced, without quotes.
     bare: bool,
     /// Tape index of every container, ascending.
-    containers: Vec<usize>,
+    /// (`u32`: a tape holds fewer than 2^32 nodes.)
+    containers: Vec<u32>,
     /// Packed [`Form`] of each container (by ordinal).
     forms: Vec<u32>,
     /// Estimated cost of each container's best form (by ordinal); emptied
@@ -337,6 +342,9 @@ struct Plan<'d, 'a> {
     tables: Vec<Vec<Column>>,
     /// Scratch text whose estimated tokens price a candidate.
     scratch: String,
+    /// What the scratch text held before its unread tail (see
+    /// [`spill_scratch`](Self::spill_scratch)), already estimated.
+    partial: Partial,
 }
 
 fn push_key(out: &mut String, body: &str) {
@@ -358,7 +366,9 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// in document order, so walking it backwards visits each child before
     /// its container, with no recursion and no stack at all.
     fn new(nodes: &'d Tape<'a>, v2: bool, t: Techniques) -> Self {
-        let containers: Vec<usize> = (0..nodes.len()).filter(|&i| nodes.is_container(i)).collect();
+        // A tape holds fewer than 2^32 nodes (see `document::tape`), so every index fits.
+        let containers: Vec<u32> =
+            (0..nodes.len()).filter(|&i| nodes.is_container(i)).map(|i| u32::try_from(i).unwrap_or(u32::MAX)).collect();
         let count = containers.len();
         let mut plan = Plan {
             nodes,
@@ -373,10 +383,11 @@ impl<'d, 'a> Plan<'d, 'a> {
             hint: 0,
             tables: Vec::new(),
             scratch: String::new(),
+            partial: Partial::default(),
         };
         for o in (0..count).rev() {
             plan.base = o;
-            let i = plan.containers[o];
+            let i = plan.containers[o] as usize;
             match nodes.get(i) {
                 Some(Node::Array { len, end }) => plan.array(o, i, len, end),
                 Some(Node::Object { len, end }) => plan.object(o, i, len, end),
@@ -400,7 +411,7 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// decided), searched from the last one found when that one comes
     /// before it (a container's children are priced in order).
     fn ordinal(&mut self, i: usize) -> usize {
-        let from = if self.hint > self.base && self.containers.get(self.hint).is_some_and(|&c| c <= i) {
+        let from = if self.hint > self.base && self.containers.get(self.hint).is_some_and(|&c| c as usize <= i) {
             self.hint
         } else {
             self.base
@@ -458,6 +469,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         self.scratch.push_str("]:");
         let (mut extra, mut j) = (0, i + 1);
         while j < end {
+            self.spill_scratch();
             if j > i + 1 {
                 self.scratch.push(',');
             }
@@ -467,9 +479,23 @@ impl<'d, 'a> Plan<'d, 'a> {
         self.priced(extra)
     }
 
-    /// Estimated tokens of the scratch text, plus `extra`; clears the scratch.
+    /// Estimates the scratch text read so far once it holds [`SCRATCH_SPILL`]
+    /// bytes and keeps only its unread tail (one estimator piece): a big
+    /// candidate (a table of 100,000 rows) is priced row by row, the same
+    /// cost as from one text, without ever holding that text.
+    #[inline]
+    fn spill_scratch(&mut self) {
+        if self.scratch.len() >= SCRATCH_SPILL {
+            let read = self.partial.feed(&self.scratch);
+            self.scratch.drain(..read);
+        }
+    }
+
+    /// Estimated tokens of the scratch text (and of what
+    /// [`spill_scratch`](Self::spill_scratch) read of it), plus `extra`;
+    /// clears the scratch.
     fn priced(&mut self, extra: usize) -> usize {
-        let cost = estimate_tokens(&self.scratch).saturating_add(extra);
+        let cost = std::mem::take(&mut self.partial).finish(&self.scratch).saturating_add(extra);
         self.scratch.clear();
         cost
     }
@@ -513,6 +539,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let mut extra = 0;
         let mut j = i + 1;
         while j < end {
+            self.spill_scratch();
             if j > i + 1 {
                 self.scratch.push(',');
             }
@@ -603,6 +630,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         self.scratch.push('{');
         let (mut extra, mut k) = (0, i + 1);
         while k < end {
+            self.spill_scratch();
             if k > i + 1 {
                 self.scratch.push(',');
             }
@@ -758,15 +786,15 @@ impl<'d, 'a> Plan<'d, 'a> {
     }
 
     /// Columns (key nodes) to column list: each column's cells by the greedy
-    /// leftmost embedding of every row's members ([`column_cells`], as
+    /// leftmost embedding of every row's members ([`column_cell`], as
     /// [`row_cells`] writes them), and a group wherever it pays.
     fn finish_columns(&mut self, rows: &[usize], columns: &[usize], depth: usize) -> Option<Vec<Column>> {
-        let cells = column_cells(self.nodes, rows, columns)?;
+        debug_assert!(rows.iter().all(|&r| embeds(self.nodes, r, columns)));
         let mut out = Vec::with_capacity(columns.len());
-        for (j, &c) in columns.iter().enumerate() {
-            let mut column = Column { key: c, sub: Vec::new() };
+        for (j, &key) in columns.iter().enumerate() {
+            let mut column = Column { key, sub: Vec::new() };
             if depth < MAX_GROUP_DEPTH && self.t.column_groups {
-                if let Some(sub) = self.group(&cells[j], c, depth) {
+                if let Some(sub) = self.group(rows, columns, j, depth) {
                     column.sub = sub;
                 }
             }
@@ -791,15 +819,15 @@ impl<'d, 'a> Plan<'d, 'a> {
         self.finish_columns(rows, &columns, depth)
     }
 
-    /// Sub-columns for column `c` of `rows` as a group, if every present
+    /// Sub-columns for column `j` of `columns` over `rows` as a group, if every present
     /// value is a non-empty object, they fit one column list, and the group
     /// is estimated cheaper than the objects as cells.
-    fn group(&mut self, column: &[Option<usize>], c: usize, depth: usize) -> Option<Vec<Column>> {
-        let key = self.nodes.body(c);
-        let mut values = Vec::with_capacity(column.len());
-        let mut cells = Vec::with_capacity(column.len());
-        for &m in column {
-            match m {
+    fn group(&mut self, rows: &[usize], columns: &[usize], j: usize, depth: usize) -> Option<Vec<Column>> {
+        let key = self.nodes.body(columns[j]);
+        let mut values = Vec::with_capacity(rows.len());
+        let mut cells = Vec::with_capacity(rows.len());
+        for &r in rows {
+            match crate::write_stc::column_cell(self.nodes, r, columns, j) {
                 Some(v) => match self.nodes.get(v) {
                     Some(Node::Object { len, .. }) if len > 0 => {
                         values.push(v);
@@ -828,6 +856,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         self.price_columns(&sub);
         let mut leaves = Vec::new();
         for cell in &cells {
+            self.spill_scratch();
             leaves.clear();
             self.cells(*cell, &sub, &mut leaves);
             self.scratch.push(',');
@@ -883,6 +912,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let mut leaves = Vec::new();
         for (n, &(key, row)) in rows.iter().enumerate() {
             if n > 0 {
+                self.spill_scratch();
                 self.scratch.push('/');
             }
             if let Some(k) = key {
@@ -1147,27 +1177,32 @@ pub(crate) fn repeated_columns(nodes: &Tape<'_>, rows: &[usize]) -> Option<Vec<u
     Some(columns)
 }
 
-/// Each column's cells over `rows`: the value index of the member that
-/// fills it, or `None` (`~`), by the greedy leftmost embedding of each row's
-/// members into `columns` (the walk [`row_cells`] makes when writing).
-/// `None` if a row's members do not all find a column.
-pub(crate) fn column_cells(nodes: &Tape<'_>, rows: &[usize], columns: &[usize]) -> Option<Vec<Vec<Option<usize>>>> {
-    let mut cells: Vec<Vec<Option<usize>>> = vec![Vec::with_capacity(rows.len()); columns.len()];
-    for &r in rows {
-        let end = nodes.skip(r);
-        let mut k = r + 1;
-        for (j, &c) in columns.iter().enumerate() {
-            let present = k < end && nodes.body(k) == nodes.body(c);
-            cells[j].push(if present { Some(k + 1) } else { None });
-            if present {
-                k = nodes.skip(k + 1);
-            }
-        }
-        if k < end {
-            return None;
+/// The value filling column `j` of `columns` in the row object `r` (`None`:
+/// `~`), by the greedy leftmost embedding of the row's members into the
+/// columns: the walk [`row_cells`] makes when writing. For a list without
+/// repeated names this is the member of that name.
+pub(crate) fn column_cell(nodes: &Tape<'_>, r: usize, columns: &[usize], j: usize) -> Option<usize> {
+    let end = nodes.skip(r);
+    let mut k = r + 1;
+    for &c in &columns[..j] {
+        if k < end && nodes.body(k) == nodes.body(c) {
+            k = nodes.skip(k + 1);
         }
     }
-    Some(cells)
+    (k < end && nodes.body(k) == nodes.body(columns[j])).then_some(k + 1)
+}
+
+/// Whether every member of the row object `r` finds its column in the
+/// greedy leftmost embedding (true of every list the planner builds).
+fn embeds(nodes: &Tape<'_>, r: usize, columns: &[usize]) -> bool {
+    let end = nodes.skip(r);
+    let mut k = r + 1;
+    for &c in columns {
+        if k < end && nodes.body(k) == nodes.body(c) {
+            k = nodes.skip(k + 1);
+        }
+    }
+    k >= end
 }
 
 /// Ordinal of the container at tape index `i` in `containers` (ascending tape
@@ -1175,7 +1210,9 @@ pub(crate) fn column_cells(nodes: &Tape<'_>, rows: &[usize], columns: &[usize]) 
 /// after `from` is found in a few steps. Falls back to a search of the whole
 /// list if `i` lies before `from`.
 #[inline]
-fn ordinal(containers: &[usize], from: usize, i: usize) -> usize {
+fn ordinal(containers: &[u32], from: usize, i: usize) -> usize {
+    // Beyond u32: no container has that index (a tape holds fewer than 2^32 nodes).
+    let i = u32::try_from(i).unwrap_or(u32::MAX);
     // The usual cases: the container itself, or the next one (its first
     // child, or a sibling with no containers inside the one before it).
     if containers.get(from) == Some(&i) {
@@ -1192,7 +1229,7 @@ fn ordinal(containers: &[usize], from: usize, i: usize) -> usize {
 }
 
 /// [`ordinal`] beyond its first guesses.
-fn ordinal_search(containers: &[usize], from: usize, i: usize) -> usize {
+fn ordinal_search(containers: &[u32], from: usize, i: u32) -> usize {
     let from = from.min(containers.len());
     let rest = &containers[from..];
     if rest.first().is_none_or(|&c| c > i) {
@@ -1635,7 +1672,7 @@ mod tests {
         let containers = [0, 3, 4, 9, 10, 11, 20, 21, 40];
         for (o, &i) in containers.iter().enumerate() {
             for from in 0..=containers.len() + 1 {
-                assert_eq!(ordinal(&containers, from, i), o, "i {i} from {from}");
+                assert_eq!(ordinal(&containers, from, i as usize), o, "i {i} from {from}");
             }
         }
     }

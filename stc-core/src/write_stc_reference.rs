@@ -422,14 +422,13 @@ impl<'d, 'a> Plan<'d, 'a> {
     }
 
     /// Columns to column list, each column's cells by the embedding
-    /// ([`column_cells`](crate::write_stc::column_cells)), groups where they pay.
+    /// ([`column_cell`](crate::write_stc::column_cell)), groups where they pay.
     fn finish_columns(&mut self, rows: &[usize], columns: &[usize], depth: usize) -> Option<Vec<Column>> {
-        let cells = crate::write_stc::column_cells(self.nodes, rows, columns)?;
         let mut out = Vec::with_capacity(columns.len());
-        for (j, &c) in columns.iter().enumerate() {
-            let mut column = Column { key: c, sub: Vec::new() };
+        for (j, &key) in columns.iter().enumerate() {
+            let mut column = Column { key, sub: Vec::new() };
             if depth < MAX_GROUP_DEPTH {
-                if let Some(sub) = self.group(&cells[j], c, depth) {
+                if let Some(sub) = self.group(rows, columns, j, depth) {
                     column.sub = sub;
                 }
             }
@@ -444,15 +443,15 @@ impl<'d, 'a> Plan<'d, 'a> {
         self.finish_columns(rows, &columns, depth)
     }
 
-    /// Sub-columns for column `c` of `rows` as a group, if every present
+    /// Sub-columns for column `j` of `columns` over `rows` as a group, if every present
     /// value is a non-empty object, they fit one column list, and the group
     /// is estimated cheaper than the objects as cells.
-    fn group(&mut self, column: &[Option<usize>], c: usize, depth: usize) -> Option<Vec<Column>> {
-        let key = self.nodes.body(c);
-        let mut values = Vec::with_capacity(column.len());
-        let mut cells = Vec::with_capacity(column.len());
-        for &m in column {
-            match m {
+    fn group(&mut self, rows: &[usize], columns: &[usize], j: usize, depth: usize) -> Option<Vec<Column>> {
+        let key = self.nodes.body(columns[j]);
+        let mut values = Vec::with_capacity(rows.len());
+        let mut cells = Vec::with_capacity(rows.len());
+        for &r in rows {
+            match crate::write_stc::column_cell(self.nodes, r, columns, j) {
                 Some(v) => match self.nodes.get(v) {
                     Some(Node::Object { len, .. }) if len > 0 => {
                         values.push(v);
