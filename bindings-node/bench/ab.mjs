@@ -1,12 +1,13 @@
 // A/B of two builds of the addon (not a test): how a change inside the addon
 // moves decode and encode, document by document.
 //
-//   node bench/ab.mjs A.node B.node [--corpus DIR] [--values | --parse]
+//   node bench/ab.mjs A.node B.node [--corpus DIR] [--values | --parse | --walker]
 //
 // With --values, the operations compared are parseValues(text, undefined,
 // true) (the value builder behind parse with bigint: true) instead of decode
 // and encode; with --parse, JSON.parse(decodeLatin1(text)) (parse's default
-// path).
+// path); with --walker, stringifyValues(value, undefined, undefined, true)
+// (the walker behind stringify with bigint: true).
 //
 // Both builds are loaded into one process; their calls take turns batch by
 // batch and are timed in process CPU time (the machine is shared), 9 batches,
@@ -24,6 +25,7 @@ const corpus = path.resolve(i >= 0 ? args[i + 1] : path.join(path.dirname(fileUR
 const [fileA, fileB] = args.filter((a, k) => !a.startsWith('--') && (i < 0 || k !== i + 1));
 const values = args.includes('--values');
 const parseMode = args.includes('--parse');
+const walker = args.includes('--walker');
 if (!fileA || !fileB) {
   console.error('usage: node bench/ab.mjs A.node B.node [--corpus DIR]');
   process.exit(2);
@@ -43,7 +45,10 @@ for (const f of fs.readdirSync(corpus).filter((n) => /\.(nd)?json$/.test(n)).sor
   if (B.encode(json) !== text || B.decode(text) !== A.decode(text)) throw new Error(`${f}: the builds disagree`);
   if (values && JSON.stringify(B.parseValues(text, undefined, true), (k, v) => (typeof v === 'bigint' ? `${v}n` : v)) !== JSON.stringify(A.parseValues(text, undefined, true), (k, v) => (typeof v === 'bigint' ? `${v}n` : v))) throw new Error(`${f}: the builds' values disagree`);
   if (parseMode && JSON.stringify(JSON.parse(B.decodeLatin1(text))) !== JSON.stringify(JSON.parse(A.decodeLatin1(text)))) throw new Error(`${f}: the builds' parse disagree`);
-  const fns = parseMode
+  if (walker && B.stringifyValues(value, undefined, undefined, true) !== A.stringifyValues(value, undefined, undefined, true)) throw new Error(`${f}: the builds' walkers disagree`);
+  const fns = walker
+    ? { decodeA: () => A.stringifyValues(value, undefined, undefined, true), decodeB: () => B.stringifyValues(value, undefined, undefined, true) }
+    : parseMode
     ? { decodeA: () => JSON.parse(A.decodeLatin1(text)), decodeB: () => JSON.parse(B.decodeLatin1(text)) }
     : values
     ? { decodeA: () => A.parseValues(text, undefined, true), decodeB: () => B.parseValues(text, undefined, true) }
@@ -60,11 +65,11 @@ for (const f of fs.readdirSync(corpus).filter((n) => /\.(nd)?json$/.test(n)).sor
     }
   }
   const med = (k) => xs[k].sort((a, b) => a - b)[4];
-  const single = values || parseMode;
+  const single = values || parseMode || walker;
   const r = single ? [med('decodeB') / med('decodeA'), 1] : [med('decodeB') / med('decodeA'), med('encodeB') / med('encodeA')];
   ratios.push(r);
-  const op = parseMode ? 'parse' : 'parseValues';
+  const op = walker ? 'walker' : parseMode ? 'parse' : 'parseValues';
   console.log(single ? `${f.padEnd(30)} ${op} B/A ${r[0].toFixed(3)}` : `${f.padEnd(30)} decode B/A ${r[0].toFixed(3)}  encode B/A ${r[1].toFixed(3)}`);
 }
 const g = (k) => Math.exp(ratios.reduce((s, r) => s + Math.log(r[k]), 0) / ratios.length);
-console.log(values || parseMode ? `geometric mean: ${parseMode ? 'parse' : 'parseValues'} B/A ${g(0).toFixed(3)}` : `geometric mean: decode B/A ${g(0).toFixed(3)}, encode B/A ${g(1).toFixed(3)}`);
+console.log(values || parseMode || walker ? `geometric mean: ${walker ? 'walker' : parseMode ? 'parse' : 'parseValues'} B/A ${g(0).toFixed(3)}` : `geometric mean: decode B/A ${g(0).toFixed(3)}, encode B/A ${g(1).toFixed(3)}`);

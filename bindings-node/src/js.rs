@@ -199,14 +199,26 @@ pub(crate) fn string_result(env: RawEnv, s: &str) -> Result<Unknown<'static>> {
     Ok(unsafe { Unknown::from_raw_unchecked(env, v) })
 }
 
-/// Reads a JavaScript string as UTF-16 code units, lone surrogates kept.
-pub(crate) fn read_utf16(env: RawEnv, v: Value, buf: &mut Vec<u16>) -> Result<()> {
+/// Reads a JavaScript string as UTF-16 code units, lone surrogates kept,
+/// into `buf`, and returns how many there are (`buf[..n]`). `buf` keeps its
+/// length between calls as the room to write in, so that a string that fits
+/// takes one napi call (a longer one: a second for its length, a third to
+/// copy it into the grown buffer).
+pub(crate) fn read_utf16(env: RawEnv, v: Value, buf: &mut Vec<u16>) -> Result<usize> {
+    if buf.len() < 256 {
+        buf.resize(256, 0);
+    }
+    let mut written = 0usize;
+    napi_call!(env, sys::napi_get_value_string_utf16(env, v, buf.as_mut_ptr(), buf.len(), &mut written));
+    if written + 1 < buf.len() {
+        return Ok(written);
+    }
+    // It filled the buffer (less its NUL): it may be longer.
     let mut len = 0usize;
     napi_call!(env, sys::napi_get_value_string_utf16(env, v, ptr::null_mut(), 0, &mut len));
-    buf.clear();
-    buf.resize(len + 1, 0);
-    let mut written = 0usize;
-    napi_call!(env, sys::napi_get_value_string_utf16(env, v, buf.as_mut_ptr(), len + 1, &mut written));
-    buf.truncate(written);
-    Ok(())
+    if len > written {
+        buf.resize(len + 1, 0);
+        napi_call!(env, sys::napi_get_value_string_utf16(env, v, buf.as_mut_ptr(), len + 1, &mut written));
+    }
+    Ok(written.min(buf.len().saturating_sub(1)))
 }

@@ -175,8 +175,8 @@ impl Walker {
                 }
             }
             sys::ValueType::napi_string => {
-                read_utf16(env, v, &mut self.utf16)?;
-                self.doc.push_utf16(&self.utf16)
+                let n = read_utf16(env, v, &mut self.utf16)?;
+                self.doc.push_utf16(&self.utf16[..n])
             }
             sys::ValueType::napi_bigint => {
                 if !self.bigint {
@@ -297,8 +297,8 @@ impl Walker {
         if Self::skipped(t) {
             return Ok(false);
         }
-        read_utf16(env, key, &mut self.utf16)?;
-        self.doc.push_key_utf16(&self.utf16).map_err(|e| self.doc_err(e))?;
+        let n = read_utf16(env, key, &mut self.utf16)?;
+        self.doc.push_key_utf16(&self.utf16[..n]).map_err(|e| self.doc_err(e))?;
         self.write(item, t)
     }
 

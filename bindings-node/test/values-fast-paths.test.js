@@ -1,9 +1,10 @@
 'use strict';
-// The value builder's fast paths (parse with bigint: true; bench/CANDIDATES.md
-// candidates 7-): integers read in one pass, one-byte strings for Latin-1
-// text, null/true/false fetched once per call, the key cache. Each is checked
-// at its edges against JSON.parse of decode's JSON text, which takes none of
-// them.
+// The fast paths of the value builder (parse with bigint: true) and of the
+// walker (stringify with bigint: true), bench/CANDIDATES.md candidates 7 and
+// 11: integers read in one pass, one-byte strings for Latin-1 text,
+// null/true/false fetched once per call, the key cache, strings read into a
+// kept buffer. Each is checked at its edges against the default paths
+// (JSON.parse of decode's text, JSON.stringify), which take none of them.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -91,4 +92,21 @@ test('objects: member order, nesting, duplicate keys and deep nesting as with JS
   let o = deep;
   for (let i = 0; i < 499; i++) o = o.a;
   assert.deepEqual(o, { a: 1, z: 2 });
+});
+
+test('stringify (bigint: true, the walker) reads strings and keys of every length around its buffer, lone surrogates kept', () => {
+  const { stringify } = require('..');
+  const lengths = [0, 1, 254, 255, 256, 257, 511, 512, 513, 5000, 100000, 3];
+  const strings = lengths.flatMap((n) => ['a'.repeat(n), 'é'.repeat(n), '😀'.repeat(Math.ceil(n / 2)).slice(0, n), `${'x'.repeat(Math.max(0, n - 1))}\ud800`]);
+  const value = {
+    list: strings,
+    keyed: Object.fromEntries(lengths.map((n, i) => [`${'k'.repeat(n)}${i}`, 'é'.repeat(n % 300)])),
+  };
+  const viaWalker = stringify(value, { bigint: true });
+  assert.equal(viaWalker, stringify(value));
+  assert.deepEqual(parse(viaWalker), value);
+  // A surrogate pair cut at the buffer's end (255 units fit beside the NUL) is read whole.
+  const cut = `${'y'.repeat(254)}😀tail`;
+  assert.equal(parse(stringify([cut], { bigint: true }))[0], cut);
+  assert.equal(stringify({ [cut]: 1n }, { bigint: true }), stringify({ [cut]: 1 }));
 });
