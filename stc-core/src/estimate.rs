@@ -70,7 +70,7 @@ impl Partial {
 /// Charges the piece of `b` starting at `i` to `halves` and returns where
 /// the next piece starts. Each piece is decided by its own bytes and the
 /// one after it, never by what came before.
-#[inline]
+#[inline(always)]
 fn piece(b: &[u8], mut i: usize, halves: &mut usize) -> usize {
     let n = b.len();
     let c = b[i];

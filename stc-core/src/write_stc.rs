@@ -699,7 +699,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             let end = self.skip(r);
             let mut k = r + 1;
             for &key in &keys {
-                if k >= end || self.nodes.body(k) != self.nodes.body(key) {
+                if k >= end || !self.nodes.same_text(k, key) {
                     return None;
                 }
                 k = self.skip(k + 1);
@@ -1079,7 +1079,7 @@ fn row_cells(nodes: &Tape<'_>, row: Option<usize>, columns: &[Column], out: &mut
         None => (0, 0),
     };
     for column in columns {
-        let present = k < end && nodes.body(k) == nodes.body(column.key);
+        let present = k < end && nodes.same_text(k, column.key);
         let value = if present { Some(k + 1) } else { None };
         if present {
             k = skip(k + 1);
@@ -1122,7 +1122,7 @@ pub(crate) fn repeated_columns(nodes: &Tape<'_>, rows: &[usize]) -> Option<Vec<u
         // Greedy leftmost subsequence test.
         let mut j = 0;
         let fits = keys.iter().all(|&k| {
-            while j < columns.len() && nodes.body(columns[j]) != nodes.body(k) {
+            while j < columns.len() && !nodes.same_text(columns[j], k) {
                 j += 1;
             }
             let found = j < columns.len();
@@ -1138,7 +1138,7 @@ pub(crate) fn repeated_columns(nodes: &Tape<'_>, rows: &[usize]) -> Option<Vec<u
         lcs.resize((n + 1) * (m + 1), 0);
         for a in (0..n).rev() {
             for b in (0..m).rev() {
-                lcs[a * (m + 1) + b] = if nodes.body(columns[a]) == nodes.body(keys[b]) {
+                lcs[a * (m + 1) + b] = if nodes.same_text(columns[a], keys[b]) {
                     lcs[(a + 1) * (m + 1) + b + 1] + 1
                 } else {
                     lcs[(a + 1) * (m + 1) + b].max(lcs[a * (m + 1) + b + 1])
@@ -1148,7 +1148,7 @@ pub(crate) fn repeated_columns(nodes: &Tape<'_>, rows: &[usize]) -> Option<Vec<u
         let mut merged = Vec::with_capacity(n + m);
         let (mut a, mut b) = (0, 0);
         while a < n && b < m {
-            if nodes.body(columns[a]) == nodes.body(keys[b]) {
+            if nodes.same_text(columns[a], keys[b]) {
                 merged.push(columns[a]);
                 a += 1;
                 b += 1;
@@ -1185,11 +1185,11 @@ pub(crate) fn column_cell(nodes: &Tape<'_>, r: usize, columns: &[usize], j: usiz
     let end = nodes.skip(r);
     let mut k = r + 1;
     for &c in &columns[..j] {
-        if k < end && nodes.body(k) == nodes.body(c) {
+        if k < end && nodes.same_text(k, c) {
             k = nodes.skip(k + 1);
         }
     }
-    (k < end && nodes.body(k) == nodes.body(columns[j])).then_some(k + 1)
+    (k < end && nodes.same_text(k, columns[j])).then_some(k + 1)
 }
 
 /// Whether every member of the row object `r` finds its column in the
@@ -1198,7 +1198,7 @@ fn embeds(nodes: &Tape<'_>, r: usize, columns: &[usize]) -> bool {
     let end = nodes.skip(r);
     let mut k = r + 1;
     for &c in columns {
-        if k < end && nodes.body(k) == nodes.body(c) {
+        if k < end && nodes.same_text(k, c) {
             k = nodes.skip(k + 1);
         }
     }
@@ -1797,6 +1797,25 @@ mod tests {
         assert!(!stc.contains('~') && !stc.starts_with("[3]{"), "{stc}");
         // The list is a supersequence of every row's keys, decided the same way every time.
         assert_eq!(repeated_columns_names(json), ["a", "b", "a", "c", "d"]);
+    }
+
+    /// `Tape::same_text` agrees with comparing the decoded texts, for every
+    /// pair of nodes: keys in the input and in the arena (escaped), numbers,
+    /// strings, empty texts and nodes without text.
+    #[test]
+    fn same_text_is_text_equality() {
+        let json = r#"[{"a":1,"b":"a","\u0061":"1","":"","ab":[],"a\"":null},{"b":1,"a":"b","":0,"ab":{}}]"#;
+        let doc = Document::parse_json(json, &Limits::default()).unwrap();
+        let nodes = &doc.nodes;
+        let mut equal = 0;
+        for i in 0..nodes.len() + 1 {
+            for j in 0..nodes.len() + 1 {
+                let same = nodes.body(i) == nodes.body(j);
+                assert_eq!(nodes.same_text(i, j), same, "{i} {j}");
+                equal += usize::from(same && i != j);
+            }
+        }
+        assert!(equal > 20, "{equal}");
     }
 
     fn repeated_columns_names(json: &str) -> Vec<String> {

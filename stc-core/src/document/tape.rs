@@ -175,6 +175,41 @@ impl<'a> Tape<'a> {
         }
     }
 
+    /// Whether the number, string or key nodes at `i` and `j` hold the same
+    /// text, compared on the tape: the same span (a key read twice from one
+    /// place) is equal at once, different lengths differ at once, and only
+    /// then are the bytes compared, without building a `&str` (no UTF-8
+    /// boundary checks). Any other node holds the empty text.
+    #[inline]
+    pub(crate) fn same_text(&self, i: usize, j: usize) -> bool {
+        let text = |i: usize| match self.words.get(i) {
+            Some(&w) if matches!(w.head & TAG, NUMBER | STRING | KEY) => Some(w),
+            _ => None,
+        };
+        let (a, b) = match (text(i), text(j)) {
+            (Some(a), Some(b)) => (a, b),
+            (None, None) => return true,
+            (Some(w), None) => return self.length(i, w) == 0,
+            (None, Some(w)) => return self.length(j, w) == 0,
+        };
+        let len = self.length(i, a);
+        if len != self.length(j, b) {
+            return false;
+        }
+        if a.tail == b.tail && a.head & IN_ARENA == b.head & IN_ARENA {
+            return true;
+        }
+        self.bytes(a, len) == self.bytes(b, len)
+    }
+
+    /// The bytes of a text node's word `w` of length `len`.
+    #[inline(always)]
+    fn bytes(&self, w: Word, len: usize) -> &[u8] {
+        let start = w.tail as usize;
+        let source = if w.head & IN_ARENA != 0 { self.arena.as_bytes() } else { self.input.as_bytes() };
+        source.get(start..start + len).unwrap_or(&[])
+    }
+
     #[inline(always)]
     fn length(&self, i: usize, w: Word) -> usize {
         let small = w.head >> SHIFT;
