@@ -24,10 +24,18 @@ struct Frame {
     keys: Value,
     len: u32,
     next: u32,
-    /// The handle scope the container's handle lives in (its parent's element
+    /// The handle scope the container's handle lives in (its parent's batch
     /// scope), closed when the frame is done; none for the root.
     scope: sys::napi_handle_scope,
+    /// The open scope of the current batch of this container's elements (at
+    /// most [`BATCH`]); handed to an element that opens a container.
+    batch: sys::napi_handle_scope,
+    /// Elements written in `batch` so far.
+    in_batch: u32,
 }
+
+/// Elements of a container that share one handle scope.
+const BATCH: u32 = 64;
 
 struct Walker {
     env: RawEnv,
@@ -255,7 +263,15 @@ impl Walker {
             );
             napi_call!(env, sys::napi_get_array_length(env, keys, &mut len));
         }
-        self.stack.push(Frame { value: v, keys, len, next: 0, scope: ptr::null_mut() });
+        self.stack.push(Frame {
+            value: v,
+            keys,
+            len,
+            next: 0,
+            scope: ptr::null_mut(),
+            batch: ptr::null_mut(),
+            in_batch: 0,
+        });
         Ok(())
     }
 
@@ -263,6 +279,9 @@ impl Walker {
     fn close(&mut self) -> Result<()> {
         let env = self.env;
         let Some(frame) = self.stack.pop() else { return Ok(()) };
+        if !frame.batch.is_null() {
+            napi_call!(env, sys::napi_close_handle_scope(env, frame.batch));
+        }
         let r = if frame.keys.is_null() { self.doc.push_end_array() } else { self.doc.push_end_object() };
         r.map_err(|e| self.doc_err(e))?;
         if self.stack.len() < SCANNED {
@@ -302,10 +321,11 @@ impl Walker {
         self.write(item, t)
     }
 
-    /// Writes the elements of every open container, innermost first. Each
-    /// element gets its own handle scope, so that walking a large value does
-    /// not keep a handle per element alive; an element that opens a container
-    /// keeps its scope until that container is closed.
+    /// Writes the elements of every open container, innermost first. The
+    /// elements of a container share a handle scope [`BATCH`] at a time, so
+    /// that walking a large value does not keep a handle per element alive;
+    /// an element that opens a container takes its batch's scope along,
+    /// closed when that container is closed.
     fn walk(&mut self) -> Result<()> {
         let env = self.env;
         while let Some(frame) = self.stack.last_mut() {
@@ -313,18 +333,24 @@ impl Walker {
                 self.close()?;
                 continue;
             }
+            if frame.batch.is_null() {
+                napi_call!(env, sys::napi_open_handle_scope(env, &mut frame.batch));
+                frame.in_batch = 0;
+            }
             let (value, keys, i) = (frame.value, frame.keys, frame.next);
             frame.next += 1;
             let depth = self.stack.len();
-            let mut scope = ptr::null_mut();
-            napi_call!(env, sys::napi_open_handle_scope(env, &mut scope));
-            match self.element(value, keys, i) {
-                Ok(true) => self.stack[depth].scope = scope,
-                Ok(false) => napi_call!(env, sys::napi_close_handle_scope(env, scope)),
-                Err(e) => {
-                    // SAFETY: `scope` was opened just above in `env` and is the innermost open scope.
-                    unsafe { sys::napi_close_handle_scope(env, scope) };
-                    return Err(e);
+            // On an error, `run` closes the scopes still open.
+            if self.element(value, keys, i)? {
+                let parent = &mut self.stack[depth - 1];
+                let scope = std::mem::replace(&mut parent.batch, ptr::null_mut());
+                self.stack[depth].scope = scope;
+            } else {
+                let frame = &mut self.stack[depth - 1];
+                frame.in_batch += 1;
+                if frame.in_batch == BATCH {
+                    let scope = std::mem::replace(&mut frame.batch, ptr::null_mut());
+                    napi_call!(env, sys::napi_close_handle_scope(env, scope));
                 }
             }
         }
@@ -340,9 +366,12 @@ impl Walker {
         if result.is_err() {
             // Close the scopes still open, innermost first.
             while let Some(frame) = self.stack.pop() {
-                if !frame.scope.is_null() {
-                    // SAFETY: a scope this walk opened in `self.env`; popping the stack closes them innermost first.
-                    unsafe { sys::napi_close_handle_scope(self.env, frame.scope) };
+                for scope in [frame.batch, frame.scope] {
+                    if !scope.is_null() {
+                        // SAFETY: a scope this walk opened in `self.env`; a frame's batch opened after its own scope,
+                        // and popping the stack closes them innermost first.
+                        unsafe { sys::napi_close_handle_scope(self.env, scope) };
+                    }
                 }
             }
         }

@@ -110,3 +110,22 @@ test('stringify (bigint: true, the walker) reads strings and keys of every lengt
   assert.equal(parse(stringify([cut], { bigint: true }))[0], cut);
   assert.equal(stringify({ [cut]: 1n }, { bigint: true }), stringify({ [cut]: 1 }));
 });
+
+test('the walker shares a handle scope among 64 elements: containers at and around the batch edges, an exception mid-batch', () => {
+  const { stringify } = require('..');
+  const mixed = Array.from({ length: 1000 }, (_, i) =>
+    [62, 63, 64, 65, 127, 128, 129].includes(i % 200) || i % 7 === 0 ? { i, inner: [i, { s: `v${i}` }] } : i % 3 === 0 ? `s${i}` : i,
+  );
+  const value = { mixed, wide: Object.fromEntries(mixed.slice(0, 300).map((v, i) => [`k${i}`, v])), big: 5n };
+  const text = stringify(value, { bigint: true });
+  assert.equal(text, stringify({ ...value, big: 5 }));
+  assert.deepEqual(parse(text, { bigint: true }), { ...value, big: 5 });
+  // A getter that throws at element 130 of a container inside a batch: the
+  // same exception comes back, and the walker works afterwards.
+  const mine = new RangeError('element 130');
+  const arr = Array.from({ length: 200 }, (_, i) => ({ i }));
+  Object.defineProperty(arr, 130, { get() { throw mine; }, enumerable: true });
+  const holder = { before: Array.from({ length: 70 }, (_, i) => [i]), arr, after: 1n };
+  assert.throws(() => stringify(holder, { bigint: true }), (e) => e === mine);
+  assert.equal(stringify({ ok: [1n, { a: 2 }] }, { bigint: true }), stringify({ ok: [1, { a: 2 }] }));
+});
