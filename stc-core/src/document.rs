@@ -23,7 +23,7 @@ use crate::options::Limits;
 use crate::parser::{parse_json_to, scan_number, Abort, Failure, Sink};
 use crate::strings::{push_canonical_str, push_canonical_utf16, JsonStr};
 use crate::write_json::{JsonWriter, PrettyJsonWriter};
-use tape::{too_large, TapeWriter};
+use tape::{read_json, too_large, TapeWriter};
 pub(crate) use tape::{Node, Tape};
 
 /// A JSON value held as a tape, ready to [`encode`](Document::encode).
@@ -51,6 +51,20 @@ impl<'a> Document<'a> {
         if json.len() >= u32::MAX as usize {
             return Err(too_large("an input of 4 GiB or more"));
         }
+        // The fast reader builds the tape of every valid input; for anything
+        // it refuses, the general reader gives the error (kind, position and
+        // message exactly as before).
+        if let Some(tape) = read_json(json, limits.max_depth) {
+            return Ok(Document { nodes: tape.trimmed() });
+        }
+        Self::parse_json_general(json, limits)
+    }
+
+    /// [`parse_json`](Self::parse_json) through the general reader
+    /// (`parser.rs`) and a tape sink: the error path, and the reference the
+    /// fast reader is tested against.
+    #[cold]
+    pub(crate) fn parse_json_general(json: &'a str, limits: &Limits) -> Result<Document<'a>, Error> {
         let mut tape = Parsed(TapeWriter::new(json, json.len() / 8 + 4));
         match parse_json_to(json, limits, &mut tape) {
             Ok(()) => Ok(Document { nodes: tape.0.finish().trimmed() }),

@@ -26,8 +26,11 @@
 //! The writers read the tape through [`Tape::get`], which hands out a
 //! [`Node`] by value: the old, wide node as a view.
 
+mod json;
+
 use crate::error::{Error, ErrorKind};
 use crate::strings::JsonStr;
+pub(crate) use json::read as read_json;
 
 const NULL: u32 = 0;
 const FALSE: u32 = 1;
