@@ -16,13 +16,15 @@
 //! spans of the input whenever the input's escaping already is canonical,
 //! other text in one arena (`document/tape.rs` has the layout and limits).
 
+mod scan;
 mod tape;
 
 use crate::error::{Error, ErrorKind};
 use crate::options::Limits;
-use crate::parser::{parse_json_to, scan_number, Abort, Failure, Sink};
-use crate::strings::{push_canonical_str, push_canonical_utf16, JsonStr};
+use crate::parser::{parse_json_to, Abort, Failure, Sink};
+use crate::strings::JsonStr;
 use crate::write_json::{JsonWriter, PrettyJsonWriter};
+use scan::{number_end, push_canonical, push_canonical_utf16};
 use tape::{read_json, too_large, TapeWriter};
 pub(crate) use tape::{Node, Tape};
 
@@ -455,7 +457,7 @@ impl<'a> DocumentBuilder<'a> {
 
     /// Adds a string value.
     pub fn push_str(&mut self, value: &str) -> Result<(), Error> {
-        self.add(Self::check_value, |t| t.owned_str(false, |arena| push_canonical_str(arena, value)))
+        self.add(Self::check_value, |t| t.owned_str(false, |arena| push_canonical(arena, value)))
     }
 
     /// Adds a string value given as UTF-16 code units; lone surrogates are
@@ -483,7 +485,7 @@ impl<'a> DocumentBuilder<'a> {
 
     /// Adds a key to the innermost object.
     pub fn push_key(&mut self, key: &str) -> Result<(), Error> {
-        self.add(Self::check_key, |t| t.owned_str(true, |arena| push_canonical_str(arena, key)))
+        self.add(Self::check_key, |t| t.owned_str(true, |arena| push_canonical(arena, key)))
     }
 
     /// Adds a key given as UTF-16 code units (lone surrogates kept).
@@ -555,7 +557,7 @@ fn invalid(message: &str) -> Error {
 
 /// Whether `s` is exactly one JSON number.
 fn is_json_number(s: &str) -> bool {
-    matches!(scan_number(s.as_bytes(), 0), Ok(end) if end == s.len())
+    number_end(s.as_bytes(), 0) == Some(s.len())
 }
 
 #[cfg(test)]

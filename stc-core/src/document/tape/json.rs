@@ -21,6 +21,7 @@
 //!   check per node: an input under 4 GiB has fewer nodes than bytes.
 
 use super::{Tape, Word, ARRAY, FALSE, IN_ARENA, KEY, LONG, NULL, NUMBER, OBJECT, SHIFT, STRING, TAG, TRUE};
+use crate::document::scan::{is_ws, number_end, plain_run, zero_bytes, HIGH, ONES};
 use crate::strings::JsonStr;
 
 /// Reads `input` (shorter than 4 GiB: the caller checks) into a tape, or
@@ -67,9 +68,36 @@ impl Reader<'_> {
         self.bytes.get(self.pos).copied()
     }
 
+    /// Skips whitespace: most tokens are followed by none or by one byte
+    /// of it (`": "`), looked at one by one; a longer run (a line break and
+    /// its indentation) is skipped eight bytes at a time.
     #[inline(always)]
     fn ws(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.pos) {
+        if !is_ws(self.bytes.get(self.pos)) {
+            return;
+        }
+        self.pos += 1;
+        if !is_ws(self.bytes.get(self.pos)) {
+            return;
+        }
+        self.ws_run();
+    }
+
+    fn ws_run(&mut self) {
+        while let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
+            let w = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
+            let ws = zero_bytes(w ^ (ONES * b' ' as u64))
+                | zero_bytes(w ^ (ONES * b'\n' as u64))
+                | zero_bytes(w ^ (ONES * b'\r' as u64))
+                | zero_bytes(w ^ (ONES * b'\t' as u64));
+            let other = !ws & HIGH;
+            if other != 0 {
+                self.pos += (other.trailing_zeros() / 8) as usize;
+                return;
+            }
+            self.pos += 8;
+        }
+        while is_ws(self.bytes.get(self.pos)) {
             self.pos += 1;
         }
     }
@@ -217,42 +245,10 @@ impl Reader<'_> {
     /// A number at `-` or a digit, in JSON's grammar, as a span.
     #[inline(always)]
     fn number(&mut self) -> Option<()> {
-        let b = self.bytes;
         let start = self.pos;
-        let mut i = start + usize::from(b[start] == b'-');
-        match b.get(i)? {
-            b'0' => {
-                i += 1;
-                if b.get(i).is_some_and(u8::is_ascii_digit) {
-                    return None;
-                }
-            }
-            b'1'..=b'9' => {
-                i += 1;
-                i = digits(b, i);
-            }
-            _ => return None,
-        }
-        if b.get(i) == Some(&b'.') {
-            let after = digits(b, i + 1);
-            if after == i + 1 {
-                return None;
-            }
-            i = after;
-        }
-        if let Some(b'e' | b'E') = b.get(i) {
-            i += 1;
-            if let Some(b'+' | b'-') = b.get(i) {
-                i += 1;
-            }
-            let after = digits(b, i);
-            if after == i {
-                return None;
-            }
-            i = after;
-        }
-        self.pos = i;
-        self.push(NUMBER, i - start, start as u32);
+        let end = number_end(self.bytes, start)?;
+        self.pos = end;
+        self.push(NUMBER, end - start, start as u32);
         Some(())
     }
 
@@ -329,43 +325,6 @@ fn canonical_u_escape(hex: &[u8]) -> bool {
         [b'0', b'0', b'1', d] => matches!(d, b'0'..=b'9' | b'a'..=b'f'),
         _ => false,
     }
-}
-
-/// The index after the ASCII digits from `i`.
-#[inline(always)]
-fn digits(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    i
-}
-
-/// Length of the run of bytes that need no attention inside a string (not
-/// `"`, `\` or a control character), eight bytes at a time.
-#[inline(always)]
-fn plain_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut skipped = 0;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let w = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
-        let quote = w ^ (ONES * b'"' as u64);
-        let backslash = w ^ (ONES * b'\\' as u64);
-        // High bit set in the lowest flagged byte for a zero byte (resp. a
-        // byte below 0x20); bytes above may be flagged falsely, the lowest
-        // one never is, so the first special byte is the lowest flag.
-        let special = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w);
-        let special = special & HIGH;
-        if special != 0 {
-            return skipped + (special.trailing_zeros() / 8) as usize;
-        }
-        skipped += 8;
-    }
-    let rest = chunks.remainder();
-    skipped + rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len())
 }
 
 #[cfg(test)]
