@@ -259,7 +259,8 @@ impl Reader<'_> {
         let b = self.bytes;
         let start = self.pos + 1;
         let mut i = start;
-        let mut canonical = true;
+        // Where the first escape that may not be canonical starts (`usize::MAX`: none).
+        let mut first_other = usize::MAX;
         loop {
             i += plain_run(&b[i..]);
             match *b.get(i)? {
@@ -267,7 +268,7 @@ impl Reader<'_> {
                 b'\\' => match *b.get(i + 1)? {
                     b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
                     b'/' => {
-                        canonical = false;
+                        first_other = first_other.min(i);
                         i += 2;
                     }
                     b'u' => {
@@ -275,7 +276,9 @@ impl Reader<'_> {
                         if !hex.iter().all(u8::is_ascii_hexdigit) {
                             return None;
                         }
-                        canonical &= canonical_u_escape(hex);
+                        if !canonical_u_escape(hex) {
+                            first_other = first_other.min(i);
+                        }
                         i += 6;
                     }
                     _ => return None,
@@ -285,22 +288,27 @@ impl Reader<'_> {
             }
         }
         self.pos = i + 1;
-        if canonical {
+        if first_other == usize::MAX {
             self.push(tag, i - start, start as u32);
         } else {
-            self.recanonicalized(tag, start, i);
+            self.recanonicalized(tag, start, first_other, i);
         }
         Some(())
     }
 
     /// A body whose escapes may change in canonical form (`\/`, most
-    /// `\uXXXX`): what the tape writer does with it (`TapeWriter::json_str`).
+    /// `\uXXXX`) from `other` on: what the tape writer does with it
+    /// (`TapeWriter::json_str`), with the part before `other` copied as it
+    /// is (its escapes are canonical and none is a surrogate, so no pair is
+    /// split there).
     #[cold]
     #[inline(never)]
-    fn recanonicalized(&mut self, tag: u32, start: usize, end: usize) {
+    fn recanonicalized(&mut self, tag: u32, start: usize, other: usize, end: usize) {
         let raw = self.input.get(start..end).unwrap_or("");
         let at = self.arena.len();
-        JsonStr::new_unchecked(raw, true).write_canonical(&mut self.arena);
+        // `other` is at a `\`, so on a character boundary.
+        self.arena.push_str(self.input.get(start..other).unwrap_or(""));
+        JsonStr::new_unchecked(self.input.get(other..end).unwrap_or(""), true).write_canonical(&mut self.arena);
         if self.arena[at..] == *raw {
             self.arena.truncate(at);
             self.push(tag, raw.len(), start as u32);
