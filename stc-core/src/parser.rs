@@ -10,7 +10,10 @@
 use crate::error::{describe, Error, ErrorKind};
 use crate::identifier;
 use crate::options::{AsDecodeOptions, Limits, Version};
-use crate::strings::{bare_char_len, escape_len, is_bare_run, is_literal_lookalike, JsonStr, BARE_BYTE};
+use crate::strings::{bare_char_len, is_bare_run, is_literal_lookalike, JsonStr, BARE_BYTE};
+
+mod scan;
+use scan::plain_run;
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
 /// it needs; the parser reports [`ErrorKind::Aborted`] at the current token.
@@ -434,12 +437,15 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         Ok(())
     }
 
-    /// Reads a string literal at `"`; returns its validated body.
+    /// Reads a string literal at `"`; returns its validated body, marked
+    /// canonical when all its escapes (if any) are written canonically.
+    #[inline]
     fn string_body(&mut self) -> Result<JsonStr<'a>, Error> {
         let open = self.pos;
         self.pos += 1;
         let start = self.pos;
         let mut escaped = false;
+        let mut canonical = true;
         loop {
             // Fast scan over bytes that need no attention.
             self.pos += plain_run(&self.bytes[self.pos..]);
@@ -447,31 +453,36 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                 Some(b'"') => {
                     let body = self.text.get(start..self.pos).unwrap_or("");
                     self.pos += 1;
-                    return Ok(JsonStr::new_unchecked(body, escaped));
+                    return Ok(JsonStr::parsed(body, escaped, canonical));
                 }
-                Some(b'\\') => match escape_len(&self.bytes[self.pos..]) {
-                    Some(n) => {
+                Some(b'\\') => match scan::escape(&self.bytes[self.pos..]) {
+                    Some((n, canon)) => {
                         escaped = true;
+                        canonical &= canon;
                         self.pos += n;
                     }
                     None => return Err(self.bad_escape()),
                 },
-                Some(b) => {
-                    return Err(self.err(
-                        ErrorKind::ControlCharacter,
-                        format!("raw control character U+{:04X} in string; write it as an escape", b),
-                    ))
-                }
-                None => {
-                    return Err(self.err(
-                        ErrorKind::UnexpectedEnd,
-                        format!("unterminated string (opened at byte {open}), found end of input"),
-                    ))
-                }
+                Some(b) => return Err(self.control_character(b)),
+                None => return Err(self.unterminated(open)),
             }
         }
     }
 
+    #[cold]
+    fn control_character(&self, b: u8) -> Error {
+        self.err(
+            ErrorKind::ControlCharacter,
+            format!("raw control character U+{:04X} in string; write it as an escape", b),
+        )
+    }
+
+    #[cold]
+    fn unterminated(&self, open: usize) -> Error {
+        self.err(ErrorKind::UnexpectedEnd, format!("unterminated string (opened at byte {open}), found end of input"))
+    }
+
+    #[cold]
     fn bad_escape(&self) -> Error {
         let rest = &self.bytes[self.pos..];
         if rest.len() < 2 || (rest[1] == b'u' && rest.len() < 6 && rest[2..].iter().all(u8::is_ascii_hexdigit)) {
@@ -1364,32 +1375,6 @@ fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-/// Length of the leading run of bytes that need no attention inside a string:
-/// anything but `"`, `\` and control characters. Scans eight bytes per step
-/// (SWAR): a word is skipped whole when none of its bytes can be special.
-#[inline]
-fn plain_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut skipped = 0;
-    for chunk in bytes.chunks_exact(8) {
-        let w = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
-        let quote = w ^ (ONES * b'"' as u64);
-        let backslash = w ^ (ONES * b'\\' as u64);
-        // Nonzero iff some byte is zero (resp. below 0x20): the classic
-        // has-zero-byte test, exact for detecting presence.
-        let special = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w);
-        if special & HIGH != 0 {
-            break;
-        }
-        skipped += 8;
-    }
-    let rest = &bytes[skipped..];
-    skipped + rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len())
-}
-
 /// Where a number stopped following the grammar, and what it needed there
 /// (`None`: a digit after a leading zero).
 pub(crate) struct NumberError {
@@ -1454,25 +1439,4 @@ pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> 
         }
     }
     Ok(i)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::plain_run;
-
-    #[test]
-    fn plain_run_finds_the_first_special_byte() {
-        let base = b"abcdefghijklmnopqrstuvwxyz0123456789 !#$%&'()*+,-./:;<=>?@[]^_`{|}~\x7f";
-        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-            for at in 0..40 {
-                let mut v = base[..40].to_vec();
-                v[at] = special;
-                assert_eq!(plain_run(&v), at, "byte {special:#x} at {at}");
-            }
-        }
-        assert_eq!(plain_run(base), base.len());
-        // UTF-8 multi-byte sequences (bytes >= 0x80) are plain.
-        assert_eq!(plain_run("日本語のテキスト\"".as_bytes()), "日本語のテキスト".len());
-        assert_eq!(plain_run(b""), 0);
-    }
 }

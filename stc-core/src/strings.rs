@@ -29,6 +29,9 @@ enum Escapes {
     None,
     /// Some, as written in the input: canonicalizing may change them.
     AsWritten,
+    /// Some, every one of them written as canonical JSON writes it (the
+    /// reader checked each): the body is canonical as written.
+    CanonicalEscaped,
     /// Already canonical, with or without escapes (a document's stored
     /// strings): writing the body is a copy, and whether it has escapes is
     /// looked up only when asked.
@@ -49,6 +52,19 @@ impl<'a> JsonStr<'a> {
     /// Wraps a body known to be valid (used by the parser after it checked it).
     pub(crate) fn new_unchecked(raw: &'a str, escaped: bool) -> JsonStr<'a> {
         JsonStr { raw, escapes: if escaped { Escapes::AsWritten } else { Escapes::None } }
+    }
+
+    /// Wraps a body the parser checked, with what it learnt: whether it has
+    /// escapes, and whether all of them are canonical (then writing the body
+    /// is a copy).
+    #[inline]
+    pub(crate) fn parsed(raw: &'a str, escaped: bool, canonical: bool) -> JsonStr<'a> {
+        let escapes = match (escaped, canonical) {
+            (false, _) => Escapes::None,
+            (true, true) => Escapes::CanonicalEscaped,
+            (true, false) => Escapes::AsWritten,
+        };
+        JsonStr { raw, escapes }
     }
 
     /// Wraps a body known to be canonical (a [`Document`](crate::Document)'s
@@ -87,7 +103,7 @@ impl<'a> JsonStr<'a> {
     pub fn has_escapes(&self) -> bool {
         match self.escapes {
             Escapes::None => false,
-            Escapes::AsWritten => true,
+            Escapes::AsWritten | Escapes::CanonicalEscaped => true,
             Escapes::Canonical => self.raw.as_bytes().contains(&b'\\'),
         }
     }

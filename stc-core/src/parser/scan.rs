@@ -1,0 +1,203 @@
+//! Byte scans of the reader's hot loops: string bodies and escapes.
+//!
+//! Safe code only: the wide scan is written so that the compiler can turn it
+//! into vector instructions (a fixed-size block folded with `|`), with a
+//! byte loop for the tail.
+
+/// Whether a byte ends a plain run inside a quoted string: `"`, `\` or a
+/// control character.
+#[inline(always)]
+fn is_special(b: u8) -> bool {
+    // `|`, not `||`: no branches, so the block loop below can be vectorized.
+    (b == b'"') | (b == b'\\') | (b < 0x20)
+}
+
+/// The block the wide scan looks at per step.
+const BLOCK: usize = 16;
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The eight bytes at `at` as a little-endian word, if there are eight.
+#[inline(always)]
+fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
+    let word = bytes.get(at..at.wrapping_add(8))?;
+    <[u8; 8]>::try_from(word).ok().map(u64::from_le_bytes)
+}
+
+/// The high bit of each byte of `w` that is special, exact up to and
+/// including the lowest such byte (the has-zero-byte test: a borrow only
+/// moves upwards, so bits above the lowest one may be false alarms, never
+/// the lowest itself). Zero when no byte is special.
+#[inline(always)]
+fn word_specials(w: u64) -> u64 {
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    ((quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (w.wrapping_sub(ONES * 0x20) & !w))
+        & HIGH
+}
+
+/// Whether a block holds a special byte (one vector test where the target has them).
+#[inline(always)]
+fn block_has_special(block: &[u8; BLOCK]) -> bool {
+    block.iter().fold(false, |any, &b| any | is_special(b))
+}
+
+/// Length of the leading run of bytes that need no attention inside a
+/// string: anything but `"`, `\` and control characters (bytes of multi-byte
+/// UTF-8 characters are all 0x80 or above, so they are plain).
+///
+/// Short strings are the common case: the first eight bytes are tested as
+/// one word. Past them, blocks of 16 bytes are skipped while none of their
+/// bytes is special, then the special byte is found a word at a time and
+/// the last few bytes of the input one at a time.
+#[inline]
+pub(crate) fn plain_run(bytes: &[u8]) -> usize {
+    let mut i = 0;
+    if let Some(w) = word_at(bytes, 0) {
+        let m = word_specials(w);
+        if m != 0 {
+            return (m.trailing_zeros() / 8) as usize;
+        }
+        i = 8;
+        while let Some(block) = bytes.get(i..i + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok()) {
+            if block_has_special(block) {
+                break;
+            }
+            i += BLOCK;
+        }
+        while let Some(w) = word_at(bytes, i) {
+            let m = word_specials(w);
+            if m != 0 {
+                return i + (m.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
+    }
+    let rest = &bytes[i..];
+    i + rest.iter().position(|&b| is_special(b)).unwrap_or(rest.len())
+}
+
+/// The escape at the start of `s` (which begins with `\`): its length, and
+/// whether it is written as canonical JSON writes it (spec "Canonical
+/// strings": `\"` `\\` `\b` `\f` `\n` `\r` `\t`, and `\u00xx` in lowercase
+/// hex for the other control characters). `None` when it is not a JSON
+/// escape. A `\u` escape of anything else (a letter, a surrogate) or in
+/// uppercase hex is valid but not canonical.
+#[inline]
+pub(crate) fn escape(s: &[u8]) -> Option<(usize, bool)> {
+    match s.get(1)? {
+        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some((2, true)),
+        b'/' => Some((2, false)),
+        b'u' => {
+            let hex = s.get(2..6)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            let canonical = match hex {
+                // The short forms' characters: U+0008, U+0009, U+000A, U+000C, U+000D.
+                [b'0', b'0', b'0', b'8' | b'9' | b'a' | b'c' | b'd'] => false,
+                [b'0', b'0', b'0' | b'1', low] => matches!(low, b'0'..=b'9' | b'a'..=b'f'),
+                _ => false,
+            };
+            Some((6, canonical))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strings::{escape_len, JsonStr};
+
+    /// The byte loop the wide scan must agree with.
+    fn plain_run_bytewise(bytes: &[u8]) -> usize {
+        bytes.iter().position(|&b| is_special(b)).unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn plain_run_finds_a_special_byte_at_every_position_of_a_block() {
+        let base: Vec<u8> = b"abcdefghijklmnopqrstuvwxyz0123456789 !#$%&'()*+,-./:;<=>?@[]^_`{|}~\x7f".to_vec();
+        for len in 0..=48 {
+            let plain = &base[..len];
+            assert_eq!(plain_run(plain), len);
+            for special in [b'"', b'\\', 0x00, 0x01, 0x1f, b'\n', b'\t'] {
+                for at in 0..len {
+                    let mut v = plain.to_vec();
+                    v[at] = special;
+                    assert_eq!(plain_run(&v), at, "byte {special:#x} at {at} of {len}");
+                    // A second special byte later does not matter.
+                    if at + 1 < len {
+                        v[len - 1] = b'"';
+                        assert_eq!(plain_run(&v), at, "byte {special:#x} at {at} of {len}, '\"' last");
+                    }
+                }
+            }
+        }
+        // The bytes next to the special ones are plain: 0x20, 0x21, 0x5b, 0x5d, 0x7f..=0xff.
+        let edges: Vec<u8> = [0x20u8, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff].repeat(5);
+        assert_eq!(plain_run(&edges), edges.len());
+    }
+
+    #[test]
+    fn plain_run_treats_multibyte_utf8_as_plain_across_blocks() {
+        for pad in 0..20 {
+            let text = format!("{}日本語のテキスト😀é\"tail", "x".repeat(pad));
+            let want = text.find('"').unwrap();
+            assert_eq!(plain_run(text.as_bytes()), want, "pad {pad}");
+        }
+    }
+
+    #[test]
+    fn plain_run_agrees_with_the_byte_loop_on_every_byte_value() {
+        for len in [1usize, 7, 8, 15, 16, 17, 31, 32, 33, 40] {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut v = vec![b'a'; len];
+                    v[at] = b;
+                    assert_eq!(plain_run(&v), plain_run_bytewise(&v), "byte {b:#x} at {at} of {len}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn escape_lengths_agree_with_escape_len() {
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for b in 0..=255u8 {
+            cases.push(vec![b'\\', b]);
+            cases.push(vec![b'\\', b, b'x']);
+        }
+        for hex in ["0000", "001f", "001F", "0020", "00e9", "d800", "DC00", "12G4", "12", "", "ABCD", "abcd"] {
+            cases.push(format!("\\u{hex}").into_bytes());
+        }
+        cases.push(b"\\".to_vec());
+        for s in cases {
+            assert_eq!(escape(&s).map(|(n, _)| n), escape_len(&s), "{:?}", String::from_utf8_lossy(&s));
+        }
+    }
+
+    #[test]
+    fn an_escape_is_canonical_iff_canonical_json_writes_it_unchanged() {
+        let mut escapes: Vec<String> =
+            ["\\\"", "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t"].map(String::from).to_vec();
+        for unit in (0..0x80u32).chain([0xe9, 0x2028, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xfffe]) {
+            escapes.push(format!("\\u{unit:04x}"));
+            escapes.push(format!("\\u{unit:04X}"));
+        }
+        for e in escapes {
+            let (len, canonical) = escape(e.as_bytes()).unwrap();
+            assert_eq!(len, e.len());
+            let written = JsonStr::from_escaped(&e).unwrap().canonical().into_owned();
+            if e.starts_with("\\u") && (0xd800..0xe000).contains(&u32::from_str_radix(&e[2..], 16).unwrap()) {
+                // A surrogate's canonical form depends on its neighbour: never taken as canonical.
+                assert!(!canonical, "{e}");
+            } else {
+                assert_eq!(canonical, written == e, "{e}: canonical form {written}");
+            }
+        }
+    }
+}
