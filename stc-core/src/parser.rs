@@ -541,7 +541,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             Some(b'"') => self.string_body(),
             Some(b) if self.dialect == Dialect::Stc && identifier::is_start(b) => {
                 let start = self.pos;
-                self.pos += identifier::len(&self.bytes[start..]);
+                self.pos += scan::identifier_len(&self.bytes[start..]);
                 Ok(JsonStr::new_unchecked(self.text.get(start..self.pos).unwrap_or(""), false))
             }
             _ if self.dialect == Dialect::Json => {
@@ -1224,7 +1224,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     /// At a cell (whitespace skipped; `tables.last().at` at or before its
     /// leaf: groups opening here are entered first). `true` when a value
     /// follows at `pos`, `false` for an absent cell (already consumed).
-    #[inline]
+    #[inline(always)]
     fn cell(&mut self) -> Result<bool, Failure<E>> {
         let ti = self.tables.len() - 1;
         if self.tables[ti].grouped {

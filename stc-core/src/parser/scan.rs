@@ -80,6 +80,50 @@ pub(crate) fn plain_run(bytes: &[u8]) -> usize {
     i + rest.iter().position(|&b| is_special(b)).unwrap_or(rest.len())
 }
 
+/// The high bit of each byte of `w` that is at least `lo`, for bytes whose
+/// high bit is set first (so no borrow crosses bytes; `lo` at most 0x80).
+#[inline(always)]
+fn at_least(w80: u64, lo: u8) -> u64 {
+    w80.wrapping_sub(ONES * u64::from(lo)) & HIGH
+}
+
+/// The high bit of each byte of `w` that cannot continue a bare key (not
+/// `[A-Za-z0-9_]`), exact for every byte.
+#[inline(always)]
+fn word_non_identifier(w: u64) -> u64 {
+    let w80 = w | HIGH;
+    let digit = at_least(w80, b'0') & !at_least(w80, b'9' + 1);
+    let upper = at_least(w80, b'A') & !at_least(w80, b'Z' + 1);
+    let lower = at_least(w80, b'a') & !at_least(w80, b'z' + 1);
+    let underscore = at_least(w80, b'_') & !at_least(w80, b'_' + 1);
+    // Bytes from 0x80 up matched nothing above by design of the test only
+    // for 7-bit values: they are never identifier bytes.
+    (!(digit | upper | lower | underscore) | w) & HIGH
+}
+
+/// Length of the bare key (`[A-Za-z_][A-Za-z0-9_]*`) at the start of
+/// `bytes`; 0 when there is none. The same as `identifier::len`, eight
+/// bytes per step.
+#[inline]
+pub(crate) fn identifier_len(bytes: &[u8]) -> usize {
+    match bytes.first() {
+        Some(&b) if crate::identifier::is_start(b) => {}
+        _ => return 0,
+    }
+    let mut i = 1;
+    while let Some(w) = word_at(bytes, i) {
+        let m = word_non_identifier(w);
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && crate::identifier::is_continue(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
 /// The escape at the start of `s` (which begins with `\`): its length, and
 /// whether it is written as canonical JSON writes it (spec "Canonical
 /// strings": `\"` `\\` `\b` `\f` `\n` `\r` `\t`, and `\u00xx` in lowercase
@@ -161,6 +205,22 @@ mod tests {
                     assert_eq!(plain_run(&v), plain_run_bytewise(&v), "byte {b:#x} at {at} of {len}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn identifier_len_agrees_with_identifier_len_on_every_byte_at_every_position() {
+        for len in 1..=26 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut v: Vec<u8> = b"a_Zz09AbcdefghijklmnopqrstuvwxyZ"[..len].to_vec();
+                    v[at] = b;
+                    assert_eq!(identifier_len(&v), crate::identifier::len(&v), "byte {b:#x} at {at} of {len}");
+                }
+            }
+        }
+        for text in ["", "9a", "_", "a", "snake_case_key: 1", "idé", "id\u{e9}", "key日本", "k😀"] {
+            assert_eq!(identifier_len(text.as_bytes()), crate::identifier::len(text.as_bytes()), "{text}");
         }
     }
 
