@@ -91,7 +91,7 @@ pub fn decode_latin1(env: Env, stc: Unknown, max_depth: Option<u32>, version: Op
     let input = Input::read(env, stc.value().value)?;
     let result = input.as_str().and_then(|s| stc_core::decode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
-    let v = js_json_latin1(env, &text)?;
+    let v = js_json_latin1(env, text)?;
     // SAFETY: `v` is a string napi just created in `env`, returned to JavaScript before its scope closes.
     Ok(unsafe { Unknown::from_raw_unchecked(env, v) })
 }
