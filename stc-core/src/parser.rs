@@ -439,7 +439,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
 
     /// Reads a string literal at `"`; returns its validated body, marked
     /// canonical when all its escapes (if any) are written canonically.
-    #[inline]
+    #[inline(always)]
     fn string_body(&mut self) -> Result<JsonStr<'a>, Error> {
         let open = self.pos;
         self.pos += 1;

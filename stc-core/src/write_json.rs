@@ -57,9 +57,14 @@ impl JsonWriter {
         Ok(())
     }
 
+    /// The separator if one is due, and an opening quote.
     #[inline]
-    fn quoted(&mut self, s: JsonStr<'_>) {
-        push_quoted(&mut self.out, s);
+    fn open_quote(&mut self) {
+        if self.need_comma {
+            self.out.push_str(",\"");
+        } else {
+            self.out.push('"');
+        }
     }
 }
 
@@ -85,8 +90,11 @@ impl<'a> Sink<'a> for JsonWriter {
     }
     #[inline]
     fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
-        self.sep();
-        self.quoted(value);
+        // One reservation for the separator, the quotes and a canonical body.
+        self.out.reserve(value.raw().len() + 3);
+        self.open_quote();
+        value.write_canonical(&mut self.out);
+        self.out.push('"');
         self.need_comma = true;
         Ok(())
     }
@@ -110,11 +118,12 @@ impl<'a> Sink<'a> for JsonWriter {
         self.need_comma = false;
         Ok(())
     }
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
-        self.sep();
-        self.quoted(key);
-        self.out.push(':');
+        self.out.reserve(key.raw().len() + 4);
+        self.open_quote();
+        key.write_canonical(&mut self.out);
+        self.out.push_str("\":");
         self.need_comma = false;
         Ok(())
     }
