@@ -347,6 +347,37 @@ struct Plan<'d, 'a> {
     partial: Partial,
 }
 
+/// The rows of a table candidate, read off the tape as they are priced
+/// (no list of them is kept): the elements of an array, or (`keyed`) the
+/// members of an object, from the node `first` up to `end`, `len` of them.
+#[derive(Debug, Clone, Copy)]
+struct Rows {
+    first: usize,
+    end: usize,
+    len: usize,
+    keyed: bool,
+}
+
+impl Rows {
+    /// Each row as `(its key, if keyed; the row object)`.
+    fn iter<'t>(self, nodes: &'t Tape<'_>) -> impl Iterator<Item = (Option<usize>, usize)> + 't {
+        let mut at = self.first;
+        std::iter::from_fn(move || {
+            if at >= self.end {
+                return None;
+            }
+            let row = if self.keyed { (Some(at), at + 1) } else { (None, at) };
+            at = nodes.skip(row.1);
+            Some(row)
+        })
+    }
+}
+
+/// A tape index as `u32` (a tape holds fewer than 2^32 nodes).
+fn index32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
 fn push_key(out: &mut String, body: &str) {
     if is_identifier(body) {
         out.push_str(body);
@@ -367,9 +398,12 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// its container, with no recursion and no stack at all.
     fn new(nodes: &'d Tape<'a>, v2: bool, t: Techniques) -> Self {
         // A tape holds fewer than 2^32 nodes (see `document::tape`), so every index fits.
-        let containers: Vec<u32> =
-            (0..nodes.len()).filter(|&i| nodes.is_container(i)).map(|i| u32::try_from(i).unwrap_or(u32::MAX)).collect();
-        let count = containers.len();
+        // Counted first, so that the list is allocated once at its size (a
+        // growing vector would hold up to twice that while it doubles).
+        let count = (0..nodes.len()).filter(|&i| nodes.is_container(i)).count();
+        let mut containers = Vec::with_capacity(count);
+        containers
+            .extend((0..nodes.len()).filter(|&i| nodes.is_container(i)).map(|i| u32::try_from(i).unwrap_or(u32::MAX)));
         let mut plan = Plan {
             nodes,
             v2,
@@ -571,8 +605,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         // Table: `[N]{cols}:cells/cells`, never safe. One row saves no key
         // (the tokenizers measured it a token or two dearer than the estimate).
         if let Some(columns) = columns {
-            let rows: Vec<(Option<usize>, usize)> = self.elements(i, end).map(|r| (None, r)).collect();
-            let cost = self.price_table(&rows, &columns, false);
+            let cost = self.price_table(Rows { first: i + 1, end, len, keyed: false }, &columns);
             if cost < best.cost {
                 best.form = Form::Table(self.tables.len() as u32);
                 best.cost = cost;
@@ -604,15 +637,11 @@ impl<'d, 'a> Plan<'d, 'a> {
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
         // Keyed table (v2): `{N}{cols}:key:cells/key:cells`.
         if len > 1 && self.t.keyed_tables && self.members_are_objects(i, end) {
-            let mut rows = Vec::with_capacity(len);
-            let mut k = i + 1;
-            while k < end {
-                rows.push((Some(k), k + 1));
-                k = self.skip(k + 1);
-            }
-            let values: Vec<usize> = rows.iter().map(|r| r.1).collect();
+            let rows = Rows { first: i + 1, end, len, keyed: true };
+            let values: Vec<u32> = rows.iter(self.nodes).map(|(_, v)| index32(v)).collect();
             if let Some(columns) = self.infer(&values, 0) {
-                let cost = self.price_table(&rows, &columns, true);
+                drop(values);
+                let cost = self.price_table(rows, &columns);
                 if cost < best.cost {
                     best.form = Form::Table(self.tables.len() as u32);
                     best.cost = cost;
@@ -677,14 +706,16 @@ impl<'d, 'a> Plan<'d, 'a> {
         if !self.elements(i, end).all(|e| matches!(self.nodes.get(e), Some(Node::Object { .. }))) {
             return None;
         }
-        let rows: Vec<usize> = self.elements(i, end).collect();
         if self.v2 {
+            // The rows as `u32` tape indices: 4 bytes a row, only while the
+            // columns are inferred.
+            let rows: Vec<u32> = self.elements(i, end).map(index32).collect();
             if let Some(columns) = self.infer(&rows, 0) {
                 return Some(columns);
             }
             // Duplicate keys rule out `~`, not version 1's identical rows.
         }
-        let first = *rows.first()?;
+        let first = i + 1;
         if !matches!(self.nodes.get(first), Some(Node::Object { .. })) || len == 0 {
             return None;
         }
@@ -692,18 +723,20 @@ impl<'d, 'a> Plan<'d, 'a> {
         if keys.is_empty() || keys.len() > MAX_COLUMNS {
             return None;
         }
-        for &r in &rows[1..] {
+        let mut r = self.skip(first);
+        while r < end {
             if !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if len == keys.len()) {
                 return None;
             }
-            let end = self.skip(r);
+            let row_end = self.skip(r);
             let mut k = r + 1;
             for &key in &keys {
-                if k >= end || !self.nodes.same_text(k, key) {
+                if k >= row_end || !self.nodes.same_text(k, key) {
                     return None;
                 }
                 k = self.skip(k + 1);
             }
+            r = row_end;
         }
         Some(keys.into_iter().map(|key| Column { key, sub: Vec::new() }).collect())
     }
@@ -728,13 +761,13 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// is estimated cheaper than writing those objects as cells. `None` if
     /// the rows cannot share a column list. Recursion is bounded by
     /// [`MAX_GROUP_DEPTH`].
-    fn infer(&mut self, rows: &[usize], depth: usize) -> Option<Vec<Column>> {
+    fn infer(&mut self, rows: &[u32], depth: usize) -> Option<Vec<Column>> {
         // The merged column list, as key nodes.
         let mut columns: Vec<usize> = Vec::new();
         // Their names, read from the tape once.
         let nodes = self.nodes;
         let mut names: Vec<&str> = Vec::new();
-        for &r in rows {
+        for r in rows.iter().map(|&r| r as usize) {
             let Some(Node::Object { end, .. }) = self.nodes.get(r) else {
                 return None;
             };
@@ -778,7 +811,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         if !self.t.absent_cells
             && rows
                 .iter()
-                .any(|&r| !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if len == columns.len()))
+                .any(|&r| !matches!(self.nodes.get(r as usize), Some(Node::Object { len, .. }) if len == columns.len()))
         {
             return None;
         }
@@ -788,8 +821,8 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Columns (key nodes) to column list: each column's cells by the greedy
     /// leftmost embedding of every row's members ([`column_cell`], as
     /// [`row_cells`] writes them), and a group wherever it pays.
-    fn finish_columns(&mut self, rows: &[usize], columns: &[usize], depth: usize) -> Option<Vec<Column>> {
-        debug_assert!(rows.iter().all(|&r| embeds(self.nodes, r, columns)));
+    fn finish_columns(&mut self, rows: &[u32], columns: &[usize], depth: usize) -> Option<Vec<Column>> {
+        debug_assert!(rows.iter().all(|&r| embeds(self.nodes, r as usize, columns)));
         let mut out = Vec::with_capacity(columns.len());
         for (j, &key) in columns.iter().enumerate() {
             let mut column = Column { key, sub: Vec::new() };
@@ -807,12 +840,12 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// order or hold a key twice: a column list that names a key more than
     /// once ([`repeated_columns`]); every row fills one occurrence of each of
     /// its keys and writes `~` in the others, so it needs absent cells.
-    fn infer_repeated(&mut self, rows: &[usize], depth: usize) -> Option<Vec<Column>> {
-        let columns = repeated_columns(self.nodes, rows)?;
+    fn infer_repeated(&mut self, rows: &[u32], depth: usize) -> Option<Vec<Column>> {
+        let columns = repeated_columns(self.nodes, rows.iter().map(|&r| r as usize))?;
         if !self.t.absent_cells
             && rows
                 .iter()
-                .any(|&r| !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if len == columns.len()))
+                .any(|&r| !matches!(self.nodes.get(r as usize), Some(Node::Object { len, .. }) if len == columns.len()))
         {
             return None;
         }
@@ -822,31 +855,37 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Sub-columns for column `j` of `columns` over `rows` as a group, if every present
     /// value is a non-empty object, they fit one column list, and the group
     /// is estimated cheaper than the objects as cells.
-    fn group(&mut self, rows: &[usize], columns: &[usize], j: usize, depth: usize) -> Option<Vec<Column>> {
+    fn group(&mut self, rows: &[u32], columns: &[usize], j: usize, depth: usize) -> Option<Vec<Column>> {
         let key = self.nodes.body(columns[j]);
-        let mut values = Vec::with_capacity(rows.len());
-        let mut cells = Vec::with_capacity(rows.len());
+        // The present values only (4 bytes each); a row's cell is the next
+        // of them if it lies inside the row, else `~` (both ascend).
+        let mut values: Vec<u32> = Vec::new();
         for &r in rows {
-            match crate::write_stc::column_cell(self.nodes, r, columns, j) {
-                Some(v) => match self.nodes.get(v) {
-                    Some(Node::Object { len, .. }) if len > 0 => {
-                        values.push(v);
-                        cells.push(Some(v));
-                    }
+            if let Some(v) = column_cell(self.nodes, r as usize, columns, j) {
+                match self.nodes.get(v) {
+                    Some(Node::Object { len, .. }) if len > 0 => values.push(index32(v)),
                     _ => return None,
-                },
-                None => cells.push(None),
+                }
             }
         }
         if values.is_empty() {
             return None;
         }
         let sub = self.infer(&values, depth + 1)?;
+        let (nodes, values) = (self.nodes, &values);
+        let cells = || {
+            let mut next = 0;
+            rows.iter().map(move |&r| {
+                let v = values.get(next).map(|&v| v as usize).filter(|&v| v > r as usize && v < nodes.skip(r as usize));
+                next += usize::from(v.is_some());
+                v
+            })
+        };
         // As cells: each object's own cost, or `~`.
         let mut as_cells = 0;
-        for cell in &cells {
+        for cell in cells() {
             as_cells += match cell {
-                Some(v) => self.cost(*v, false),
+                Some(v) => self.cost(v, false),
                 None => 1,
             };
         }
@@ -855,10 +894,10 @@ impl<'d, 'a> Plan<'d, 'a> {
         self.scratch.push_str(key);
         self.price_columns(&sub);
         let mut leaves = Vec::new();
-        for cell in &cells {
+        for cell in cells() {
             self.spill_scratch();
             leaves.clear();
-            self.cells(*cell, &sub, &mut leaves);
+            self.cells(cell, &sub, &mut leaves);
             self.scratch.push(',');
             for (n, leaf) in leaves.iter().enumerate() {
                 if n > 0 {
@@ -875,9 +914,9 @@ impl<'d, 'a> Plan<'d, 'a> {
     }
 
     /// Whether every leaf cell of the rows is a scalar or `~`.
-    fn flat_cells(&self, rows: &[(Option<usize>, usize)], columns: &[Column]) -> bool {
+    fn flat_cells(&self, rows: Rows, columns: &[Column]) -> bool {
         let mut leaves = Vec::new();
-        rows.iter().all(|&(_, row)| {
+        rows.iter(self.nodes).all(|(_, row)| {
             leaves.clear();
             self.cells(Some(row), columns, &mut leaves);
             leaves.iter().all(|leaf| !matches!(*leaf, Cell::Value(v) if self.is_container(v)))
@@ -899,18 +938,19 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Estimated cost of a table: header, then the rows (`(row key, row
     /// object)`), each cell priced; the last cell of every row but the last
     /// is priced in its safe form.
-    fn price_table(&mut self, rows: &[(Option<usize>, usize)], columns: &[Column], keyed: bool) -> usize {
+    fn price_table(&mut self, rows: Rows, columns: &[Column]) -> usize {
         if !self.t.nested_cells && !self.flat_cells(rows, columns) {
             return usize::MAX;
         }
+        let keyed = rows.keyed;
         self.scratch.push(if keyed { '{' } else { '[' });
-        push_count(&mut self.scratch, rows.len());
+        push_count(&mut self.scratch, rows.len);
         self.scratch.push(if keyed { '}' } else { ']' });
         self.price_columns(columns);
         self.scratch.push(':');
         let mut extra = 0;
         let mut leaves = Vec::new();
-        for (n, &(key, row)) in rows.iter().enumerate() {
+        for (n, (key, row)) in rows.iter(self.nodes).enumerate() {
             if n > 0 {
                 self.spill_scratch();
                 self.scratch.push('/');
@@ -921,7 +961,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
             leaves.clear();
             self.cells(Some(row), columns, &mut leaves);
-            let last_row = n + 1 == rows.len();
+            let last_row = n + 1 == rows.len;
             for (m, leaf) in leaves.iter().enumerate() {
                 if m > 0 {
                     self.scratch.push(',');
@@ -1104,11 +1144,11 @@ const REPEATED_COLUMNS_CAP: (usize, usize) = (5, 4);
 /// both (the LCS table, at most [`MAX_COLUMNS`] × a row's keys). `None` above
 /// [`MAX_COLUMNS`] names or above [`REPEATED_COLUMNS_CAP`] times the distinct
 /// names. Deterministic: ties keep the list's name first.
-pub(crate) fn repeated_columns(nodes: &Tape<'_>, rows: &[usize]) -> Option<Vec<usize>> {
+pub(crate) fn repeated_columns(nodes: &Tape<'_>, rows: impl IntoIterator<Item = usize>) -> Option<Vec<usize>> {
     let mut columns: Vec<usize> = Vec::new();
     let mut keys: Vec<usize> = Vec::new();
     let mut lcs: Vec<u16> = Vec::new();
-    for &r in rows {
+    for r in rows {
         keys.clear();
         let end = nodes.skip(r);
         let mut k = r + 1;
@@ -1828,7 +1868,7 @@ mod tests {
             rows.push(r);
             r = nodes.skip(r);
         }
-        let columns = repeated_columns(nodes, &rows).unwrap();
+        let columns = repeated_columns(nodes, rows).unwrap();
         columns.iter().map(|&c| nodes.body(c).to_string()).collect()
     }
 

@@ -439,7 +439,7 @@ impl<'d, 'a> Plan<'d, 'a> {
 
     /// Repeated column names ([`repeated_columns`](crate::write_stc::repeated_columns)).
     fn infer_repeated(&mut self, rows: &[usize], depth: usize) -> Option<Vec<Column>> {
-        let columns = crate::write_stc::repeated_columns(self.nodes, rows)?;
+        let columns = crate::write_stc::repeated_columns(self.nodes, rows.iter().copied())?;
         self.finish_columns(rows, &columns, depth)
     }
 
