@@ -22,7 +22,9 @@ use crate::estimate::{estimate_tokens, Partial};
 use crate::gate::{GateError, GateOptions, Gated};
 use crate::identifier::is_identifier;
 use crate::options::{EncodeOptions, Profile, Techniques, Version};
+#[cfg(test)]
 use crate::strings::is_bare_string;
+use crate::strings::{bare_char_len, is_literal_lookalike, BARE_BYTE};
 
 impl Document<'_> {
     /// Writes the document as STC version 1 in the given profile.
@@ -321,8 +323,14 @@ struct Plan<'d, 'a> {
     /// The techniques that may be used (all, except in benchmarks).
     t: Techniques,
     /// Version 2 with bare strings: every string value that qualifies
-    /// ([`is_bare_string`]) is written, and priced, without quotes.
+    /// ([`is_bare_string`](crate::strings::is_bare_string)) is written, and priced, without quotes.
     bare: bool,
+    /// Version 2 with bare strings: bit `i` (of word `i / 64`) is set when
+    /// the node at `i` is a string value that [`writes_bare`]; decided once
+    /// per string (a string is looked at by every candidate that holds it
+    /// and by the writer, for itself and for its neighbours). One bit a node;
+    /// empty otherwise.
+    bare_bits: Vec<u64>,
     /// Tape index of every container, ascending.
     /// (`u32`: a tape holds fewer than 2^32 nodes.)
     containers: Vec<u32>,
@@ -340,6 +348,10 @@ struct Plan<'d, 'a> {
     /// Ordinal of the container found last.
     hint: usize,
     tables: Vec<Vec<Column>>,
+    /// For each table, whether it is dense: no group, and every row has a
+    /// member for every column, so its cells are its members in order (read
+    /// without comparing keys; see [`dense_cells`]).
+    dense: Vec<bool>,
     /// Scratch text whose estimated tokens price a candidate.
     scratch: String,
     /// What the scratch text held before its unread tail (see
@@ -409,6 +421,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             v2,
             t,
             bare: v2 && t.bare_strings,
+            bare_bits: if v2 && t.bare_strings { bare_bits(nodes) } else { Vec::new() },
             containers,
             forms: vec![0; count],
             costs: vec![0; count],
@@ -416,6 +429,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             base: 0,
             hint: 0,
             tables: Vec::new(),
+            dense: Vec::new(),
             scratch: String::new(),
             partial: Partial::default(),
         };
@@ -485,11 +499,57 @@ impl<'d, 'a> Plan<'d, 'a> {
                 self.scratch.push('0');
                 self.cost(i, safe).saturating_sub(1)
             }
+            Some(Node::String(s)) => {
+                let bare = self.bare_at(i);
+                match (s.len() > LONG_STRING, bare) {
+                    (true, true) => self.scratch.push('x'),
+                    (true, false) => self.scratch.push_str("\"x\""),
+                    (false, true) => self.scratch.push_str(s),
+                    (false, false) => {
+                        self.scratch.push('"');
+                        self.scratch.push_str(s);
+                        self.scratch.push('"');
+                    }
+                }
+                0
+            }
             node => {
-                price_scalar(&mut self.scratch, node, self.bare);
+                write_scalar(&mut self.scratch, node, false);
                 0
             }
         }
+    }
+
+    /// Whether the node at `i` is a string value written bare when its
+    /// position allows ([`writes_bare`], looked up in [`Plan::bare_bits`]).
+    #[inline]
+    fn bare_at(&self, i: usize) -> bool {
+        self.bare_bits.get(i / 64).is_some_and(|w| (w >> (i % 64)) & 1 == 1)
+    }
+
+    /// [`write_scalar`] of the node at `i`, a string bare when `bare` (its
+    /// position allows it) and it qualifies.
+    #[inline]
+    fn write_scalar_at(&self, out: &mut String, i: usize, bare: bool) {
+        match self.nodes.get(i) {
+            Some(Node::String(s)) if bare && self.bare_at(i) => out.push_str(s),
+            node => write_scalar(out, node, false),
+        }
+    }
+
+    /// Whether a string value between the values `prev` and `next` (neighbours
+    /// in a table row's cells or an array's items; `None` at either end) keeps
+    /// its quotes although it qualifies: both neighbours are quoted strings. Its
+    /// quotes then merge with theirs (`","x","` as three tokens); bare, the
+    /// merges break (`",x,"`): measured a token dearer per such string (spec
+    /// 5.2, Appendix B). Neighbours are judged by [`writes_bare`] alone (the
+    /// bits), so the rule is decided per string, in one pass, the same by
+    /// every writer.
+    fn sandwiched_at(&self, prev: Option<usize>, next: Option<usize>) -> bool {
+        let quoted = |i: Option<usize>| {
+            i.is_some_and(|i| matches!(self.nodes.get(i), Some(Node::String(_))) && !(self.bare && self.bare_at(i)))
+        };
+        self.bare && quoted(prev) && quoted(next)
     }
 
     /// Estimated cost of the array at `i` as `[N]:a,b`.
@@ -605,11 +665,14 @@ impl<'d, 'a> Plan<'d, 'a> {
         // Table: `[N]{cols}:cells/cells`, never safe. One row saves no key
         // (the tokenizers measured it a token or two dearer than the estimate).
         if let Some(columns) = columns {
-            let cost = self.price_table(Rows { first: i + 1, end, len, keyed: false }, &columns);
+            let rows = Rows { first: i + 1, end, len, keyed: false };
+            let dense = self.is_dense(rows, &columns);
+            let cost = self.price_table(rows, &columns, dense);
             if cost < best.cost {
                 best.form = Form::Table(self.tables.len() as u32);
                 best.cost = cost;
                 self.tables.push(columns);
+                self.dense.push(dense);
             }
         }
         self.set(o, best);
@@ -641,11 +704,13 @@ impl<'d, 'a> Plan<'d, 'a> {
             let values: Vec<u32> = rows.iter(self.nodes).map(|(_, v)| index32(v)).collect();
             if let Some(columns) = self.infer(&values, 0) {
                 drop(values);
-                let cost = self.price_table(rows, &columns);
+                let dense = self.is_dense(rows, &columns);
+                let cost = self.price_table(rows, &columns, dense);
                 if cost < best.cost {
                     best.form = Form::Table(self.tables.len() as u32);
                     best.cost = cost;
                     self.tables.push(columns);
+                    self.dense.push(dense);
                 }
             }
         }
@@ -913,6 +978,17 @@ impl<'d, 'a> Plan<'d, 'a> {
         (as_group < as_cells).then_some(sub)
     }
 
+    /// Whether a table of `rows` under `columns` is dense (see [`Plan::dense`]):
+    /// no column is a group and every row has as many members as there are
+    /// columns. Every member of a row fills a column in order (the columns
+    /// embed every row), so then each column is filled by the next member.
+    fn is_dense(&self, rows: Rows, columns: &[Column]) -> bool {
+        columns.iter().all(|c| c.sub.is_empty())
+            && rows
+                .iter(self.nodes)
+                .all(|(_, r)| matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if len == columns.len()))
+    }
+
     /// Whether every leaf cell of the rows is a scalar or `~`.
     fn flat_cells(&self, rows: Rows, columns: &[Column]) -> bool {
         let mut leaves = Vec::new();
@@ -938,7 +1014,7 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Estimated cost of a table: header, then the rows (`(row key, row
     /// object)`), each cell priced; the last cell of every row but the last
     /// is priced in its safe form.
-    fn price_table(&mut self, rows: Rows, columns: &[Column]) -> usize {
+    fn price_table(&mut self, rows: Rows, columns: &[Column], dense: bool) -> usize {
         if !self.t.nested_cells && !self.flat_cells(rows, columns) {
             return usize::MAX;
         }
@@ -960,7 +1036,11 @@ impl<'d, 'a> Plan<'d, 'a> {
                 self.scratch.push(':');
             }
             leaves.clear();
-            self.cells(Some(row), columns, &mut leaves);
+            if dense {
+                dense_cells(self.nodes, row, &mut leaves);
+            } else {
+                self.cells(Some(row), columns, &mut leaves);
+            }
             let last_row = n + 1 == rows.len;
             for (m, leaf) in leaves.iter().enumerate() {
                 if m > 0 {
@@ -1033,6 +1113,19 @@ pub(crate) fn scalar_array_compact(
     compact <= plain
 }
 
+/// [`Plan::bare_bits`] of a tape: one pass, each string value judged once.
+fn bare_bits(nodes: &Tape<'_>) -> Vec<u64> {
+    let mut bits = vec![0u64; nodes.len().div_ceil(64)];
+    for i in 0..nodes.len() {
+        if let Some(Node::String(s)) = nodes.get(i) {
+            if writes_bare(s) {
+                bits[i / 64] |= 1 << (i % 64);
+            }
+        }
+    }
+    bits
+}
+
 /// Appends a scalar as candidate texts hold it: as it is written (see
 /// [`write_scalar`]), except a string longer than [`LONG_STRING`] bytes,
 /// which stands as `"x"` (or `x` when it is written bare).
@@ -1047,7 +1140,7 @@ pub(crate) fn price_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool)
 
 /// Appends a scalar as it is written: `null`, `true`, `false`, a number's
 /// lexeme, a string quoted, or (`bare`, version 2) without quotes when it
-/// qualifies ([`is_bare_string`]; a stored string is canonically escaped,
+/// qualifies ([`is_bare_string`](crate::strings::is_bare_string); a stored string is canonically escaped,
 /// and one holding an escape never qualifies). Containers and keys write
 /// nothing (they never reach here).
 pub(crate) fn write_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
@@ -1067,30 +1160,39 @@ pub(crate) fn write_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool)
 }
 
 /// Whether version 2 writes the string value `s` bare (spec 5.2): it
-/// qualifies ([`is_bare_string`]) and its first character is ASCII. A
+/// qualifies ([`is_bare_string`](crate::strings::is_bare_string)) and its first character is ASCII. A
 /// string starting with another script's letter saves nothing bare with
 /// either OpenAI tokenizer (the Cyrillic names of `random`: the quote merges
 /// with the word), while its missing quotes cost the `","` merges around it.
-/// In a table row and in an array, [`sandwiched`] may still quote it.
+/// In a table row and in an array, [`Plan::sandwiched_at`] may still quote it.
+///
+/// Decided on the bytes in one pass (ASCII by [`BARE_BYTE`], other
+/// characters by [`bare_char_len`]), without decoding characters: exactly
+/// `is_bare_string(s)` with an ASCII first character (test
+/// `writes_bare_is_the_rule`).
 pub(crate) fn writes_bare(s: &str) -> bool {
-    s.as_bytes().first().is_some_and(u8::is_ascii) && is_bare_string(s)
-}
-
-/// Whether a string at the node `i` (if any) is written quoted by
-/// [`writes_bare`] (`bare`: version 2 with bare strings on).
-fn quoted_string(nodes: &Tape<'_>, i: Option<usize>, bare: bool) -> bool {
-    matches!(i.and_then(|i| nodes.get(i)), Some(Node::String(s)) if !(bare && writes_bare(s)))
-}
-
-/// Whether a string value between the values `prev` and `next` (neighbours
-/// in a table row's cells or an array's items; `None` at either end) keeps
-/// its quotes although it qualifies: both neighbours are quoted strings. Its
-/// quotes then merge with theirs (`","x","` as three tokens); bare, the
-/// merges break (`",x,"`): measured a token dearer per such string (spec
-/// 5.2, Appendix B). Neighbours are judged by [`writes_bare`] alone, so the
-/// rule is decided per string, in one pass, the same by every writer.
-pub(crate) fn sandwiched(nodes: &Tape<'_>, prev: Option<usize>, next: Option<usize>, bare: bool) -> bool {
-    bare && quoted_string(nodes, prev, bare) && quoted_string(nodes, next, bare)
+    let b = s.as_bytes();
+    let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    if !first.is_ascii() || first == b' ' || last == b' ' || matches!(first, b'-' | b'+' | b'.' | b'0'..=b'9') {
+        return false;
+    }
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c < 0x80 {
+            if !BARE_BYTE[usize::from(c)] {
+                return false;
+            }
+            i += 1;
+        } else {
+            match bare_char_len(&b[i..]) {
+                0 => return false,
+                n => i += n,
+            }
+        }
+    }
+    !is_literal_lookalike(s)
 }
 
 /// Writes a column list `{a,b{c,d}}` (bounded recursion: groups are at most
@@ -1129,6 +1231,17 @@ fn row_cells(nodes: &Tape<'_>, row: Option<usize>, columns: &[Column], out: &mut
         } else {
             row_cells(nodes, value, &column.sub, out);
         }
+    }
+}
+
+/// The leaf cells of the row object `row` of a dense table: its member
+/// values in order ([`row_cells`] without comparing keys).
+fn dense_cells(nodes: &Tape<'_>, row: usize, out: &mut Vec<Cell>) {
+    let end = nodes.skip(row);
+    let mut k = row + 1;
+    while k < end {
+        out.push(Cell::Value(k + 1));
+        k = nodes.skip(k + 1);
     }
 }
 
@@ -1351,7 +1464,7 @@ impl Writer<'_, '_, '_> {
             match task {
                 Task::Value { i, member, safe, level } => self.value(i, member, safe, level),
                 Task::Text(text) => self.out.push_str(text),
-                Task::Scalar { i, bare } => crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(i), bare),
+                Task::Scalar { i, bare } => self.plan.write_scalar_at(&mut self.out, i, bare),
                 Task::Items { mut next, mut left, mut first, compact, safe_last, level } => {
                     // Scalars straight away; a container waits on the stack.
                     // `prev`: the item before, if a scalar (after a container,
@@ -1365,9 +1478,8 @@ impl Writer<'_, '_, '_> {
                         first = false;
                         if !self.plan.is_container(next) {
                             let after = (left > 1).then_some(next + 1);
-                            let bare =
-                                self.plan.bare && !crate::write_stc::sandwiched(self.plan.nodes, prev, after, true);
-                            crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(next), bare);
+                            let bare = self.plan.bare && !self.plan.sandwiched_at(prev, after);
+                            self.plan.write_scalar_at(&mut self.out, next, bare);
                             prev = Some(next);
                             next += 1;
                             left -= 1;
@@ -1508,7 +1620,11 @@ impl Writer<'_, '_, '_> {
         self.tasks.push(Task::Rows { table, next, left: left - 1, first: false, keyed, level });
         let mut cells = std::mem::take(&mut self.cells);
         cells.clear();
-        row_cells(self.plan.nodes, Some(row), &self.plan.tables[table as usize], &mut cells);
+        if self.plan.dense[table as usize] {
+            dense_cells(self.plan.nodes, row, &mut cells);
+        } else {
+            row_cells(self.plan.nodes, Some(row), &self.plan.tables[table as usize], &mut cells);
+        }
         let count = cells.len();
         // Scalars and `~` straight away; from the first container on, the
         // rest of the row waits on the stack.
@@ -1521,7 +1637,7 @@ impl Writer<'_, '_, '_> {
                 Cell::Absent => self.out.push('~'),
                 Cell::Value(v) if !self.plan.is_container(v) => {
                     let bare = self.cell_bare(&cells, m);
-                    crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(v), bare);
+                    self.plan.write_scalar_at(&mut self.out, v, bare);
                 }
                 Cell::Value(v) => {
                     for (r, cell) in cells.iter().enumerate().skip(m + 1).rev() {
@@ -1549,18 +1665,18 @@ impl Writer<'_, '_, '_> {
     }
 
     /// Whether the scalar cell `m` of a row is written bare if it
-    /// qualifies: version 2, and not [`sandwiched`](crate::write_stc::sandwiched)
+    /// qualifies: version 2, and not [`sandwiched`](Plan::sandwiched_at)
     /// between its row neighbours.
     fn cell_bare(&self, cells: &[Cell], m: usize) -> bool {
         let at = |n: Option<usize>| match n.and_then(|n| cells.get(n)) {
             Some(Cell::Value(v)) => Some(*v),
             _ => None,
         };
-        self.plan.bare && !crate::write_stc::sandwiched(self.plan.nodes, at(m.checked_sub(1)), at(Some(m + 1)), true)
+        self.plan.bare && !self.plan.sandwiched_at(at(m.checked_sub(1)), at(Some(m + 1)))
     }
 
     fn scalar(&mut self, i: usize) {
-        write_scalar(&mut self.out, self.plan.nodes.get(i), self.plan.bare);
+        self.plan.write_scalar_at(&mut self.out, i, self.plan.bare);
     }
 }
 
@@ -1886,6 +2002,64 @@ mod tests {
         paths.sort();
         assert!(paths.len() >= 14, "expected the shared corpus in {}", dir.display());
         paths.iter().map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap())).collect()
+    }
+
+    /// The byte-wise `writes_bare` decides exactly as the rule it stands
+    /// for (`is_bare_string` with an ASCII first character): on every string
+    /// and key of the corpus (as stored, canonically escaped) and on strings
+    /// built from every ASCII character and the non-ASCII characters at the
+    /// edges of the refused ranges, at the start, inside and at the end.
+    #[test]
+    fn writes_bare_is_the_rule() {
+        let rule = |s: &str| s.as_bytes().first().is_some_and(u8::is_ascii) && is_bare_string(s);
+        let mut checked = 0;
+        for (name, json) in corpus() {
+            let doc = Document::parse_json(&json, &Limits::default()).unwrap();
+            for i in 0..doc.nodes.len() {
+                if let Some(Node::String(s) | Node::Key(s)) = doc.nodes.get(i) {
+                    assert_eq!(writes_bare(s), rule(s), "{name}: {s:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+        let mut pieces: Vec<String> = (0u8..0x80).map(|b| char::from(b).to_string()).collect();
+        for c in [
+            '\u{7f}',
+            '\u{80}',
+            '\u{9f}',
+            '\u{a0}',
+            '\u{a1}',
+            '\u{e9}',
+            '\u{1680}',
+            '\u{1681}',
+            '\u{1fff}',
+            '\u{2000}',
+            '\u{200a}',
+            '\u{200b}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{202f}',
+            '\u{205f}',
+            '\u{3000}',
+            '\u{3001}',
+            '\u{65e5}',
+            '\u{1f600}',
+            '\u{feff}',
+            '\u{85}',
+        ] {
+            pieces.push(c.to_string());
+        }
+        for word in
+            ["true", "False", "NULL", "nan", "Inf", "infinity", "infinit", "-1", "+x", ".5", "9a", "a b", " a", "a "]
+        {
+            pieces.push(word.to_string());
+        }
+        for p in &pieces {
+            for s in [p.clone(), format!("a{p}"), format!("{p}a"), format!("a{p}b"), format!("{p}{p}")] {
+                assert_eq!(writes_bare(&s), rule(&s), "{s:?}");
+            }
+        }
     }
 
     /// Version 2 writes qualifying string values bare in every value

@@ -634,8 +634,7 @@ impl Writer<'_, '_, '_> {
                         first = false;
                         if !self.plan.is_container(next) {
                             let after = (left > 1).then_some(next + 1);
-                            let bare =
-                                self.plan.v2 && !crate::write_stc::sandwiched(self.plan.nodes, prev, after, true);
+                            let bare = self.plan.v2 && !sandwiched(self.plan.nodes, prev, after, true);
                             crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(next), bare);
                             prev = Some(next);
                             next += 1;
@@ -812,14 +811,14 @@ impl Writer<'_, '_, '_> {
     }
 
     /// Whether the scalar cell `m` of a row is written bare if it
-    /// qualifies: version 2, and not [`sandwiched`](crate::write_stc::sandwiched)
+    /// qualifies: version 2, and not [`sandwiched`]
     /// between its row neighbours.
     fn cell_bare(&self, cells: &[Cell], m: usize) -> bool {
         let at = |n: Option<usize>| match n.and_then(|n| cells.get(n)) {
             Some(Cell::Value(v)) => Some(*v),
             _ => None,
         };
-        self.plan.v2 && !crate::write_stc::sandwiched(self.plan.nodes, at(m.checked_sub(1)), at(Some(m + 1)), true)
+        self.plan.v2 && !sandwiched(self.plan.nodes, at(m.checked_sub(1)), at(Some(m + 1)), true)
     }
 
     fn scalar(&mut self, i: usize) {
@@ -846,4 +845,23 @@ pub(crate) fn write(nodes: &Tape<'_>, profile: Profile, version: Version) -> Str
     };
     writer.run();
     writer.out
+}
+
+/// The writer's rule for a string between two quoted strings, as it was
+/// before the planner kept one bit per string (`Plan::sandwiched_at`).
+/// Whether a string at the node `i` (if any) is written quoted by
+/// [`writes_bare`](crate::write_stc::writes_bare) (`bare`: version 2 with bare strings on).
+fn quoted_string(nodes: &Tape<'_>, i: Option<usize>, bare: bool) -> bool {
+    matches!(i.and_then(|i| nodes.get(i)), Some(Node::String(s)) if !(bare && crate::write_stc::writes_bare(s)))
+}
+
+/// Whether a string value between the values `prev` and `next` (neighbours
+/// in a table row's cells or an array's items; `None` at either end) keeps
+/// its quotes although it qualifies: both neighbours are quoted strings. Its
+/// quotes then merge with theirs (`","x","` as three tokens); bare, the
+/// merges break (`",x,"`): measured a token dearer per such string (spec
+/// 5.2, Appendix B). Neighbours are judged by [`writes_bare`](crate::write_stc::writes_bare) alone, so the
+/// rule is decided per string, in one pass, the same by every writer.
+fn sandwiched(nodes: &Tape<'_>, prev: Option<usize>, next: Option<usize>, bare: bool) -> bool {
+    bare && quoted_string(nodes, prev, bare) && quoted_string(nodes, next, bare)
 }
