@@ -69,46 +69,53 @@ impl Partial {
 
 /// Charges the piece of `b` starting at `i` to `halves` and returns where
 /// the next piece starts. Each piece is decided by its own bytes and the
-/// one after it, never by what came before.
+/// one after it, never by what came before. Byte kinds come from one table
+/// ([`CLASS`]); the reference form of these rules is the test's
+/// `piece_by_predicates`, which it must match on every text.
 #[inline(always)]
 fn piece(b: &[u8], mut i: usize, halves: &mut usize) -> usize {
     let n = b.len();
+    let class = |i: usize| b.get(i).map_or(0, |&x| CLASS[usize::from(x)]);
     let c = b[i];
-    let next = b.get(i + 1).copied();
-    if c.is_ascii_alphabetic() || (is_prefix(c) && next.is_some_and(|x| x.is_ascii_alphabetic())) {
-        if !c.is_ascii_alphabetic() {
+    let k = CLASS[usize::from(c)];
+    let next = class(i + 1);
+    if k & ALPHA != 0 || (k & PREFIX != 0 && next & ALPHA != 0) {
+        if k & ALPHA == 0 {
             // A leading space is free; punctuation merges with the word only sometimes.
-            if c != b' ' && c != b'\t' {
+            if k & PUNCT != 0 {
                 *halves += PREFIX_HALVES;
             }
             i += 1;
         }
         let start = i;
-        while i < n && b[i].is_ascii_uppercase() {
+        while i < n && class(i) & UPPER != 0 {
             i += 1;
         }
         let upper = i - start;
-        while i < n && b[i].is_ascii_lowercase() {
+        while i < n && class(i) & LOWER != 0 {
             i += 1;
         }
         let len = i - start;
         let per_token = if upper == len && len > 1 { CAPS_PER_TOKEN } else { LETTERS_PER_TOKEN };
         *halves += 2 * len.div_ceil(per_token);
-    } else if c.is_ascii_digit() {
+    } else if k & DIGIT != 0 {
         let start = i;
-        while i < n && b[i].is_ascii_digit() {
+        while i < n && class(i) & DIGIT != 0 {
             i += 1;
         }
         *halves += 2 * (i - start).div_ceil(3);
-    } else if is_punct(c) || (c == b' ' && next.is_some_and(is_punct)) {
+    } else if k & PUNCT != 0 || (c == b' ' && next & PUNCT != 0) {
         if c == b' ' {
             i += 1;
         }
         let start = i;
         let (mut quote, mut slash) = (false, false);
-        while i < n && is_punct(b[i]) {
-            quote |= b[i] == b'"';
-            slash |= b[i] == b'/';
+        while let Some(&x) = b.get(i) {
+            if CLASS[usize::from(x)] & PUNCT == 0 {
+                break;
+            }
+            quote |= x == b'"';
+            slash |= x == b'/';
             i += 1;
         }
         // Runs holding a quote (JSON's `":"`, `","`, `":{"`) merge more; a
@@ -122,9 +129,9 @@ fn piece(b: &[u8], mut i: usize, halves: &mut usize) -> usize {
         while i < n && (b[i] == b'\n' || b[i] == b'\r') {
             i += 1;
         }
-    } else if c.is_ascii_whitespace() {
+    } else if k & SPACE != 0 {
         let start = i;
-        while i < n && b[i].is_ascii_whitespace() {
+        while i < n && class(i) & SPACE != 0 {
             i += 1;
         }
         let after = b.get(i).copied();
@@ -148,15 +155,42 @@ fn piece(b: &[u8], mut i: usize, halves: &mut usize) -> usize {
     i
 }
 
+/// Byte kinds of [`CLASS`].
+const UPPER: u8 = 1;
+const LOWER: u8 = 2;
+const ALPHA: u8 = UPPER | LOWER;
+const DIGIT: u8 = 4;
 /// ASCII punctuation and control characters (not letters, digits or whitespace).
-fn is_punct(c: u8) -> bool {
-    c < 0x80 && !c.is_ascii_alphanumeric() && !c.is_ascii_whitespace()
-}
-
+const PUNCT: u8 = 8;
+/// ASCII whitespace (`u8::is_ascii_whitespace`).
+const SPACE: u8 = 16;
 /// A character that can lead a word: space, tab or punctuation.
-fn is_prefix(c: u8) -> bool {
-    c == b' ' || c == b'\t' || is_punct(c)
-}
+const PREFIX: u8 = 32;
+
+/// The kinds of each byte (bytes from 0x80 up: none).
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 0x80 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_uppercase() {
+            UPPER
+        } else if b.is_ascii_lowercase() {
+            LOWER
+        } else if b.is_ascii_digit() {
+            DIGIT
+        } else if b.is_ascii_whitespace() {
+            SPACE
+        } else {
+            PUNCT | PREFIX
+        };
+        if b == b' ' || b == b'\t' {
+            t[c] |= PREFIX;
+        }
+        c += 1;
+    }
+    t
+};
 
 const LETTERS_PER_TOKEN: usize = 10;
 const CAPS_PER_TOKEN: usize = 2;
@@ -167,7 +201,146 @@ const PREFIX_HALVES: usize = 1;
 
 #[cfg(test)]
 mod tests {
-    use super::{estimate_tokens, Partial};
+    use super::{estimate_tokens, piece, Partial};
+    use super::{CAPS_PER_TOKEN, LETTERS_PER_TOKEN, NON_ASCII_BYTES_PER_TOKEN, PREFIX_HALVES};
+    use super::{PUNCT_PER_TOKEN, QUOTED_PUNCT_PER_TOKEN};
+
+    /// The estimator's piece rules as they were written first, one predicate
+    /// per byte kind: `piece` (table-driven) must charge and split exactly so.
+    fn piece_by_predicates(b: &[u8], mut i: usize, halves: &mut usize) -> usize {
+        let n = b.len();
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if c.is_ascii_alphabetic() || (is_prefix(c) && next.is_some_and(|x| x.is_ascii_alphabetic())) {
+            if !c.is_ascii_alphabetic() {
+                // A leading space is free; punctuation merges with the word only sometimes.
+                if c != b' ' && c != b'\t' {
+                    *halves += PREFIX_HALVES;
+                }
+                i += 1;
+            }
+            let start = i;
+            while i < n && b[i].is_ascii_uppercase() {
+                i += 1;
+            }
+            let upper = i - start;
+            while i < n && b[i].is_ascii_lowercase() {
+                i += 1;
+            }
+            let len = i - start;
+            let per_token = if upper == len && len > 1 { CAPS_PER_TOKEN } else { LETTERS_PER_TOKEN };
+            *halves += 2 * len.div_ceil(per_token);
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < n && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            *halves += 2 * (i - start).div_ceil(3);
+        } else if is_punct(c) || (c == b' ' && next.is_some_and(is_punct)) {
+            if c == b' ' {
+                i += 1;
+            }
+            let start = i;
+            let (mut quote, mut slash) = (false, false);
+            while i < n && is_punct(b[i]) {
+                quote |= b[i] == b'"';
+                slash |= b[i] == b'/';
+                i += 1;
+            }
+            // Runs holding a quote (JSON's `":"`, `","`, `":{"`) merge more; a
+            // quote and a slash (STC's row separator `"/"`, a URL ending a
+            // string) merge less.
+            let per_token = if quote { QUOTED_PUNCT_PER_TOKEN } else { PUNCT_PER_TOKEN };
+            *halves += 2 * (i - start).div_ceil(per_token);
+            if quote && slash {
+                *halves += 2;
+            }
+            while i < n && (b[i] == b'\n' || b[i] == b'\r') {
+                i += 1;
+            }
+        } else if c.is_ascii_whitespace() {
+            let start = i;
+            while i < n && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let after = b.get(i).copied();
+            if i - start > 1
+                && b[i - 1] == b' '
+                && after.is_some_and(|x| !x.is_ascii_whitespace() && !x.is_ascii_digit())
+            {
+                // The last space goes with what follows.
+                i -= 1;
+                *halves += 2;
+            } else if i - start > 1 && after.is_some_and(|x| x.is_ascii_digit()) {
+                // Digits take no leading space: the run splits in two.
+                *halves += 4;
+            } else {
+                *halves += 2;
+            }
+        } else {
+            let start = i;
+            while i < n && b[i] >= 0x80 {
+                i += 1;
+            }
+            *halves += 2 * (i - start).div_ceil(NON_ASCII_BYTES_PER_TOKEN);
+        }
+        i
+    }
+
+    /// ASCII punctuation and control characters (not letters, digits or whitespace).
+    fn is_punct(c: u8) -> bool {
+        c < 0x80 && !c.is_ascii_alphanumeric() && !c.is_ascii_whitespace()
+    }
+
+    /// A character that can lead a word: space, tab or punctuation.
+    fn is_prefix(c: u8) -> bool {
+        c == b' ' || c == b'\t' || is_punct(c)
+    }
+
+    /// The table-driven `piece` splits and charges every text exactly as the
+    /// predicates do: texts of random bytes from every kind (all ASCII bytes,
+    /// multi-byte characters), and every document of the shared corpus.
+    #[test]
+    fn table_driven_pieces_match_the_predicates() {
+        let pieces = |text: &str, f: fn(&[u8], usize, &mut usize) -> usize| {
+            let (b, mut i, mut out) = (text.as_bytes(), 0, Vec::new());
+            while i < b.len() {
+                let mut halves = 0;
+                i = f(b, i, &mut halves);
+                out.push((i, halves));
+            }
+            out
+        };
+        let mut alphabet: Vec<String> = (0u8..0x80).map(|b| char::from(b).to_string()).collect();
+        alphabet.extend(
+            ["\u{e9}", "\u{65e5}", "\u{1f600}", "  ", "\n  ", "Ab", "ABC", "abc", "123", "\",\"", "\"/\""]
+                .map(String::from),
+        );
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut texts = Vec::new();
+        for len in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..len % 40 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(&alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            texts.push(text);
+        }
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                if let Ok(text) = std::fs::read_to_string(e.path()) {
+                    texts.push(text);
+                }
+            }
+        }
+        assert!(texts.len() > 2010, "the shared corpus is missing");
+        for text in &texts {
+            assert_eq!(pieces(text, piece), pieces(text, piece_by_predicates), "{text:?}");
+        }
+    }
 
     /// Fed in parts of every size, kept tails included, the estimate is
     /// exactly the whole text's, on texts mixing every kind of piece.
