@@ -76,49 +76,70 @@ pub(crate) fn number_end(b: &[u8], start: usize) -> Option<usize> {
     }
     Some(i)
 }
+/// The high bit of the lowest byte of `w` that is `"`, `\` or a control
+/// character is set, and no bit below it (higher bytes may be flagged
+/// falsely: a borrow runs upward only from a byte that matched).
+#[inline(always)]
+fn special_bytes(w: u64) -> u64 {
+    let quote = w ^ (ONES * b'"' as u64);
+    let backslash = w ^ (ONES * b'\\' as u64);
+    ((quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (w.wrapping_sub(ONES * 0x20) & !w))
+        & HIGH
+}
+
 /// Length of the run of bytes that need no attention inside a string (not
-/// `"`, `\` or a control character), eight bytes at a time.
+/// `"`, `\` or a control character), eight bytes at a time. The last
+/// incomplete word of a slice of eight bytes or more is read as the slice's
+/// last eight bytes (the bytes read twice are plain, so they cannot hide or
+/// fake the first special byte).
 #[inline(always)]
 pub(crate) fn plain_run(bytes: &[u8]) -> usize {
     let mut skipped = 0;
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
-        let w = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
-        let quote = w ^ (ONES * b'"' as u64);
-        let backslash = w ^ (ONES * b'\\' as u64);
-        // High bit set in the lowest flagged byte for a zero byte (resp. a
-        // byte below 0x20); bytes above may be flagged falsely, the lowest
-        // one never is, so the first special byte is the lowest flag.
-        let special = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w);
-        let special = special & HIGH;
+        let special = special_bytes(<[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes));
         if special != 0 {
             return skipped + (special.trailing_zeros() / 8) as usize;
         }
         skipped += 8;
     }
     let rest = chunks.remainder();
+    if rest.is_empty() {
+        return skipped;
+    }
+    if let Some(last) = bytes.len().checked_sub(8).and_then(|at| bytes.get(at..)) {
+        let special = special_bytes(<[u8; 8]>::try_from(last).map_or(0, u64::from_le_bytes));
+        if special == 0 {
+            return bytes.len();
+        }
+        return bytes.len() - 8 + (special.trailing_zeros() / 8) as usize;
+    }
     skipped + rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len())
 }
 
 /// Appends the canonical escaped body of `s` to `out` (exactly what
 /// `strings::push_canonical_str` writes: `"`, `\` and control characters
-/// escaped), copying the runs between them whole.
+/// escaped): one copy when nothing needs escaping, else the runs between
+/// escapes copied whole.
 #[inline]
 pub(crate) fn push_canonical(out: &mut String, s: &str) {
     let b = s.as_bytes();
-    out.reserve(b.len());
+    let mut i = plain_run(b);
+    if i == b.len() {
+        out.push_str(s);
+        return;
+    }
+    out.reserve(b.len() + 8);
     let mut from = 0;
-    let mut i = 0;
-    loop {
-        i += plain_run(&b[i..]);
-        let Some(&byte) = b.get(i) else { break };
+    while let Some(&byte) = b.get(i) {
         // `i` is at an ASCII byte, so both slices are on character boundaries.
         out.push_str(s.get(from..i).unwrap_or(""));
         push_escape(out, byte);
         i += 1;
         from = i;
+        i += plain_run(&b[i..]);
     }
     out.push_str(s.get(from..).unwrap_or(""));
 }
