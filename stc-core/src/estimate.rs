@@ -67,6 +67,108 @@ impl Partial {
     }
 }
 
+impl Partial {
+    /// Whether nothing has been charged yet (every piece costs at least a
+    /// half token, so nothing has been read either).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.halves == 0
+    }
+}
+
+/// How far into the body [`two_heads`] looks for the place where its two
+/// texts split the body alike.
+const SYNC_WINDOW: usize = 64;
+
+/// Estimated tokens of `text + close` and of `head + body`, where `text` is
+/// `open + body` (`open` its first `open_len` bytes), with one pass over the
+/// body for both: a piece is decided by its own bytes and the one after it,
+/// so from the first place within the body where both texts end a piece,
+/// they split into the same pieces up to the body's last one; the texts
+/// differ only in the pieces before that place and around the end. The
+/// second is `None` (price it whole) when that place is not within the
+/// first [`SYNC_WINDOW`] bytes of the body, or comes after its last piece.
+/// Exactly `estimate_tokens` of both texts otherwise (test
+/// `two_heads_estimate_as_both_texts`).
+pub(crate) fn two_heads(text: &str, open_len: usize, close: &[u8], head: &[u8]) -> (usize, Option<usize>) {
+    let b = text.as_bytes();
+    // The first text: every piece but the last, remembering where pieces
+    // end within the window (body offset, halves so far).
+    let mut marks = [(0usize, 0usize); SYNC_WINDOW + 1];
+    let mut count = 0;
+    let (mut i, mut halves) = (0, 0);
+    let (read, charged) = loop {
+        if i >= b.len() {
+            break (i, halves);
+        }
+        let mut h = 0;
+        let next = piece(b, i, &mut h);
+        if next >= b.len() {
+            break (i, halves);
+        }
+        halves += h;
+        i = next;
+        if i >= open_len && i - open_len <= SYNC_WINDOW {
+            marks[count] = (i - open_len, halves);
+            count += 1;
+        }
+    };
+    // The last piece, then `close`, and without it.
+    let last = &b[read..];
+    let with_close = {
+        let mut buf = [0u8; 2 * SYNC_WINDOW];
+        let n = last.len() + close.len();
+        if n <= buf.len() {
+            buf[..last.len()].copy_from_slice(last);
+            buf[last.len()..n].copy_from_slice(close);
+            whole_halves(&buf[..n])
+        } else {
+            whole_halves(&[last, close].concat())
+        }
+    };
+    let first = (charged + with_close).div_ceil(2);
+    // The second text's head, up to the first place both texts end a piece.
+    let body = &b[open_len.min(b.len())..];
+    let mut buf = [0u8; 2 * SYNC_WINDOW];
+    let take = body.len().min(SYNC_WINDOW);
+    if head.len() + take > buf.len() {
+        return (first, None);
+    }
+    buf[..head.len()].copy_from_slice(head);
+    buf[head.len()..head.len() + take].copy_from_slice(&body[..take]);
+    let hb = &buf[..head.len() + take];
+    let (mut j, mut head_halves, mut m) = (0, 0, 0);
+    while j < hb.len() {
+        let mut h = 0;
+        let next = piece(hb, j, &mut h);
+        if next >= hb.len() {
+            break;
+        }
+        head_halves += h;
+        j = next;
+        if j < head.len() {
+            continue;
+        }
+        let at = j - head.len();
+        while m < count && marks[m].0 < at {
+            m += 1;
+        }
+        if m < count && marks[m].0 == at && open_len + at <= read {
+            let second = head_halves + (charged - marks[m].1) + whole_halves(last);
+            return (first, Some(second.div_ceil(2)));
+        }
+    }
+    (first, None)
+}
+
+/// Half tokens of all of `b`.
+fn whole_halves(b: &[u8]) -> usize {
+    let (mut i, mut halves) = (0, 0);
+    while i < b.len() {
+        i = piece(b, i, &mut halves);
+    }
+    halves
+}
+
 /// Charges the piece of `b` starting at `i` to `halves` and returns where
 /// the next piece starts. Each piece is decided by its own bytes and the
 /// one after it, never by what came before. Byte kinds come from one table
@@ -295,6 +397,65 @@ mod tests {
     /// A character that can lead a word: space, tab or punctuation.
     fn is_prefix(c: u8) -> bool {
         c == b' ' || c == b'\t' || is_punct(c)
+    }
+
+    /// `two_heads` gives exactly the estimates of both texts, or declines:
+    /// bodies of random pieces (values, stand-ins, separators, long digit
+    /// runs and words), each with `[`/`]` against `[N]:`, and with `{`/`}`.
+    #[test]
+    fn two_heads_estimate_as_both_texts() {
+        let parts = [
+            "0",
+            ",",
+            "\"a\"",
+            "\"x\"",
+            "x",
+            "12",
+            "-3.5e7",
+            "true",
+            "null",
+            "ab cd",
+            "\"/\"",
+            "~",
+            "/",
+            ":",
+            "[",
+            "]",
+            "{",
+            "}",
+            " ",
+            "\u{e9}t\u{e9}",
+            "1234567890123456789012345678901234567890",
+            "A",
+            "ABC",
+            "Ab",
+            "\"\"",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let (mut answered, mut declined) = (0, 0);
+        for len in 0..3000 {
+            let mut body = String::new();
+            for _ in 0..1 + len % 50 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                body.push_str(parts[(seed % parts.len() as u64) as usize]);
+            }
+            for (open, close, head) in [("[", "]", "[12]:"), ("[", "]", "[3]:"), ("{", "}", "x{"), ("[", "", "[1234]:")]
+            {
+                let text = format!("{open}{body}");
+                let (first, second) = super::two_heads(&text, open.len(), close.as_bytes(), head.as_bytes());
+                assert_eq!(first, estimate_tokens(&format!("{text}{close}")), "{text:?}");
+                match second {
+                    Some(second) => {
+                        assert_eq!(second, estimate_tokens(&format!("{head}{body}")), "{head}{body:?}");
+                        answered += 1;
+                    }
+                    None => declined += 1,
+                }
+            }
+        }
+        assert!(answered > 10 * declined, "{answered} answered, {declined} declined");
     }
 
     /// The table-driven `piece` splits and charges every text exactly as the

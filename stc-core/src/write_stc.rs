@@ -18,7 +18,7 @@
 //! Column-group inference recurses only on group depth, which is capped.
 
 use crate::document::{Document, Node, Tape};
-use crate::estimate::{estimate_tokens, Partial};
+use crate::estimate::{estimate_tokens, two_heads, Partial};
 use crate::gate::{GateError, GateOptions, Gated};
 use crate::identifier::is_identifier;
 use crate::options::{EncodeOptions, Profile, Techniques, Version};
@@ -640,11 +640,30 @@ impl<'d, 'a> Plan<'d, 'a> {
             extra += self.price_value(j, false);
             j = self.skip(j);
         }
-        self.scratch.push(']');
-        let plain = self.priced(extra);
+        // Compact: `[N]:a,b`; safe when its last item is written safe. The
+        // same items as plain: priced from plain's text when it is all here
+        // (`estimate::two_heads`), else built and priced again.
+        let (plain, compact) = if self.t.arrays_of_arrays && self.partial.is_empty() {
+            let mut digits = itoa::Buffer::new();
+            let digits = digits.format(len).as_bytes();
+            let count = digits.len();
+            let mut head = [0u8; 24];
+            head[0] = b'[';
+            head[1..1 + count].copy_from_slice(digits);
+            head[1 + count..3 + count].copy_from_slice(b"]:");
+            let (plain, compact) = two_heads(&self.scratch, 1, b"]", &head[..3 + count]);
+            self.scratch.clear();
+            let plain = plain.saturating_add(extra);
+            match compact {
+                Some(compact) => (plain, compact.saturating_add(extra)),
+                None => (plain, self.price_compact(i, end)),
+            }
+        } else {
+            self.scratch.push(']');
+            let plain = self.priced(extra);
+            (plain, if self.t.arrays_of_arrays { self.price_compact(i, end) } else { usize::MAX })
+        };
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
-        // Compact: `[N]:a,b`; safe when its last item is written safe.
-        let compact = if self.t.arrays_of_arrays { self.price_compact(i, end) } else { usize::MAX };
         if compact < best.cost {
             (best.form, best.cost) = (Form::Compact, compact);
         }
