@@ -535,7 +535,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     }
 
     /// key = string / identifier   (identifier: STC only)
-    #[inline]
+    #[inline(always)]
     fn key(&mut self) -> Result<JsonStr<'a>, Error> {
         match self.peek() {
             Some(b'"') => self.string_body(),
@@ -886,7 +886,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     /// key. `true` when a value follows at `pos`; `false` when the member is
     /// complete (a header whose body was empty) or a table's first cell was
     /// handled.
-    #[inline]
+    #[inline(always)]
     fn member(&mut self) -> Result<bool, Failure<E>> {
         let key_at = self.pos;
         let key = self.key()?;
@@ -1254,6 +1254,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     }
 
     /// Enters the groups that open before the current cell's leaf.
+    #[inline(always)]
     fn enter_groups(&mut self, ti: usize) {
         let t = &mut self.tables[ti];
         while let Column::Open(name) = self.columns[t.at] {
