@@ -28,6 +28,38 @@ struct Walker<'py, 'd> {
     /// keeps returning unsupported objects must end in an error, not in an
     /// endless loop.
     default_depth: usize,
+    /// The built-in types the walk tests first, by pointer.
+    exact: ExactTypes,
+    /// Where floats and integers are spelled.
+    float_text: FloatText,
+    int_text: itoa::Buffer,
+}
+
+/// The type objects of `str`, `int`, `float`, `dict`, `list` and `bool`: an
+/// object whose type is one of these exactly is handled without the
+/// subclass checks (which read the type's flags through a call in the
+/// stable ABI).
+struct ExactTypes {
+    str: *mut pyo3::ffi::PyTypeObject,
+    int: *mut pyo3::ffi::PyTypeObject,
+    float: *mut pyo3::ffi::PyTypeObject,
+    dict: *mut pyo3::ffi::PyTypeObject,
+    list: *mut pyo3::ffi::PyTypeObject,
+    bool: *mut pyo3::ffi::PyTypeObject,
+}
+
+impl ExactTypes {
+    fn new(py: Python<'_>) -> Self {
+        use pyo3::type_object::PyTypeInfo;
+        ExactTypes {
+            str: PyString::type_object_raw(py),
+            int: PyInt::type_object_raw(py),
+            float: PyFloat::type_object_raw(py),
+            dict: PyDict::type_object_raw(py),
+            list: PyList::type_object_raw(py),
+            bool: PyBool::type_object_raw(py),
+        }
+    }
 }
 
 /// An open container being walked, and how many `default` calls produced it
@@ -102,9 +134,9 @@ fn int_lexeme(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     repr.extract::<String>()
 }
 
-/// `float.__repr__(obj)` (what `json.dumps` writes), or `ValueError` for NaN
-/// and infinities (strict JSON).
-fn float_lexeme(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+/// `float.__repr__(obj)` (what `json.dumps` writes) in `out`, or
+/// `ValueError` for NaN and infinities (strict JSON).
+fn float_lexeme<'b>(obj: &Bound<'_, PyAny>, out: &'b mut FloatText) -> PyResult<&'b str> {
     let value: f64 = obj.extract()?;
     if !value.is_finite() {
         let shown = if value.is_nan() {
@@ -116,79 +148,77 @@ fn float_lexeme(obj: &Bound<'_, PyAny>) -> PyResult<String> {
         };
         return Err(PyValueError::new_err(format!("Out of range float values are not JSON compliant: {shown}")));
     }
-    Ok(float_repr(value))
+    Ok(out.repr(value))
 }
 
-/// Python's `repr` of a finite float, without calling into Python.
-///
-/// Ryu and CPython's `repr` both print the shortest digit string that reads
-/// back as the same double, and both break ties between equally short
-/// strings towards the nearest (then even) one, so the digits agree. CPython
-/// then lays them out in positional notation when the decimal exponent is in
-/// -4 ..= 15 (adding `.0` to whole numbers) and in exponential notation
-/// otherwise, with a signed exponent of at least two digits: `1e-05`,
-/// `1e+16`, `0.0001`, `1.5`.
-fn float_repr(value: f64) -> String {
-    if value == 0.0 {
-        return if value.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
+/// Room for Python's `repr` of a finite float (at most 24 bytes:
+/// `-1.2345678901234567e-308`).
+struct FloatText {
+    ryu: ryu::Buffer,
+    bytes: [u8; 32],
+}
+
+impl FloatText {
+    fn new() -> Self {
+        FloatText { ryu: ryu::Buffer::new(), bytes: [0; 32] }
     }
-    let mut buffer = ryu::Buffer::new();
-    let text = buffer.format_finite(value.abs());
-    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
-        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
-        None => (text, 0),
-    };
-    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    // The significant digits, and `point` such that value = 0.DIGITS × 10^point.
-    let mut digits = [0u8; 32];
-    let mut n = 0;
-    let mut point = int_part.len() as i32 + exponent;
-    for b in int_part.bytes().chain(frac_part.bytes()) {
-        if n == 0 && b == b'0' {
-            point -= 1;
-        } else if n < digits.len() {
-            digits[n] = b;
-            n += 1;
-        }
-    }
-    while n > 1 && digits[n - 1] == b'0' {
-        n -= 1;
-    }
-    let digits = std::str::from_utf8(&digits[..n]).unwrap_or("0");
-    let n = n as i32;
-    let mut out = String::with_capacity(digits.len() + 8);
-    if value < 0.0 {
-        out.push('-');
-    }
-    if -4 < point && point <= 16 {
-        if point <= 0 {
-            out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-point) as usize));
-            out.push_str(digits);
-        } else if point >= n {
-            out.push_str(digits);
-            out.extend(std::iter::repeat_n('0', (point - n) as usize));
-            out.push_str(".0");
+
+    /// Python's `repr` of a finite float, without calling into Python.
+    ///
+    /// Ryu and CPython's `repr` both print the shortest digit string that
+    /// reads back as the same double, and both break ties between equally
+    /// short strings towards the nearest (then even) one, so the digits
+    /// agree; so does the layout in most cases. Where `x` is the decimal
+    /// exponent (`d.ddd × 10^x`), CPython writes positional notation for
+    /// -4 ≤ x < 16 (whole numbers with `.0`) and `d.ddde±XX` otherwise (a
+    /// signed exponent of at least two digits); ryu writes positional for
+    /// -5 ≤ x < 16 and `d.ddde-X` / `de X` otherwise. So ryu's text is taken as
+    /// it is, except that an exponent gets its sign and two digits (`1e16` →
+    /// `1e+16`, `1.5e-7` → `1.5e-07`) and x = -5 (`0.0000ddd`) is laid out
+    /// as `d.dde-05`.
+    fn repr(&mut self, value: f64) -> &str {
+        let text = self.ryu.format_finite(value).as_bytes();
+        let (sign, body) = match text.split_first() {
+            Some((b'-', rest)) => (&b"-"[..], rest),
+            _ => (&b""[..], text),
+        };
+        // The significand as written (`d` or `d.ddd`, in one or two
+        // parts) and the exponent's text (`16`, `-7`).
+        let (lead, rest, exponent): (&[u8], &[u8], &[u8]) = if let Some(e) = body.iter().position(|&b| b == b'e') {
+            (&body[..e], b"", &body[e + 1..])
+        } else if let Some(digits) = body.strip_prefix(b"0.0000") {
+            // 0.0000ddd (x = -5; the first of `digits` is not 0).
+            match digits.split_first() {
+                Some((first, [])) => (std::slice::from_ref(first), b"", b"-5"),
+                Some((first, others)) => (std::slice::from_ref(first), others, b"-5"),
+                None => return std::str::from_utf8(text).unwrap_or("0.0"),
+            }
         } else {
-            out.push_str(&digits[..point as usize]);
-            out.push('.');
-            out.push_str(&digits[point as usize..]);
+            return std::str::from_utf8(text).unwrap_or("0.0");
+        };
+        let out = &mut self.bytes;
+        let mut n = 0;
+        let mut put = |bytes: &[u8]| {
+            out[n..n + bytes.len()].copy_from_slice(bytes);
+            n += bytes.len();
+        };
+        put(sign);
+        put(lead);
+        if !rest.is_empty() {
+            put(b".");
+            put(rest);
         }
-    } else {
-        let exponent = point - 1;
-        out.push_str(&digits[..1]);
-        if n > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
+        let (minus, digits) = match exponent.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, exponent),
+        };
+        put(if minus { b"e-" } else { b"e+" });
+        if digits.len() < 2 {
+            put(b"0");
         }
-        out.push('e');
-        out.push(if exponent < 0 { '-' } else { '+' });
-        if exponent.abs() < 10 {
-            out.push('0');
-        }
-        out.push_str(itoa::Buffer::new().format(exponent.abs()));
+        put(digits);
+        std::str::from_utf8(&self.bytes[..n]).unwrap_or("0.0")
     }
-    out
 }
 
 impl<'py> Walker<'py, '_> {
@@ -247,6 +277,38 @@ impl<'py> Walker<'py, '_> {
         // that need another call.
         let mut defaults = 0;
         loop {
+            // The exact built-in types first, by their type pointer (one
+            // comparison each; no subclass check through the type's flags).
+            let ty = obj.get_type_ptr();
+            let exact = &self.exact;
+            if ty == exact.str {
+                let s = obj.cast_exact::<PyString>()?;
+                return match text_of(s)? {
+                    Text::Utf8(text) => self.builder.push_str(text),
+                    Text::Utf16(units) => self.builder.push_utf16(&units),
+                }
+                .map_err(builder_error);
+            } else if ty == exact.int {
+                if let Ok(v) = obj.extract::<i64>() {
+                    let lexeme = self.int_text.format(v);
+                    return self.builder.push_number(lexeme).map_err(builder_error);
+                }
+                let lexeme = int_lexeme(&obj)?;
+                return self.builder.push_number(&lexeme).map_err(builder_error);
+            } else if ty == exact.float {
+                let lexeme = float_lexeme(&obj, &mut self.float_text)?;
+                return self.builder.push_number(lexeme).map_err(builder_error);
+            } else if ty == exact.dict && self.default.is_none() && !self.sort_keys {
+                let dict = obj.cast_exact::<PyDict>()?;
+                self.builder.push_begin_object().map_err(builder_error)?;
+                return self.open(Items::DictIter(dict.iter()), defaults);
+            } else if ty == exact.list {
+                let list = obj.cast_exact::<PyList>()?;
+                self.builder.push_begin_array().map_err(builder_error)?;
+                return self.open(Items::List(list.clone()), defaults);
+            } else if ty == exact.bool {
+                return self.builder.push_bool(obj.cast_exact::<PyBool>()?.is_true()).map_err(builder_error);
+            }
             if obj.is_none() {
                 return self.builder.push_null().map_err(builder_error);
             }
@@ -265,8 +327,8 @@ impl<'py> Walker<'py, '_> {
                 return self.builder.push_number(&lexeme).map_err(builder_error);
             }
             if obj.is_instance_of::<PyFloat>() {
-                let lexeme = float_lexeme(&obj)?;
-                return self.builder.push_number(&lexeme).map_err(builder_error);
+                let lexeme = float_lexeme(&obj, &mut self.float_text)?;
+                return self.builder.push_number(lexeme).map_err(builder_error);
             }
             let items = if let Ok(list) = obj.cast::<PyList>() {
                 Some(Items::List(list.clone()))
@@ -319,7 +381,9 @@ impl<'py> Walker<'py, '_> {
     /// Writes a key the way `json.dumps` converts keys; `Ok(false)` when the
     /// member is skipped (`skipkeys`).
     fn key(&mut self, key: &Bound<'py, PyAny>) -> PyResult<bool> {
-        let text: String = if let Ok(s) = key.cast::<PyString>() {
+        let exact_str = key.get_type_ptr() == self.exact.str;
+        let text: String = if let Ok(s) = if exact_str { key.cast_exact::<PyString>() } else { key.cast::<PyString>() }
+        {
             match text_of(s)? {
                 Text::Utf8(text) => self.builder.push_key(text),
                 Text::Utf16(units) => self.builder.push_key_utf16(&units),
@@ -333,7 +397,7 @@ impl<'py> Walker<'py, '_> {
         } else if key.is_instance_of::<PyInt>() {
             int_lexeme(key)?
         } else if key.is_instance_of::<PyFloat>() {
-            float_lexeme(key)?
+            float_lexeme(key, &mut self.float_text)?.to_string()
         } else if self.skipkeys {
             return Ok(false);
         } else {
@@ -375,10 +439,53 @@ pub(crate) fn dumps<'py>(
         max_depth,
         stack: Vec::new(),
         default_depth: 0,
+        exact: ExactTypes::new(py),
+        float_text: FloatText::new(),
+        int_text: itoa::Buffer::new(),
     };
     walker.walk(obj)?;
     let doc = walker.builder.finish().map_err(builder_error)?;
     // The tape is built; writing it out needs no Python object.
     let size_hint = doc.node_count() * 8;
     Ok(run_detached(py, size_hint, move || doc.encode_with(&options)))
+}
+
+/// `_dumps_split(obj, loops)`: where `dumps(obj)` spends its time (a
+/// benchmark helper for `bench/split.py`, not API). Runs the three stages of
+/// `dumps` with the default options `loops` times and returns the best time
+/// of each, in seconds: the walk of the objects into the builder, the
+/// builder's `finish`, and the core's planning and writing of STC.
+#[pyfunction]
+#[pyo3(name = "_dumps_split")]
+pub(crate) fn dumps_split(obj: &Bound<'_, PyAny>, loops: usize) -> PyResult<(f64, f64, f64)> {
+    let options = EncodeOptions::default();
+    let max_depth = limits(None).max_depth;
+    let mut best = [f64::INFINITY; 3];
+    for _ in 0..loops.max(1) {
+        let start = std::time::Instant::now();
+        let mut walker = Walker {
+            builder: DocumentBuilder::with_capacity(64, max_depth),
+            default: None,
+            sort_keys: false,
+            skipkeys: false,
+            max_depth,
+            stack: Vec::new(),
+            default_depth: 0,
+            exact: ExactTypes::new(obj.py()),
+            float_text: FloatText::new(),
+            int_text: itoa::Buffer::new(),
+        };
+        walker.walk(obj)?;
+        let walked = std::time::Instant::now();
+        let doc = walker.builder.finish().map_err(builder_error)?;
+        let finished = std::time::Instant::now();
+        let text = doc.encode_with(&options);
+        let written = std::time::Instant::now();
+        drop((doc, text));
+        let times = [walked - start, finished - walked, written - finished];
+        for (b, t) in best.iter_mut().zip(times) {
+            *b = b.min(t.as_secs_f64());
+        }
+    }
+    Ok((best[0], best[1], best[2]))
 }

@@ -43,6 +43,7 @@ fn _stc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VERSIONS", PyTuple::new(m.py(), stc_core::Version::NAMES)?)?;
     m.add_function(wrap_pyfunction!(loads::loads, m)?)?;
     m.add_function(wrap_pyfunction!(dumps::dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(dumps::dumps_split, m)?)?;
     m.add_function(wrap_pyfunction!(text::encode, m)?)?;
     m.add_function(wrap_pyfunction!(text::decode, m)?)?;
     m.add_function(wrap_pyfunction!(text::encode_gated, m)?)?;

@@ -186,3 +186,9 @@ def retrieve(key: str, *, stash: SqliteStash | MemoryStash) -> str:
 def _version(version: Version | str) -> Version:
     """The version number ``version`` names (1 or 2), checked by stc-core;
     ``ValueError`` for an unknown one (used by :mod:`stc.http`)."""
+
+def _dumps_split(obj: Any, loops: int) -> tuple[float, float, float]:
+    """A benchmark helper (``bench/split.py``): the best time in seconds, over
+    ``loops`` runs, of each stage of ``dumps(obj)`` with the default options:
+    the walk of the objects into the core's builder, ``finish``, and the
+    core's planning and writing of STC."""
