@@ -150,10 +150,15 @@ pub(crate) fn js_string_fast(env: RawEnv, s: &str) -> Result<Value> {
 /// wherever such a character can be (inside strings: the structure is
 /// ASCII), `JSON.parse` gives the same value, and V8 parses a one-byte text
 /// faster than a two-byte one, which it would otherwise need.
-pub(crate) fn js_json_latin1(env: RawEnv, json: String) -> Result<Value> {
+pub(crate) fn js_json_latin1(env: RawEnv, json: &str) -> Result<Value> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = ptr::null_mut();
     if json.is_ascii() {
-        return js_external_latin1(env, json.into_bytes());
+        napi_call!(
+            env,
+            sys::napi_create_string_latin1(env, json.as_ptr().cast::<c_char>(), json.len() as isize, &mut out)
+        );
+        return Ok(out);
     }
     let bytes = json.as_bytes();
     let mut text = Vec::with_capacity(bytes.len() + bytes.len() / 4);
@@ -165,7 +170,7 @@ pub(crate) fn js_json_latin1(env: RawEnv, json: String) -> Result<Value> {
         if i == bytes.len() {
             break;
         }
-        let (c, width) = char_at(&json, i);
+        let (c, width) = char_at(json, i);
         match u8::try_from(u32::from(c)) {
             Ok(b) => text.push(b),
             Err(_) => {
@@ -184,57 +189,7 @@ pub(crate) fn js_json_latin1(env: RawEnv, json: String) -> Result<Value> {
         }
         i += width;
     }
-    drop(json);
-    js_external_latin1(env, text)
-}
-
-/// Frees the bytes of an external string once V8 has collected it (or at
-/// once, when napi copied them instead).
-unsafe extern "C" fn free_external(
-    _env: sys::node_api_basic_env,
-    _data: *mut std::ffi::c_void,
-    hint: *mut std::ffi::c_void,
-) {
-    // SAFETY: `hint` is the `Box<Vec<u8>>` leaked by `js_external_latin1`, given back exactly once.
-    drop(unsafe { Box::from_raw(hint.cast::<Vec<u8>>()) });
-}
-
-/// Texts from this size on become external strings: V8 puts a copy of a
-/// string this long in its large-object space (fresh pages each time).
-const EXTERNAL_FROM: usize = 128 << 10;
-
-/// A one-byte JavaScript string over `bytes` without a copy: V8 reads them
-/// in place and the finalizer frees them.
-fn js_external_latin1(env: RawEnv, bytes: Vec<u8>) -> Result<Value> {
-    let mut out = ptr::null_mut();
-    if bytes.len() < EXTERNAL_FROM {
-        napi_call!(
-            env,
-            sys::napi_create_string_latin1(env, bytes.as_ptr().cast::<c_char>(), bytes.len() as isize, &mut out)
-        );
-        return Ok(out);
-    }
-    let len = bytes.len() as isize;
-    let data = bytes.as_ptr();
-    let hint = Box::into_raw(Box::new(bytes));
-    let mut copied = false;
-    // SAFETY: `data` points at `len` bytes owned by `hint`'s vector, which only the finalizer frees.
-    let status = unsafe {
-        sys::node_api_create_external_string_latin1(
-            env,
-            data.cast::<c_char>(),
-            len,
-            Some(free_external),
-            hint.cast(),
-            &mut out,
-            &mut copied,
-        )
-    };
-    if status != sys::Status::napi_ok {
-        // SAFETY: napi failed, so no finalizer will run: the box is still ours.
-        drop(unsafe { Box::from_raw(hint) });
-        return Err(napi_failure(env, status));
-    }
+    napi_call!(env, sys::napi_create_string_latin1(env, text.as_ptr().cast::<c_char>(), text.len() as isize, &mut out));
     Ok(out)
 }
 

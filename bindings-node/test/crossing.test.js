@@ -1,50 +1,99 @@
 'use strict';
-// The crossing between V8 and stc-core (bench/CANDIDATES.md candidates 13-):
-// texts from 128 KiB on leave the addon as external strings (V8 reads the
-// addon's bytes in place; a finalizer frees them), shorter ones are copied.
-// Each path is checked at its edges against JSON's own functions.
+// The crossing between V8 and stc-core (bench/CANDIDATES.md candidate 14):
+// a string argument with no character beyond U+00FF (index.js asks V8 with
+// a regular expression) is read as Latin-1 and converted to UTF-8 by the
+// addon (ASCII runs 16 bytes at a time); any other string takes the UTF-16
+// copy. Both reads must give the same text, the same results and the same
+// error positions, at every edge of the ASCII runs.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
+const native = require('../stc.node');
 const { parse, stringify, decode, encode } = require('..');
 
-const KIB = 1024;
-const EDGE = 128 * KIB;
-
-/** A JSON array of strings whose minified text is exactly `n` bytes long, each string built of `unit`. */
-function jsonOfLength(n, unit) {
-  // ["xxx...x"] has 4 bytes of punctuation; fill the rest with ASCII, put `unit` near the end.
-  const pad = n - 4 - Buffer.byteLength(unit);
-  return JSON.stringify(['a'.repeat(pad) + unit]);
+/** What a native text call gives (its result or its error's fields), read with and without the one-byte hint. */
+function both(call) {
+  const run = (hint) => {
+    try {
+      return { ok: call(hint) };
+    } catch (e) {
+      return { code: e.code, offset: e.offset, line: e.line, column: e.column, index: e.index, message: e.message };
+    }
+  };
+  const hinted = run(true);
+  assert.deepEqual(hinted, run(false));
+  return hinted;
 }
 
-test('parse and decode around the external-string edge: ASCII, Latin-1, beyond Latin-1, pairs', () => {
-  for (const unit of ['', 'é', 'ÿ', '日', '😀', '\u0100']) {
-    for (const n of [EDGE - 9, EDGE - 1, EDGE, EDGE + 1, EDGE + 7, 3 * EDGE]) {
-      const json = jsonOfLength(n, unit);
-      const value = JSON.parse(json);
-      const stc = encode(json);
-      assert.deepEqual(parse(stc), value, `parse, ${n} bytes, ${JSON.stringify(unit)}`);
-      assert.equal(decode(stc), json, `decode, ${n} bytes, ${JSON.stringify(unit)}`);
-      assert.equal(decode(Buffer.from(stc)), json);
+const decodeBoth = (stc) => both((hint) => native.decode(stc, undefined, undefined, hint));
+const latin1Both = (stc) => both((hint) => JSON.parse(native.decodeLatin1(stc, undefined, undefined, hint)));
+const encodeBoth = (json) => both((hint) => native.encode(json, undefined, undefined, undefined, hint));
+
+test('one character beyond ASCII at each position of the first words, in strings, keys and errors', () => {
+  for (const ch of ['é', 'ÿ', '\u0080', '\u00a0']) {
+    for (let p = 0; p <= 40; p++) {
+      const s = 'a'.repeat(p) + ch + 'b'.repeat(40 - p);
+      const value = { [s]: [s, p], k: s.slice(0, p) };
+      const json = JSON.stringify(value);
+      const stc = encodeBoth(json).ok;
+      assert.equal(stc, encode(json));
+      assert.equal(decodeBoth(stc).ok, json);
+      assert.deepEqual(latin1Both(stc).ok, value);
+      assert.deepEqual(parse(stc), value);
       assert.equal(stringify(value), stc);
+      // An error after the character: the same position from both reads.
+      const bad = decodeBoth(`["${s}", }`);
+      assert.equal(bad.code, 'unexpected_char');
+      assert.equal(bad.index, 46);
+      assert.equal(encodeBoth(`{"${s}": tru}`).code, 'unexpected_char');
     }
   }
 });
 
-test('external strings outlive many calls and garbage collections', () => {
-  const value = { rows: Array.from({ length: 3000 }, (_, i) => ({ id: i, name: `név ${i} 日本`, ok: i % 2 === 0 })) };
-  const json = JSON.stringify(value);
-  const stc = encode(json);
-  const kept = [];
-  for (let i = 0; i < 40; i++) {
-    const text = decode(stc);
-    if (i % 8 === 0) kept.push(text);
-    assert.deepEqual(parse(stc), value);
-    // Garbage that makes V8 collect meanwhile.
-    Array.from({ length: 20000 }, (_, k) => ({ k }));
+test('a character beyond U+00FF or a lone surrogate at each position takes the UTF-16 read', () => {
+  for (const ch of ['\u0100', '日', '😀', '\ud800', '\udfff']) {
+    for (let p = 0; p <= 34; p++) {
+      const s = 'é'.repeat(p % 3) + 'a'.repeat(p) + ch + 'z'.repeat(34 - p);
+      const stc = `["${s}"]`;
+      if (ch === '\ud800' || ch === '\udfff') {
+        // No UTF-8 form: the core's invalid_utf8, at the surrogate.
+        assert.throws(() => decode(stc), (e) => e.code === 'invalid_utf8' && e.index === 2 + (p % 3) + p);
+        assert.throws(() => parse(stc), (e) => e.code === 'invalid_utf8' && e.index === 2 + (p % 3) + p);
+        assert.throws(() => encode(JSON.stringify([s]).replace('\\ud800', '\ud800').replace('\\udfff', '\udfff')), (e) => e.code === 'invalid_utf8');
+        continue;
+      }
+      assert.equal(decode(stc), JSON.stringify([s]));
+      assert.deepEqual(parse(stc), [s]);
+      assert.equal(encode(JSON.stringify([s])), stc);
+    }
   }
-  for (const text of kept) assert.equal(text, json);
-  assert.equal(kept[0].slice(0, 20), json.slice(0, 20));
-  assert.equal(kept[0].length, json.length);
+});
+
+test('empty and whitespace input, and long strings of 100,000 units', () => {
+  for (const text of ['', ' ', '\n']) {
+    const d = decodeBoth(text);
+    assert.ok(d.code !== undefined, 'empty STC is an error');
+    assert.ok(encodeBoth(text).code !== undefined, 'empty JSON is an error');
+  }
+  const long = ['x'.repeat(100000), 'é'.repeat(100000), ('é' + 'a'.repeat(15)).repeat(6250), 'a'.repeat(99999) + 'ÿ'];
+  // A two-byte string holding only Latin-1 characters (the test scans it all, then reads it as Latin-1).
+  const twoByte = ('日' + 'ü'.repeat(100000)).slice(1);
+  long.push(twoByte);
+  for (const s of long) {
+    assert.equal(s.length >= 100000, true);
+    const json = JSON.stringify({ s, list: [s.slice(0, 70000), s.slice(30000)] });
+    const stc = encodeBoth(json).ok;
+    assert.equal(decodeBoth(stc).ok, json);
+    assert.deepEqual(latin1Both(stc).ok, JSON.parse(json));
+    assert.deepEqual(parse(stc), JSON.parse(json));
+    assert.equal(stringify(JSON.parse(json)), stc);
+  }
+});
+
+test('bytes in (Buffer, Uint8Array) ignore the hint', () => {
+  const stc = encode(JSON.stringify({ a: 'café', b: [1, 2] }));
+  const bytes = Buffer.from(stc);
+  assert.equal(native.decode(bytes, undefined, undefined, true), native.decode(stc));
+  assert.equal(native.decode(new Uint8Array(bytes), undefined, undefined, true), native.decode(stc));
+  assert.deepEqual(parse(bytes), { a: 'café', b: [1, 2] });
 });
