@@ -177,7 +177,8 @@ impl FloatText {
     /// `1e+16`, `1.5e-7` → `1.5e-07`) and x = -5 (`0.0000ddd`) is laid out
     /// as `d.dde-05`.
     fn repr(&mut self, value: f64) -> &str {
-        let text = self.ryu.format_finite(value).as_bytes();
+        let shortest = self.ryu.format_finite(value);
+        let text = shortest.as_bytes();
         let (sign, body) = match text.split_first() {
             Some((b'-', rest)) => (&b"-"[..], rest),
             _ => (&b""[..], text),
@@ -191,10 +192,10 @@ impl FloatText {
             match digits.split_first() {
                 Some((first, [])) => (std::slice::from_ref(first), b"", b"-5"),
                 Some((first, others)) => (std::slice::from_ref(first), others, b"-5"),
-                None => return std::str::from_utf8(text).unwrap_or("0.0"),
+                None => return shortest,
             }
         } else {
-            return std::str::from_utf8(text).unwrap_or("0.0");
+            return shortest;
         };
         let out = &mut self.bytes;
         let mut n = 0;

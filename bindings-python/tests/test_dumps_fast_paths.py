@@ -14,6 +14,7 @@ import json
 import math
 import random
 import struct
+import sys
 from collections import OrderedDict
 from typing import Any
 
@@ -188,3 +189,35 @@ def test_non_finite_floats_still_refused() -> None:
     for bad in (math.inf, -math.inf, math.nan):
         with pytest.raises(ValueError, match="not JSON compliant"):
             stc.dumps({"x": [bad]})
+
+
+# Long outputs (4 KiB and more) that are not ASCII are widened by the
+# binding to their narrowest layout: the text and the layout must be what
+# Python makes of the same text.
+WIDE = [
+    "caf\u00e9 ",
+    "\u00ff\u0080",
+    "\u4e2d\u6587 mixed \u00e9",
+    "\uffff",
+    "\U0001f600 smile \u00e9 \u4e2d",
+    "\U0010ffff",
+]
+
+
+@pytest.mark.parametrize("piece", WIDE, ids=[str(i) for i in range(len(WIDE))])
+@pytest.mark.parametrize("ascii_run", [0, 1, 7, 8, 9, 5000])
+def test_long_outputs_in_every_layout(piece: str, ascii_run: int) -> None:
+    value = {"k": ["a" * ascii_run + piece * 300, piece, "x" * 4096 + piece]}
+    out = stc.dumps(value)
+    rebuilt = "".join(list(out))  # a str Python builds, in its own narrowest layout
+    assert out == rebuilt and sys.getsizeof(out) == sys.getsizeof(rebuilt)
+    assert out == stc.encode(json.dumps(value, ensure_ascii=False))
+    assert stc.loads(out) == value
+
+
+def test_long_output_with_a_wide_character_last() -> None:
+    for tail in ("\u00e9", "\u4e2d", "\U0001f600"):
+        value = ["y" * 5000 + tail]
+        out = stc.dumps(value)
+        assert out == stc.encode(json.dumps(value, ensure_ascii=False))
+        assert sys.getsizeof(out) == sys.getsizeof("".join(list(out)))
