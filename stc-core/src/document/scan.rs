@@ -123,14 +123,20 @@ pub(crate) fn plain_run(bytes: &[u8]) -> usize {
 /// `strings::push_canonical_str` writes: `"`, `\` and control characters
 /// escaped): one copy when nothing needs escaping, else the runs between
 /// escapes copied whole.
-#[inline]
+#[inline(always)]
 pub(crate) fn push_canonical(out: &mut String, s: &str) {
-    let b = s.as_bytes();
-    let mut i = plain_run(b);
-    if i == b.len() {
+    let plain = plain_run(s.as_bytes());
+    if plain == s.len() {
         out.push_str(s);
-        return;
+    } else {
+        push_escaped(out, s, plain);
     }
+}
+
+/// The rest of [`push_canonical`] for a string with a byte to escape at `i`.
+#[inline(never)]
+fn push_escaped(out: &mut String, s: &str, mut i: usize) {
+    let b = s.as_bytes();
     out.reserve(b.len() + 8);
     let mut from = 0;
     while let Some(&byte) = b.get(i) {
@@ -145,27 +151,41 @@ pub(crate) fn push_canonical(out: &mut String, s: &str) {
 }
 
 /// Appends the canonical escaped body of UTF-16 text (lone surrogates
-/// allowed): ASCII and the rest of the Basic Multilingual Plane one unit at a
-/// time without a decoder; from the first surrogate on, the general
+/// allowed): runs of ASCII that need no escape gathered as bytes (up to 64 at
+/// a time) and copied as one `&str`; other units of the Basic Multilingual
+/// Plane pushed as characters; from the first surrogate on, the general
 /// decoder (`strings::push_canonical_utf16`: a pair is one character, a lone
 /// surrogate a `\uXXXX` escape).
 #[inline]
 pub(crate) fn push_canonical_utf16(out: &mut String, units: &[u16]) {
     out.reserve(units.len());
-    for (i, &u) in units.iter().enumerate() {
-        if u < 0x80 {
-            let byte = u as u8;
-            if byte < 0x20 || byte == b'"' || byte == b'\\' {
-                push_escape(out, byte);
-            } else {
-                out.push(byte as char);
+    let plain = |unit: u16| (0x20..0x80).contains(&unit) && unit != u16::from(b'"') && unit != u16::from(b'\\');
+    let mut buf = [0u8; 64];
+    let mut i = 0;
+    while let Some(&u) = units.get(i) {
+        if plain(u) {
+            let mut n = 0;
+            for (slot, &unit) in buf.iter_mut().zip(&units[i..]) {
+                if !plain(unit) {
+                    break;
+                }
+                *slot = unit as u8;
+                n += 1;
             }
+            // ASCII, so always UTF-8.
+            out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
+            i += n;
+            continue;
+        }
+        if u < 0x80 {
+            push_escape(out, u as u8);
         } else if let Some(c) = char::from_u32(u32::from(u)) {
             out.push(c);
         } else {
             crate::strings::push_canonical_utf16(out, &units[i..]);
             return;
         }
+        i += 1;
     }
 }
 
@@ -258,7 +278,10 @@ mod tests {
         }
 
         #[test]
-        fn canonical_escaping_matches_strings(s in any::<String>(), units in prop::collection::vec(any::<u16>(), 0..24)) {
+        fn canonical_escaping_matches_strings(
+            s in any::<String>(),
+            units in prop::collection::vec(prop_oneof![0u16..0x80, 0x20u16..0x7f, any::<u16>(), 0xd800u16..0xe000], 0..150),
+        ) {
             let mut mine = String::from("x");
             let mut theirs = String::from("x");
             push_canonical(&mut mine, &s);

@@ -315,7 +315,7 @@ impl<'a> TapeWriter<'a> {
     }
 
     /// Refuses one more node when the tape holds all it can address.
-    #[inline]
+    #[inline(always)]
     fn room(&self) -> Result<(), Error> {
         if u32::try_from(self.tape.words.len()).map_or(true, |n| n == u32::MAX) {
             return Err(too_large("more than 4,294,967,295 values and keys"));
@@ -325,7 +325,7 @@ impl<'a> TapeWriter<'a> {
 
     /// Appends a node (after [`room`](Self::room)), its length in `head`
     /// when it fits, else in `long`.
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, flags: u32, len: usize, tail: u32) {
         let head = if len < LONG as usize {
             flags | (len as u32) << SHIFT
@@ -339,7 +339,7 @@ impl<'a> TapeWriter<'a> {
 
     /// Counts one more element when the innermost container is an array
     /// (an object counts its keys instead).
-    #[inline]
+    #[inline(always)]
     fn count_element(&mut self) {
         if let Some(top) = self.stack.last_mut() {
             if !top.object {
@@ -349,7 +349,7 @@ impl<'a> TapeWriter<'a> {
     }
 
     /// Counts one more member of the innermost object.
-    #[inline]
+    #[inline(always)]
     fn count_member(&mut self) {
         if let Some(top) = self.stack.last_mut() {
             top.len = top.len.saturating_add(1);
@@ -357,7 +357,7 @@ impl<'a> TapeWriter<'a> {
     }
 
     /// `null`, `true` or `false`, as an element or a member's value.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn literal(&mut self, value: Option<bool>) -> Result<(), Error> {
         self.room()?;
         self.count_element();
@@ -381,7 +381,7 @@ impl<'a> TapeWriter<'a> {
 
     /// A text node of `tag` (`NUMBER`, `STRING` or `KEY`), counted in its
     /// container.
-    #[inline]
+    #[inline(always)]
     fn text_node(&mut self, tag: u32, len: usize, tail: u32) {
         if tag & TAG == KEY {
             self.count_member();
@@ -393,7 +393,7 @@ impl<'a> TapeWriter<'a> {
 
     /// A text node whose text was just appended to the arena from `start`;
     /// refused (and the text taken back) when the arena outgrows 4 GiB.
-    #[inline]
+    #[inline(always)]
     fn arena_node(&mut self, tag: u32, start: usize) -> Result<(), Error> {
         if u32::try_from(self.tape.arena.len()).is_err() {
             self.tape.arena.truncate(start);
@@ -406,7 +406,7 @@ impl<'a> TapeWriter<'a> {
 
     /// A number lexeme: a span of the input when it is a slice of it, else
     /// copied into the arena.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn number(&mut self, lexeme: &str) -> Result<(), Error> {
         self.room()?;
         match self.input_offset(lexeme) {
@@ -449,7 +449,7 @@ impl<'a> TapeWriter<'a> {
 
     /// A string value or a key (`key`) whose canonical body `write` appends
     /// to the arena (the builder's `push_str`, `push_utf16`, ...).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn owned_str(&mut self, key: bool, write: impl FnOnce(&mut String)) -> Result<(), Error> {
         self.room()?;
         let start = self.tape.arena.len();
