@@ -27,15 +27,6 @@ const VERSION_NAMES = Object.freeze(native.versionNames());
  */
 const JSON_STRINGIFY_DEPTH = 1000;
 const isStackOverflow = (e) => e instanceof RangeError && e.message === 'Maximum call stack size exceeded';
-/**
- * A string with no character beyond U+00FF (`oneByte`) is read by the addon
- * as Latin-1: V8 copies a one-byte string's bytes as they are, half of the
- * UTF-16 copy (bench/CANDIDATES.md candidate 14). V8 answers this test at
- * once for a one-byte string; on a two-byte one it scans up to the first
- * character beyond U+00FF.
- */
-const NOT_ONE_BYTE = /[^\0-\xff]/;
-const oneByte = (text) => typeof text === 'string' && !NOT_ONE_BYTE.test(text);
 
 // The checks and errors are js-shared's (the same as stc-wasm's); this table
 // only converts to the addon's positional arguments and picks the fastest
@@ -48,7 +39,7 @@ const api = makeApi(
     parse: (text, o) =>
       o.bigint
         ? native.parseValues(text, o.maxDepth, true, o.version)
-        : JSON.parse(native.decodeLatin1(text, o.maxDepth, o.version, oneByte(text))),
+        : JSON.parse(native.decodeLatin1(text, o.maxDepth, o.version)),
     stringify(value, o) {
       const walk = () => native.stringifyValues(value, o.profile, o.maxDepth, o.bigint, o.version);
       if (o.bigint || (o.maxDepth ?? 0) > JSON_STRINGIFY_DEPTH) return walk();
@@ -61,10 +52,10 @@ const api = makeApi(
         if (isStackOverflow(e)) return walk();
         throw e;
       }
-      return json === undefined ? undefined : native.encode(json, o.profile, o.maxDepth, o.version, oneByte(json));
+      return json === undefined ? undefined : native.encode(json, o.profile, o.maxDepth, o.version);
     },
-    encode: (text, o) => native.encode(text, o.profile, o.maxDepth, o.version, oneByte(text)),
-    decode: (text, o) => native.decode(text, o.maxDepth, o.version, oneByte(text)),
+    encode: (text, o) => native.encode(text, o.profile, o.maxDepth, o.version),
+    decode: (text, o) => native.decode(text, o.maxDepth, o.version),
     encodeGated(text, o) {
       const counter = typeof o.tokenizer === 'function' ? o.tokenizer : undefined;
       const args = { profile: o.profile, minSaving: o.minSaving, maxDepth: o.maxDepth, version: o.version };

@@ -7,10 +7,7 @@
 // true) (the value builder behind parse with bigint: true) instead of decode
 // and encode; with --parse, JSON.parse(decodeLatin1(text)) (parse's default
 // path); with --walker, stringifyValues(value, undefined, undefined, true)
-// (the walker behind stringify with bigint: true). With --hint, B is called
-// as index.js calls it, with the one-byte hint as last argument:
-// decodeLatin1(text, undefined, undefined, !NOT_ONE_BYTE.test(text)), and so
-// decode and encode (the check timed with the call).
+// (the walker behind stringify with bigint: true).
 //
 // Both builds are loaded into one process; their calls take turns batch by
 // batch and are timed in process CPU time (the machine is shared), 9 batches,
@@ -29,12 +26,6 @@ const [fileA, fileB] = args.filter((a, k) => !a.startsWith('--') && (i < 0 || k 
 const values = args.includes('--values');
 const parseMode = args.includes('--parse');
 const walker = args.includes('--walker');
-const hint = args.includes('--hint');
-const NOT_ONE_BYTE = /[^\0-\xff]/;
-const oneByte = (t) => !NOT_ONE_BYTE.test(t);
-const decodeB = hint ? (t) => B.decode(t, undefined, undefined, oneByte(t)) : (t) => B.decode(t);
-const encodeB = hint ? (t) => B.encode(t, undefined, undefined, undefined, oneByte(t)) : (t) => B.encode(t);
-const parseB = hint ? (t) => JSON.parse(B.decodeLatin1(t, undefined, undefined, !NOT_ONE_BYTE.test(t))) : (t) => JSON.parse(B.decodeLatin1(t));
 if (!fileA || !fileB) {
   console.error('usage: node bench/ab.mjs A.node B.node [--corpus DIR]');
   process.exit(2);
@@ -51,17 +42,17 @@ for (const f of fs.readdirSync(corpus).filter((n) => /\.(nd)?json$/.test(n)).sor
   const value = f.endsWith('.ndjson') ? raw.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l)) : JSON.parse(raw);
   const json = JSON.stringify(value);
   const text = A.encode(json);
-  if (encodeB(json) !== text || decodeB(text) !== A.decode(text)) throw new Error(`${f}: the builds disagree`);
+  if (B.encode(json) !== text || B.decode(text) !== A.decode(text)) throw new Error(`${f}: the builds disagree`);
   if (values && JSON.stringify(B.parseValues(text, undefined, true), (k, v) => (typeof v === 'bigint' ? `${v}n` : v)) !== JSON.stringify(A.parseValues(text, undefined, true), (k, v) => (typeof v === 'bigint' ? `${v}n` : v))) throw new Error(`${f}: the builds' values disagree`);
-  if (parseMode && JSON.stringify(parseB(text)) !== JSON.stringify(JSON.parse(A.decodeLatin1(text)))) throw new Error(`${f}: the builds' parse disagree`);
+  if (parseMode && JSON.stringify(JSON.parse(B.decodeLatin1(text))) !== JSON.stringify(JSON.parse(A.decodeLatin1(text)))) throw new Error(`${f}: the builds' parse disagree`);
   if (walker && B.stringifyValues(value, undefined, undefined, true) !== A.stringifyValues(value, undefined, undefined, true)) throw new Error(`${f}: the builds' walkers disagree`);
   const fns = walker
     ? { decodeA: () => A.stringifyValues(value, undefined, undefined, true), decodeB: () => B.stringifyValues(value, undefined, undefined, true) }
     : parseMode
-    ? { decodeA: () => JSON.parse(A.decodeLatin1(text)), decodeB: () => parseB(text) }
+    ? { decodeA: () => JSON.parse(A.decodeLatin1(text)), decodeB: () => JSON.parse(B.decodeLatin1(text)) }
     : values
     ? { decodeA: () => A.parseValues(text, undefined, true), decodeB: () => B.parseValues(text, undefined, true) }
-    : { decodeA: () => A.decode(text), decodeB: () => decodeB(text), encodeA: () => A.encode(json), encodeB: () => encodeB(json) };
+    : { decodeA: () => A.decode(text), decodeB: () => B.decode(text), encodeA: () => A.encode(json), encodeB: () => B.encode(json) };
   const t0 = performance.now();
   A.decode(text);
   const n = Math.max(1, Math.round(20 / Math.max(0.01, performance.now() - t0)));

@@ -43,7 +43,7 @@ pub fn tokenizer_names() -> Vec<&'static str> {
 /// JSON text (string or UTF-8 bytes) to STC text.
 #[napi(
     js_name = "encode",
-    ts_args_type = "json: string | Uint8Array, profile?: string, maxDepth?: number, version?: number, oneByte?: boolean",
+    ts_args_type = "json: string | Uint8Array, profile?: string, maxDepth?: number, version?: number",
     ts_return_type = "string"
 )]
 pub fn encode_text(
@@ -52,11 +52,10 @@ pub fn encode_text(
     profile_name: Option<String>,
     max_depth: Option<u32>,
     version: Option<u32>,
-    one_byte: Option<bool>,
 ) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = encode_options(profile_name, max_depth, version)?;
-    let input = Input::read_hinted(env, json.value().value, one_byte.unwrap_or(false))?;
+    let input = Input::read(env, json.value().value)?;
     let result = input.as_str().and_then(|s| stc_core::encode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)
@@ -65,19 +64,13 @@ pub fn encode_text(
 /// STC text (string or UTF-8 bytes) to minified JSON text.
 #[napi(
     js_name = "decode",
-    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number, oneByte?: boolean",
+    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
     ts_return_type = "string"
 )]
-pub fn decode_text(
-    env: Env,
-    stc: Unknown,
-    max_depth: Option<u32>,
-    version: Option<u32>,
-    one_byte: Option<bool>,
-) -> Result<Unknown<'static>> {
+pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<u32>) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = decode_options(max_depth, version)?;
-    let input = Input::read_hinted(env, stc.value().value, one_byte.unwrap_or(false))?;
+    let input = Input::read(env, stc.value().value)?;
     let result = input.as_str().and_then(|s| stc_core::decode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)
@@ -89,19 +82,13 @@ pub fn decode_text(
 /// text as [`decode_text`] returns.
 #[napi(
     js_name = "decodeLatin1",
-    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number, oneByte?: boolean",
+    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
     ts_return_type = "string"
 )]
-pub fn decode_latin1(
-    env: Env,
-    stc: Unknown,
-    max_depth: Option<u32>,
-    version: Option<u32>,
-    one_byte: Option<bool>,
-) -> Result<Unknown<'static>> {
+pub fn decode_latin1(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<u32>) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = decode_options(max_depth, version)?;
-    let input = Input::read_hinted(env, stc.value().value, one_byte.unwrap_or(false))?;
+    let input = Input::read(env, stc.value().value)?;
     let result = input.as_str().and_then(|s| stc_core::decode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     let v = js_json_latin1(env, &text)?;
