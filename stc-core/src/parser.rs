@@ -1410,7 +1410,7 @@ pub fn is_unsafe_integer(lexeme: &str) -> bool {
 ///
 /// [`DocumentBuilder::push_number`]: crate::DocumentBuilder::push_number
 pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> {
-    let digits = |i: usize| b.get(i..).map_or(0, |rest| rest.iter().take_while(|c| c.is_ascii_digit()).count());
+    let digits = |i: usize| b.get(i..).map_or(0, scan::digit_run);
     let mut i = start + usize::from(b.get(start) == Some(&b'-'));
     match b.get(i) {
         Some(b'0') => {

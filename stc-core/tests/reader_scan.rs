@@ -194,3 +194,38 @@ fn bare_keys_of_every_length_end_at_the_first_other_byte() {
         }
     }
 }
+
+#[test]
+fn numbers_with_digit_runs_of_every_length_up_to_40() {
+    let digits = "1234567890123456789012345678901234567890";
+    for len in 1..=40 {
+        let int = &digits[..len];
+        for lexeme in [
+            int.to_string(),
+            format!("-{int}"),
+            format!("0.{int}"),
+            format!("{int}.{int}"),
+            format!("{int}e{int}"),
+            format!("-{int}.5E-{int}"),
+            format!("{int}.0e+1"),
+        ] {
+            assert_eq!(decode(&lexeme).unwrap(), lexeme);
+            assert_eq!(decode(&format!("[2]:{lexeme},{lexeme}")).unwrap(), format!("[{lexeme},{lexeme}]"));
+            assert_eq!(decode(&format!("{{n:{lexeme}}}")).unwrap(), format!("{{\"n\":{lexeme}}}"));
+            assert_eq!(decode(&format!("[{lexeme}]")).unwrap(), format!("[{lexeme}]"));
+        }
+        // Where a number stops following the grammar: kind and offset.
+        for (input, kind, at) in [
+            (format!("{{n:{int}.x}}"), ErrorKind::InvalidNumber, 4 + len),
+            (format!("{{n:{int}e+}}"), ErrorKind::InvalidNumber, 5 + len),
+            (format!("{{n:-{int}.}}"), ErrorKind::InvalidNumber, 5 + len),
+            (format!("{int}."), ErrorKind::UnexpectedEnd, 1 + len),
+            (format!("{int}E"), ErrorKind::UnexpectedEnd, 1 + len),
+            (format!("[0{int}]"), ErrorKind::InvalidNumber, 2),
+            (format!("{{n:{int}x}}"), ErrorKind::UnexpectedChar, 3 + len),
+        ] {
+            let e = decode(&input).unwrap_err();
+            assert_eq!((e.kind(), e.offset()), (kind, Some(at)), "{input:?}: {e}");
+        }
+    }
+}

@@ -124,6 +124,30 @@ pub(crate) fn identifier_len(bytes: &[u8]) -> usize {
     i
 }
 
+/// Length of the run of ASCII digits at the start of `bytes`: the first two
+/// bytes one at a time (most numbers are short), then eight per step.
+#[inline(always)]
+pub(crate) fn digit_run(bytes: &[u8]) -> usize {
+    match bytes {
+        [a, b, ..] if a.is_ascii_digit() && b.is_ascii_digit() => {}
+        [a, ..] if a.is_ascii_digit() => return 1,
+        _ => return 0,
+    }
+    let mut i = 2;
+    while let Some(w) = word_at(bytes, i) {
+        let w80 = w | HIGH;
+        let non_digit = (!(at_least(w80, b'0') & !at_least(w80, b'9' + 1)) | w) & HIGH;
+        if non_digit != 0 {
+            return i + (non_digit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        i += 1;
+    }
+    i
+}
+
 /// The escape at the start of `s` (which begins with `\`): its length, and
 /// whether it is written as canonical JSON writes it (spec "Canonical
 /// strings": `\"` `\\` `\b` `\f` `\n` `\r` `\t`, and `\u00xx` in lowercase
@@ -221,6 +245,22 @@ mod tests {
         }
         for text in ["", "9a", "_", "a", "snake_case_key: 1", "idé", "id\u{e9}", "key日本", "k😀"] {
             assert_eq!(identifier_len(text.as_bytes()), crate::identifier::len(text.as_bytes()), "{text}");
+        }
+    }
+
+    #[test]
+    fn digit_run_finds_the_first_non_digit_at_every_position() {
+        for len in 0..=26 {
+            let digits = &b"01234567890123456789012345"[..len];
+            assert_eq!(digit_run(digits), len);
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut v = digits.to_vec();
+                    v[at] = b;
+                    let want = v.iter().position(|c| !c.is_ascii_digit()).unwrap_or(len);
+                    assert_eq!(digit_run(&v), want, "byte {b:#x} at {at} of {len}");
+                }
+            }
         }
     }
 
