@@ -581,16 +581,29 @@ def memory_section(out_dir, out):
         out.append("Not measured.\n")
         return
     et, dt = mem.get("encode_target", 2.0), mem.get("decode_target", 1.5)
+    runs = mem.get("runs", 1)
+    if "baseline_empty_kb" in mem:
+        base_text = (f"Baseline (the constant): the same tool encoding a document of under 1 KB that takes every path of "
+                     f"the encoder (a table with a column group, a keyed table, nested arrays, strings, an escape; "
+                     f"`bench/rss.py`) = {mem['baseline_kb'] / 1024:.1f} MiB: what the tool holds whatever the input's "
+                     f"size, its code included (encoding `{{}}` = {mem['baseline_empty_kb'] / 1024:.1f} MiB touches "
+                     f"less of it, and is the decoder's constant). ")
+    else:
+        base_text = f"Baseline (the constant): the same tool encoding `{{}}` = {mem['baseline_kb'] / 1024:.1f} MiB. "
+    if runs > 1:
+        base_text += (f"Every peak is the least of {runs} runs (inputs above 64 MiB: one): the same command's peak "
+                      "varies by a few hundred KiB from run to run. ")
     out.append(f"`/usr/bin/time -v {mem['tool']} encode|decode FILE > FILE`, maximum resident set size. "
-               f"Baseline (the constant): the same tool encoding `{{}}` = {mem['baseline_kb'] / 1024:.1f} MiB. "
+               + base_text +
                f"Ratio = (peak − baseline) ÷ input size (JSON for encode, STC for decode). Targets: encode at most "
                f"{et:g}× the input plus the constant, decode at most {dt:g}×. Small inputs are dominated by the allocator "
                "and page granularity (a row over its target by less than 1 MiB in all says so); the large ones decide.\n")
     out.append("| input | input MiB | encode peak MiB | encode ratio | decode input (STC) MiB | decode peak MiB | decode ratio |")
     out.append("|---|---:|---:|---:|---:|---:|---:|")
     b = mem["baseline_kb"]
+    b_decode = mem.get("baseline_empty_kb", b)
 
-    def ratio(kb, nbytes, target):
+    def ratio(kb, nbytes, target, b=b):
         v = (kb - b) * 1024 / nbytes
         if v > target and kb - b < 1024:
             mark = "within 1 MiB of the baseline"
@@ -599,7 +612,7 @@ def memory_section(out_dir, out):
         return (f"{v:.2f}" if v >= 0.01 else "<0.01") + f" ({mark})"
     for r in mem["rows"]:
         out.append(f"| {r['name']} | {r['json_bytes'] / 2**20:.2f} | {r['encode_kb'] / 1024:.1f} | {ratio(r['encode_kb'], r['json_bytes'], et)} | "
-                   f"{r['stc_bytes'] / 2**20:.2f} | {r['decode_kb'] / 1024:.1f} | {ratio(r['decode_kb'], r['stc_bytes'], dt)} |")
+                   f"{r['stc_bytes'] / 2**20:.2f} | {r['decode_kb'] / 1024:.1f} | {ratio(r['decode_kb'], r['stc_bytes'], dt, b_decode)} |")
     out.append("")
     big = max(mem["rows"], key=lambda r: r["json_bytes"])
     out.append("`stc decode` checks the whole input first (invalid input still prints nothing on stdout), then decodes it "
@@ -607,8 +620,10 @@ def memory_section(out_dir, out):
                "parses the input into the encoder's tape (`stc-core/src/document/tape.rs`: 8 bytes for every value, key "
                "and container; numbers, strings and keys are spans of the input, and only a string whose escaping is not "
                "canonical, such as `\\u00e9` or `\\/`, is copied, re-escaped, into one arena), decides every "
-               "container's form (16 bytes per container while deciding, 12 while writing, plus the column lists of the "
-               "tables chosen), and writes the STC text to stdout in 64 KiB pieces as it is made "
+               "container's form (12 bytes per container while deciding: its tape index, form and cost as `u32`; 8 "
+               "while writing; plus the column lists of the tables chosen; a table is priced row by row as its rows "
+               "are read off the tape, never from a list of its rows, and a candidate's text is estimated in parts, "
+               "at most 16 KiB of it held), and writes the STC text to stdout in 64 KiB pieces as it is made "
                "(`Document::encode_to`): it holds the input, the tape and the decisions, never the whole output. The "
                "encoder needs the whole document in memory because it looks at each array whole before it chooses a "
                "form.\n")
@@ -629,16 +644,18 @@ def memory_section(out_dir, out):
             and r["encode_kb"] - b >= 1024]
     for r in over:
         out.append(f"- Over the target: {composition(r)}.")
-    if over:
-        out.append("  Where the rest is large, it is the planner's own memory: 16 bytes per container while it "
-                   "decides (a document of many small containers, such as canada.json's coordinate pairs, pays it "
-                   "on every pair), and the text it prices a table with: the whole table's candidate text (long "
-                   "strings shortened) in one scratch string, so one large table costs about its own STC size "
-                   "while it is decided. What would remove it: container indices kept as `u32` in the plan "
-                   "(16 → 12 bytes per container), a table priced row by row instead of as one text, and, for "
-                   "the tape itself, an encoder that reads the input twice (first choosing every container's form "
-                   "from statistics gathered in one pass, then writing the text in a second pass): about 1× plus "
-                   "the decisions.")
+    emp = [r for r in mem["rows"] if r.get("nodes") and r["name"].startswith("mem_employees_")
+           and r["json_bytes"] >= 2**20 and r not in over]
+    for r in emp:
+        out.append(f"- A table of flat rows: {composition(r)}.")
+    if over or emp:
+        out.append("  The rest is the planner's own memory: 12 bytes per container while it decides (a document of "
+                   "many small containers, such as canada.json's coordinate pairs or a table's rows, pays it on each), "
+                   "at most 16 KiB of candidate text, the 64 KiB output piece, and a `u32` per row while version 2 "
+                   "infers a table's columns. Most of the peak beyond the input is the tape (8 bytes a node); what "
+                   "would remove it is an encoder that reads the input twice (first choosing every container's form "
+                   "from statistics gathered in one pass, then writing the text in a second pass): about 1× plus the "
+                   "decisions.")
     out.append("")
 
 
