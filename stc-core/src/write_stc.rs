@@ -410,12 +410,14 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// its container, with no recursion and no stack at all.
     fn new(nodes: &'d Tape<'a>, v2: bool, t: Techniques) -> Self {
         // A tape holds fewer than 2^32 nodes (see `document::tape`), so every index fits.
-        // Counted first, so that the list is allocated once at its size (a
-        // growing vector would hold up to twice that while it doubles).
-        let count = (0..nodes.len()).filter(|&i| nodes.is_container(i)).count();
-        let mut containers = Vec::with_capacity(count);
+        // Room for every node reserved at once and given back after: pages
+        // never written are never resident, so the list costs what it holds
+        // (a vector growing by doubling would hold up to twice that, copied).
+        let mut containers = Vec::with_capacity(nodes.len());
         containers
             .extend((0..nodes.len()).filter(|&i| nodes.is_container(i)).map(|i| u32::try_from(i).unwrap_or(u32::MAX)));
+        containers.shrink_to_fit();
+        let count = containers.len();
         let mut plan = Plan {
             nodes,
             v2,
