@@ -182,6 +182,39 @@ pub fn decode_with(stc: &str, options: &(impl AsDecodeOptions + ?Sized)) -> Resu
     Ok(writer.into_string())
 }
 
+/// [`decode_with`] into a buffer the caller keeps, in a one-byte form:
+/// every character up to U+00FF is one byte (Latin-1), every other character
+/// a `\uXXXX` escape (a pair: two escapes). Nothing else differs from
+/// [`decode_with`]'s minified JSON, so the text is the same JSON value; it is
+/// what a JavaScript engine parses fastest (a one-byte string).
+///
+/// `out` is cleared first and keeps its capacity, so a buffer reused across
+/// calls is allocated once. On error `out` is empty (no partial JSON) and the
+/// error is the one [`decode_with`] returns.
+///
+/// ```
+/// use stc_core::{decode_latin1_into, Limits};
+/// let mut out = Vec::new();
+/// decode_latin1_into(r#"{k[3]: "é","ā","😀"}"#, &Limits::default(), &mut out)?;
+/// assert_eq!(out, b"{\"k\":[\"\xe9\",\"\\u0101\",\"\\ud83d\\ude00\"]}");
+/// let err = decode_latin1_into("[2]: 1", &Limits::default(), &mut out).unwrap_err();
+/// assert_eq!((err.kind(), out.len()), (stc_core::ErrorKind::CountMismatch, 0));
+/// # Ok::<(), stc_core::Error>(())
+/// ```
+pub fn decode_latin1_into(
+    stc: &str,
+    options: &(impl AsDecodeOptions + ?Sized),
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    out.clear();
+    out.reserve(stc.len() + stc.len() / 2);
+    let result = parse_stc(stc, options, &mut JsonWriter::latin1(out));
+    if result.is_err() {
+        out.clear();
+    }
+    result
+}
+
 /// [`decode`] for bytes that should be UTF-8 STC.
 pub fn decode_bytes(stc: &[u8]) -> Result<String> {
     decode_bytes_with(stc, &Limits::default())

@@ -12,6 +12,101 @@
 use crate::parser::{Abort, Sink};
 use crate::strings::JsonStr;
 
+/// Where [`JsonWriter`] writes: a `String` (UTF-8, what [`decode`] returns)
+/// or a [`Latin1`] byte buffer (what [`decode_latin1_into`] fills). Only the
+/// character encoding of string bodies differs; the JSON is written once, by
+/// [`JsonWriter`]'s `Sink` methods.
+///
+/// [`decode`]: crate::decode
+/// [`decode_latin1_into`]: crate::decode_latin1_into
+pub(crate) trait JsonOut {
+    /// Room for `n` more bytes.
+    fn reserve(&mut self, n: usize);
+    /// Text that is ASCII: punctuation, literals, number lexemes.
+    fn ascii(&mut self, s: &str);
+    /// One ASCII byte.
+    fn byte(&mut self, b: u8);
+    /// A string body in canonical escaping.
+    fn canonical(&mut self, s: JsonStr<'_>);
+}
+
+impl JsonOut for String {
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        String::reserve(self, n);
+    }
+    #[inline]
+    fn ascii(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.push(char::from(b));
+    }
+    #[inline]
+    fn canonical(&mut self, s: JsonStr<'_>) {
+        s.write_canonical(self);
+    }
+}
+
+/// A one-byte (Latin-1) output: characters up to U+00FF as one byte each,
+/// every other character as a `\uXXXX` escape (two for a pair). Escapes are
+/// only needed inside strings (the structure is ASCII), and JSON allows them
+/// there, so the text is the same JSON value as the UTF-8 one.
+#[derive(Debug)]
+pub(crate) struct Latin1<'b>(pub(crate) &'b mut Vec<u8>);
+
+impl Latin1<'_> {
+    /// Appends `s` in the one-byte form.
+    fn text(&mut self, s: &str) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut rest = s;
+        loop {
+            let run = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
+            self.0.extend_from_slice(&rest.as_bytes()[..run]);
+            let mut chars = rest[run..].chars();
+            let Some(c) = chars.next() else { return };
+            match u8::try_from(u32::from(c)) {
+                Ok(b) => self.0.push(b),
+                Err(_) => {
+                    for unit in c.encode_utf16(&mut [0u16; 2]) {
+                        let u = usize::from(*unit);
+                        self.0.extend_from_slice(&[
+                            b'\\',
+                            b'u',
+                            HEX[u >> 12],
+                            HEX[(u >> 8) & 15],
+                            HEX[(u >> 4) & 15],
+                            HEX[u & 15],
+                        ]);
+                    }
+                }
+            }
+            rest = chars.as_str();
+        }
+    }
+}
+
+impl JsonOut for Latin1<'_> {
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        self.0.reserve(n);
+    }
+    #[inline]
+    fn ascii(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.0.push(b);
+    }
+    #[inline]
+    fn canonical(&mut self, s: JsonStr<'_>) {
+        // A body that needs re-escaping is rare: it goes through a copy.
+        self.text(&s.canonical());
+    }
+}
+
 /// A [`Sink`] that writes minified JSON text with canonical strings and
 /// number lexemes copied verbatim.
 ///
@@ -25,9 +120,13 @@ use crate::strings::JsonStr;
 ///
 /// No stack is needed for separators: a comma is due exactly when the last
 /// thing written was a complete value and the next is not a closing bracket.
+///
+/// The output type `O` is `String` for every public use; the crate also
+/// writes the one-byte form of [`decode_latin1_into`](crate::decode_latin1_into)
+/// with this same writer.
 #[derive(Debug, Default)]
-pub struct JsonWriter {
-    out: String,
+pub struct JsonWriter<O = String> {
+    out: O,
     need_comma: bool,
 }
 
@@ -41,18 +140,29 @@ impl JsonWriter {
     pub fn into_string(self) -> String {
         self.out
     }
+}
 
+impl<'b> JsonWriter<Latin1<'b>> {
+    /// A writer appending the one-byte form to `out`.
+    pub(crate) fn latin1(out: &'b mut Vec<u8>) -> Self {
+        JsonWriter { out: Latin1(out), need_comma: false }
+    }
+}
+
+// The output types are the crate's own: no caller names `O` or `JsonOut`.
+#[allow(private_bounds)]
+impl<O: JsonOut> JsonWriter<O> {
     #[inline]
     fn sep(&mut self) {
         if self.need_comma {
-            self.out.push(',');
+            self.out.byte(b',');
         }
     }
 
     #[inline]
     fn scalar(&mut self, text: &str) -> Result<(), Abort> {
         self.sep();
-        self.out.push_str(text);
+        self.out.ascii(text);
         self.need_comma = true;
         Ok(())
     }
@@ -61,9 +171,9 @@ impl JsonWriter {
     #[inline]
     fn open_quote(&mut self) {
         if self.need_comma {
-            self.out.push_str(",\"");
+            self.out.ascii(",\"");
         } else {
-            self.out.push('"');
+            self.out.byte(b'"');
         }
     }
 }
@@ -75,7 +185,8 @@ fn push_quoted(out: &mut String, s: JsonStr<'_>) {
     out.push('"');
 }
 
-impl<'a> Sink<'a> for JsonWriter {
+#[allow(private_bounds)]
+impl<'a, O: JsonOut> Sink<'a> for JsonWriter<O> {
     #[inline]
     fn null(&mut self) -> Result<(), Abort> {
         self.scalar("null")
@@ -86,6 +197,7 @@ impl<'a> Sink<'a> for JsonWriter {
     }
     #[inline]
     fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+        // The reader checked the lexeme against JSON's grammar: it is ASCII.
         self.scalar(lexeme)
     }
     #[inline]
@@ -93,28 +205,28 @@ impl<'a> Sink<'a> for JsonWriter {
         // One reservation for the separator, the quotes and a canonical body.
         self.out.reserve(value.raw().len() + 3);
         self.open_quote();
-        value.write_canonical(&mut self.out);
-        self.out.push('"');
+        self.out.canonical(value);
+        self.out.byte(b'"');
         self.need_comma = true;
         Ok(())
     }
     #[inline]
     fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
         self.sep();
-        self.out.push('[');
+        self.out.byte(b'[');
         self.need_comma = false;
         Ok(())
     }
     #[inline]
     fn end_array(&mut self) -> Result<(), Abort> {
-        self.out.push(']');
+        self.out.byte(b']');
         self.need_comma = true;
         Ok(())
     }
     #[inline]
     fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
         self.sep();
-        self.out.push('{');
+        self.out.byte(b'{');
         self.need_comma = false;
         Ok(())
     }
@@ -122,14 +234,14 @@ impl<'a> Sink<'a> for JsonWriter {
     fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
         self.out.reserve(key.raw().len() + 4);
         self.open_quote();
-        key.write_canonical(&mut self.out);
-        self.out.push_str("\":");
+        self.out.canonical(key);
+        self.out.ascii("\":");
         self.need_comma = false;
         Ok(())
     }
     #[inline]
     fn end_object(&mut self) -> Result<(), Abort> {
-        self.out.push('}');
+        self.out.byte(b'}');
         self.need_comma = true;
         Ok(())
     }
