@@ -9,7 +9,7 @@ use stc_core::{encode_gated, encode_gated_with_counter, GateError, GateOptions, 
 
 use crate::errors::throw_stc;
 use crate::input::Input;
-use crate::js::{js_json_latin1, js_string_fast, string_result};
+use crate::js::{js_latin1, js_string_fast, string_result};
 use crate::options::{decode_options, encode_options, tokenizer};
 
 /// Every error code of the core (`StcError.code`), in the core's order.
@@ -76,10 +76,20 @@ pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>, version: Opti
     string_result(env, &text)
 }
 
+/// The largest output buffer [`decode_latin1`] keeps for the next call (16 MiB):
+/// one huge document does not pin its memory for the life of the thread.
+const KEPT_OUTPUT: usize = 16 << 20;
+
+thread_local! {
+    /// [`decode_latin1`]'s output buffer, kept between calls: a large text is
+    /// not allocated and freed (mmap/munmap by glibc) on every call.
+    static LATIN1_OUT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// STC text to minified JSON text as a one-byte string for `JSON.parse`
-/// (`parse`'s fast path): characters beyond U+00FF are `\uXXXX` escapes
-/// (see [`js_json_latin1`]), so the text is the same JSON value, not the same
-/// text as [`decode_text`] returns.
+/// (`parse`'s fast path), written by [`stc_core::decode_latin1_into`]:
+/// characters beyond U+00FF are `\uXXXX` escapes, so the text is the same
+/// JSON value, not the same text as [`decode_text`] returns.
 #[napi(
     js_name = "decodeLatin1",
     ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
@@ -89,11 +99,21 @@ pub fn decode_latin1(env: Env, stc: Unknown, max_depth: Option<u32>, version: Op
     let env = env.raw();
     let options = decode_options(max_depth, version)?;
     let input = Input::read(env, stc.value().value)?;
-    let result = input.as_str().and_then(|s| stc_core::decode_with(s, &options));
-    let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
-    let v = js_json_latin1(env, &text)?;
+    // Taken out of the cell for the call: nothing here re-enters JavaScript,
+    // but a taken buffer cannot be borrowed twice in any case.
+    let mut out = LATIN1_OUT.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    let result = input.as_str().and_then(|s| stc_core::decode_latin1_into(s, &options, &mut out));
+    let v = match result {
+        Ok(()) => js_latin1(env, &out),
+        Err(e) => Err(throw_stc(env, &e, input.text())),
+    };
+    if out.capacity() > KEPT_OUTPUT {
+        out.clear();
+        out.shrink_to(KEPT_OUTPUT);
+    }
+    LATIN1_OUT.with(|b| *b.borrow_mut() = out);
     // SAFETY: `v` is a string napi just created in `env`, returned to JavaScript before its scope closes.
-    Ok(unsafe { Unknown::from_raw_unchecked(env, v) })
+    Ok(unsafe { Unknown::from_raw_unchecked(env, v?) })
 }
 
 /// Result of [`encode_gated_text`].

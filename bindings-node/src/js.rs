@@ -129,67 +129,26 @@ fn utf16_of(s: &str) -> Vec<u16> {
 /// else UTF-16. Both beat napi's UTF-8 path, whose decoder is slow once the
 /// text holds any non-ASCII character.
 pub(crate) fn js_string_fast(env: RawEnv, s: &str) -> Result<Value> {
-    let mut out = ptr::null_mut();
     if s.is_ascii() {
-        napi_call!(env, sys::napi_create_string_latin1(env, s.as_ptr().cast::<c_char>(), s.len() as isize, &mut out));
-    } else if let Some(latin1) = latin1_of(s) {
-        napi_call!(
-            env,
-            sys::napi_create_string_latin1(env, latin1.as_ptr().cast::<c_char>(), latin1.len() as isize, &mut out)
-        );
-    } else {
-        let units = utf16_of(s);
-        napi_call!(env, sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out));
+        return js_latin1(env, s.as_bytes());
     }
+    if let Some(latin1) = latin1_of(s) {
+        return js_latin1(env, &latin1);
+    }
+    let units = utf16_of(s);
+    let mut out = ptr::null_mut();
+    napi_call!(env, sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out));
     Ok(out)
 }
 
-/// Creates a one-byte JavaScript string holding the JSON text `json` for
-/// `JSON.parse`: characters up to U+00FF as they are (Latin-1), every other
-/// character as a `\uXXXX` escape (two for a pair). JSON allows an escape
-/// wherever such a character can be (inside strings: the structure is
-/// ASCII), `JSON.parse` gives the same value, and V8 parses a one-byte text
-/// faster than a two-byte one, which it would otherwise need.
-pub(crate) fn js_json_latin1(env: RawEnv, json: &str) -> Result<Value> {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
+/// Creates a one-byte JavaScript string from Latin-1 bytes (one character
+/// per byte).
+pub(crate) fn js_latin1(env: RawEnv, bytes: &[u8]) -> Result<Value> {
     let mut out = ptr::null_mut();
-    if json.is_ascii() {
-        napi_call!(
-            env,
-            sys::napi_create_string_latin1(env, json.as_ptr().cast::<c_char>(), json.len() as isize, &mut out)
-        );
-        return Ok(out);
-    }
-    let bytes = json.as_bytes();
-    let mut text = Vec::with_capacity(bytes.len() + bytes.len() / 4);
-    let mut i = 0;
-    while i < bytes.len() {
-        let run = ascii_run(&bytes[i..]);
-        text.extend_from_slice(&bytes[i..i + run]);
-        i += run;
-        if i == bytes.len() {
-            break;
-        }
-        let (c, width) = char_at(json, i);
-        match u8::try_from(u32::from(c)) {
-            Ok(b) => text.push(b),
-            Err(_) => {
-                for unit in c.encode_utf16(&mut [0u16; 2]) {
-                    let u = *unit as usize;
-                    text.extend_from_slice(&[
-                        b'\\',
-                        b'u',
-                        HEX[u >> 12],
-                        HEX[(u >> 8) & 15],
-                        HEX[(u >> 4) & 15],
-                        HEX[u & 15],
-                    ]);
-                }
-            }
-        }
-        i += width;
-    }
-    napi_call!(env, sys::napi_create_string_latin1(env, text.as_ptr().cast::<c_char>(), text.len() as isize, &mut out));
+    napi_call!(
+        env,
+        sys::napi_create_string_latin1(env, bytes.as_ptr().cast::<c_char>(), bytes.len() as isize, &mut out)
+    );
     Ok(out)
 }
 

@@ -60,6 +60,11 @@ impl Latin1<'_> {
     /// Appends `s` in the one-byte form.
     fn text(&mut self, s: &str) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
+        // Most bodies are ASCII: one word-at-a-time check, one copy.
+        if s.is_ascii() {
+            self.0.extend_from_slice(s.as_bytes());
+            return;
+        }
         let mut rest = s;
         loop {
             let run = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
