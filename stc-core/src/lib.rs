@@ -207,10 +207,14 @@ pub fn decode_latin1_into(
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
     out.clear();
-    out.reserve(stc.len() + stc.len() / 2);
-    let result = parse_stc(stc, options, &mut JsonWriter::latin1(out));
-    if result.is_err() {
-        out.clear();
+    // An empty buffer is UTF-8: the writer writes into it, capacity kept.
+    let text = String::from_utf8(std::mem::take(out)).unwrap_or_default();
+    let mut writer = JsonWriter::from_string(text, stc.len() + stc.len() / 2);
+    let result = parse_stc(stc, options, &mut writer);
+    *out = writer.into_string().into_bytes();
+    match result {
+        Ok(()) => write_json::utf8_to_latin1_json(out),
+        Err(_) => out.clear(),
     }
     result
 }

@@ -12,106 +12,6 @@
 use crate::parser::{Abort, Sink};
 use crate::strings::JsonStr;
 
-/// Where [`JsonWriter`] writes: a `String` (UTF-8, what [`decode`] returns)
-/// or a [`Latin1`] byte buffer (what [`decode_latin1_into`] fills). Only the
-/// character encoding of string bodies differs; the JSON is written once, by
-/// [`JsonWriter`]'s `Sink` methods.
-///
-/// [`decode`]: crate::decode
-/// [`decode_latin1_into`]: crate::decode_latin1_into
-pub(crate) trait JsonOut {
-    /// Room for `n` more bytes.
-    fn reserve(&mut self, n: usize);
-    /// Text that is ASCII: punctuation, literals, number lexemes.
-    fn ascii(&mut self, s: &str);
-    /// One ASCII byte.
-    fn byte(&mut self, b: u8);
-    /// A string body in canonical escaping.
-    fn canonical(&mut self, s: JsonStr<'_>);
-}
-
-impl JsonOut for String {
-    #[inline]
-    fn reserve(&mut self, n: usize) {
-        String::reserve(self, n);
-    }
-    #[inline]
-    fn ascii(&mut self, s: &str) {
-        self.push_str(s);
-    }
-    #[inline]
-    fn byte(&mut self, b: u8) {
-        self.push(char::from(b));
-    }
-    #[inline]
-    fn canonical(&mut self, s: JsonStr<'_>) {
-        s.write_canonical(self);
-    }
-}
-
-/// A one-byte (Latin-1) output: characters up to U+00FF as one byte each,
-/// every other character as a `\uXXXX` escape (two for a pair). Escapes are
-/// only needed inside strings (the structure is ASCII), and JSON allows them
-/// there, so the text is the same JSON value as the UTF-8 one.
-#[derive(Debug)]
-pub(crate) struct Latin1<'b>(pub(crate) &'b mut Vec<u8>);
-
-impl Latin1<'_> {
-    /// Appends `s` in the one-byte form.
-    fn text(&mut self, s: &str) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        // Most bodies are ASCII: one word-at-a-time check, one copy.
-        if s.is_ascii() {
-            self.0.extend_from_slice(s.as_bytes());
-            return;
-        }
-        let mut rest = s;
-        loop {
-            let run = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
-            self.0.extend_from_slice(&rest.as_bytes()[..run]);
-            let mut chars = rest[run..].chars();
-            let Some(c) = chars.next() else { return };
-            match u8::try_from(u32::from(c)) {
-                Ok(b) => self.0.push(b),
-                Err(_) => {
-                    for unit in c.encode_utf16(&mut [0u16; 2]) {
-                        let u = usize::from(*unit);
-                        self.0.extend_from_slice(&[
-                            b'\\',
-                            b'u',
-                            HEX[u >> 12],
-                            HEX[(u >> 8) & 15],
-                            HEX[(u >> 4) & 15],
-                            HEX[u & 15],
-                        ]);
-                    }
-                }
-            }
-            rest = chars.as_str();
-        }
-    }
-}
-
-impl JsonOut for Latin1<'_> {
-    #[inline]
-    fn reserve(&mut self, n: usize) {
-        self.0.reserve(n);
-    }
-    #[inline]
-    fn ascii(&mut self, s: &str) {
-        self.0.extend_from_slice(s.as_bytes());
-    }
-    #[inline]
-    fn byte(&mut self, b: u8) {
-        self.0.push(b);
-    }
-    #[inline]
-    fn canonical(&mut self, s: JsonStr<'_>) {
-        // A body that needs re-escaping is rare: it goes through a copy.
-        self.text(&s.canonical());
-    }
-}
-
 /// A [`Sink`] that writes minified JSON text with canonical strings and
 /// number lexemes copied verbatim.
 ///
@@ -125,13 +25,9 @@ impl JsonOut for Latin1<'_> {
 ///
 /// No stack is needed for separators: a comma is due exactly when the last
 /// thing written was a complete value and the next is not a closing bracket.
-///
-/// The output type `O` is `String` for every public use; the crate also
-/// writes the one-byte form of [`decode_latin1_into`](crate::decode_latin1_into)
-/// with this same writer.
 #[derive(Debug, Default)]
-pub struct JsonWriter<O = String> {
-    out: O,
+pub struct JsonWriter {
+    out: String,
     need_comma: bool,
 }
 
@@ -141,33 +37,30 @@ impl JsonWriter {
         JsonWriter { out: String::with_capacity(capacity), need_comma: false }
     }
 
+    /// A writer appending to `out` (emptied first, its capacity kept), with
+    /// room for about `capacity` bytes of output.
+    pub(crate) fn from_string(mut out: String, capacity: usize) -> Self {
+        out.clear();
+        out.reserve(capacity);
+        JsonWriter { out, need_comma: false }
+    }
+
     /// The JSON text written so far.
     pub fn into_string(self) -> String {
         self.out
     }
-}
 
-impl<'b> JsonWriter<Latin1<'b>> {
-    /// A writer appending the one-byte form to `out`.
-    pub(crate) fn latin1(out: &'b mut Vec<u8>) -> Self {
-        JsonWriter { out: Latin1(out), need_comma: false }
-    }
-}
-
-// The output types are the crate's own: no caller names `O` or `JsonOut`.
-#[allow(private_bounds)]
-impl<O: JsonOut> JsonWriter<O> {
     #[inline]
     fn sep(&mut self) {
         if self.need_comma {
-            self.out.byte(b',');
+            self.out.push(',');
         }
     }
 
     #[inline]
     fn scalar(&mut self, text: &str) -> Result<(), Abort> {
         self.sep();
-        self.out.ascii(text);
+        self.out.push_str(text);
         self.need_comma = true;
         Ok(())
     }
@@ -176,9 +69,9 @@ impl<O: JsonOut> JsonWriter<O> {
     #[inline]
     fn open_quote(&mut self) {
         if self.need_comma {
-            self.out.ascii(",\"");
+            self.out.push_str(",\"");
         } else {
-            self.out.byte(b'"');
+            self.out.push('"');
         }
     }
 }
@@ -190,8 +83,7 @@ fn push_quoted(out: &mut String, s: JsonStr<'_>) {
     out.push('"');
 }
 
-#[allow(private_bounds)]
-impl<'a, O: JsonOut> Sink<'a> for JsonWriter<O> {
+impl<'a> Sink<'a> for JsonWriter {
     #[inline]
     fn null(&mut self) -> Result<(), Abort> {
         self.scalar("null")
@@ -202,7 +94,6 @@ impl<'a, O: JsonOut> Sink<'a> for JsonWriter<O> {
     }
     #[inline]
     fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
-        // The reader checked the lexeme against JSON's grammar: it is ASCII.
         self.scalar(lexeme)
     }
     #[inline]
@@ -210,28 +101,28 @@ impl<'a, O: JsonOut> Sink<'a> for JsonWriter<O> {
         // One reservation for the separator, the quotes and a canonical body.
         self.out.reserve(value.raw().len() + 3);
         self.open_quote();
-        self.out.canonical(value);
-        self.out.byte(b'"');
+        value.write_canonical(&mut self.out);
+        self.out.push('"');
         self.need_comma = true;
         Ok(())
     }
     #[inline]
     fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
         self.sep();
-        self.out.byte(b'[');
+        self.out.push('[');
         self.need_comma = false;
         Ok(())
     }
     #[inline]
     fn end_array(&mut self) -> Result<(), Abort> {
-        self.out.byte(b']');
+        self.out.push(']');
         self.need_comma = true;
         Ok(())
     }
     #[inline]
     fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
         self.sep();
-        self.out.byte(b'{');
+        self.out.push('{');
         self.need_comma = false;
         Ok(())
     }
@@ -239,17 +130,94 @@ impl<'a, O: JsonOut> Sink<'a> for JsonWriter<O> {
     fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
         self.out.reserve(key.raw().len() + 4);
         self.open_quote();
-        self.out.canonical(key);
-        self.out.ascii("\":");
+        key.write_canonical(&mut self.out);
+        self.out.push_str("\":");
         self.need_comma = false;
         Ok(())
     }
     #[inline]
     fn end_object(&mut self) -> Result<(), Abort> {
-        self.out.byte(b'}');
+        self.out.push('}');
         self.need_comma = true;
         Ok(())
     }
+}
+
+/// Rewrites minified JSON text `out` (UTF-8) in place into its one-byte form:
+/// every character up to U+00FF as one byte (Latin-1), every other as a
+/// `\uXXXX` escape (two for a pair). Such characters only occur inside
+/// strings (the structure is ASCII), where JSON allows the escapes: the text
+/// is the same JSON value.
+///
+/// The writer writes UTF-8 with no per-string check; this pass costs one
+/// word-at-a-time ASCII scan when the text is ASCII, and otherwise rewrites
+/// the text from its first non-ASCII byte through the spare room at the end
+/// of `out` (no allocation once `out` is large enough).
+pub(crate) fn utf8_to_latin1_json(out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    if out.is_ascii() {
+        return;
+    }
+    let end = out.len();
+    let first = ascii_run(out);
+    let mut r = first;
+    while r < end {
+        let run = ascii_run(&out[r..end]);
+        if run > 0 {
+            out.extend_from_within(r..r + run);
+            r += run;
+            if r == end {
+                break;
+            }
+        }
+        // A UTF-8 sequence (the text came from a `String`): the lead byte
+        // gives its width, continuation bytes six bits each.
+        let lead = u32::from(out[r]);
+        let cont = |k: usize| u32::from(out.get(r + k).copied().unwrap_or(0x80) & 0x3F);
+        let (u, width) = match lead {
+            0xF0.. => (((lead & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3), 4),
+            0xE0.. => (((lead & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3),
+            _ => (((lead & 0x1F) << 6) | cont(1), 2),
+        };
+        if let Ok(b) = u8::try_from(u) {
+            out.push(b);
+        } else {
+            let mut escape = |unit: u32| {
+                let u = unit as usize;
+                out.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    HEX[(u >> 12) & 15],
+                    HEX[(u >> 8) & 15],
+                    HEX[(u >> 4) & 15],
+                    HEX[u & 15],
+                ]);
+            };
+            if u < 0x10000 {
+                escape(u);
+            } else {
+                let v = u - 0x10000;
+                escape(0xD800 | (v >> 10));
+                escape(0xDC00 | (v & 0x3FF));
+            }
+        }
+        r += width;
+    }
+    out.copy_within(end.., first);
+    out.truncate(first + (out.len() - end));
+}
+
+/// Length of the run of ASCII bytes at the start of `bytes` (16 at a time,
+/// an OR of each 16 with no early exit, which vectorizes).
+fn ascii_run(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    for chunk in bytes.chunks_exact(16) {
+        if chunk.iter().fold(0, |acc, b| acc | b) >= 0x80 {
+            break;
+        }
+        n += 16;
+    }
+    n + bytes[n..].iter().position(|b| !b.is_ascii()).unwrap_or(bytes.len() - n)
 }
 
 /// A [`Sink`] that writes indented JSON: two spaces per level, `": "` after
