@@ -23,8 +23,9 @@ use crate::error::{Error, ErrorKind};
 use crate::options::Limits;
 use crate::parser::{parse_json_to, Abort, Failure, Sink};
 use crate::strings::JsonStr;
+use crate::strings::{push_canonical_str as push_canonical, push_canonical_utf16};
 use crate::write_json::{JsonWriter, PrettyJsonWriter};
-use scan::{number_end, push_canonical, push_canonical_utf16};
+use scan::number_end;
 use tape::{read_json, too_large, TapeWriter};
 pub(crate) use tape::{Node, Tape};
 

@@ -12,7 +12,7 @@ use crate::identifier;
 use crate::options::{AsDecodeOptions, Limits, Version};
 use crate::strings::{bare_char_len, is_bare_run, is_literal_lookalike, JsonStr, BARE_BYTE};
 
-mod scan;
+pub(crate) mod scan;
 use scan::plain_run;
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail

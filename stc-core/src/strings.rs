@@ -7,6 +7,8 @@
 
 use std::borrow::Cow;
 
+use crate::parser::scan::plain_run;
+
 /// A validated string body (the text between the quotes, escapes included).
 ///
 /// ```
@@ -300,22 +302,76 @@ pub(crate) fn is_literal_lookalike(s: &str) -> bool {
         && ["true", "false", "null", "nan", "inf", "infinity"].iter().any(|w| w.eq_ignore_ascii_case(s))
 }
 
-/// Appends the canonical escaped body of a Rust string to `out`.
+/// Appends the canonical escaped body of a Rust string to `out` (`"`, `\`
+/// and control characters escaped): one copy when nothing needs escaping,
+/// else the runs between escapes copied whole.
+#[inline(always)]
 pub(crate) fn push_canonical_str(out: &mut String, s: &str) {
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'"' || b == b'\\' || b < 0x20 {
-            out.push_str(&s[start..i]);
-            push_canonical_char(out, b as char);
-            start = i + 1;
-        }
+    let plain = plain_run(s.as_bytes());
+    if plain == s.len() {
+        out.push_str(s);
+    } else {
+        push_escaped(out, s, plain);
     }
-    out.push_str(&s[start..]);
 }
 
-/// Appends the canonical escaped body of UTF-16 text (lone surrogates allowed).
+/// The rest of [`push_canonical_str`] for a string with a byte to escape at `i`.
+#[inline(never)]
+fn push_escaped(out: &mut String, s: &str, mut i: usize) {
+    let b = s.as_bytes();
+    out.reserve(b.len() + 8);
+    let mut from = 0;
+    while let Some(&byte) = b.get(i) {
+        // `i` is at an ASCII byte, so both slices are on character boundaries.
+        out.push_str(s.get(from..i).unwrap_or(""));
+        push_escape(out, byte);
+        i += 1;
+        from = i;
+        i += plain_run(&b[i..]);
+    }
+    out.push_str(s.get(from..).unwrap_or(""));
+}
+
+/// Appends the canonical escaped body of UTF-16 text (lone surrogates
+/// allowed): runs of ASCII that need no escape gathered as bytes (up to 64 at
+/// a time) and copied as one `&str`; other units of the Basic Multilingual
+/// Plane pushed as characters; from the first surrogate on, the general
+/// decoder (a pair is one character, a lone surrogate a `\uXXXX` escape).
+#[inline]
 pub(crate) fn push_canonical_utf16(out: &mut String, units: &[u16]) {
+    out.reserve(units.len());
+    let plain = |unit: u16| (0x20..0x80).contains(&unit) && unit != u16::from(b'"') && unit != u16::from(b'\\');
+    let mut buf = [0u8; 64];
+    let mut i = 0;
+    while let Some(&u) = units.get(i) {
+        if plain(u) {
+            let mut n = 0;
+            for (slot, &unit) in buf.iter_mut().zip(&units[i..]) {
+                if !plain(unit) {
+                    break;
+                }
+                *slot = unit as u8;
+                n += 1;
+            }
+            // ASCII, so always UTF-8.
+            out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
+            i += n;
+            continue;
+        }
+        if u < 0x80 {
+            push_escape(out, u as u8);
+        } else if let Some(c) = char::from_u32(u32::from(u)) {
+            out.push(c);
+        } else {
+            push_canonical_utf16_general(out, &units[i..]);
+            return;
+        }
+        i += 1;
+    }
+}
+
+/// [`push_canonical_utf16`] one decoded character at a time.
+fn push_canonical_utf16_general(out: &mut String, units: &[u16]) {
     for r in char::decode_utf16(units.iter().copied()) {
         match r {
             Ok(c) => push_canonical_char(out, c),
@@ -325,16 +381,24 @@ pub(crate) fn push_canonical_utf16(out: &mut String, units: &[u16]) {
 }
 
 fn push_canonical_char(out: &mut String, c: char) {
-    match c {
-        '"' => out.push_str("\\\""),
-        '\\' => out.push_str("\\\\"),
-        '\u{08}' => out.push_str("\\b"),
-        '\u{0C}' => out.push_str("\\f"),
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        c if (c as u32) < 0x20 => push_u_escape(out, c as u16),
-        c => out.push(c),
+    match u8::try_from(c) {
+        Ok(b) if b == b'"' || b == b'\\' || b < 0x20 => push_escape(out, b),
+        _ => out.push(c),
+    }
+}
+
+/// The canonical escape of `"`, `\` or a control character.
+#[inline]
+fn push_escape(out: &mut String, byte: u8) {
+    match byte {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        0x08 => out.push_str("\\b"),
+        0x0C => out.push_str("\\f"),
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        _ => push_u_escape(out, u16::from(byte)),
     }
 }
 
@@ -342,7 +406,7 @@ fn push_u_escape(out: &mut String, unit: u16) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push_str("\\u");
     for shift in [12, 8, 4, 0] {
-        out.push(HEX[((unit >> shift) & 0xF) as usize] as char);
+        out.push(HEX[usize::from((unit >> shift) & 0xF)] as char);
     }
 }
 
@@ -621,6 +685,64 @@ mod tests {
     fn bare_byte_table_matches_the_char_rule() {
         for b in 0u8..=255 {
             assert_eq!(BARE_BYTE[b as usize], b.is_ascii() && is_bare_char(b as char), "{b:#x}");
+        }
+    }
+
+    /// The escaping of `push_canonical_str` and `push_canonical_utf16`,
+    /// one character at a time through the general path, and serde_json's
+    /// (which escapes exactly `"`, `\` and control characters, in lowercase
+    /// hex): the fast paths must agree with both.
+    fn escaped_both_ways(s: &str) -> (String, String, String) {
+        let mut fast = String::from("x");
+        push_canonical_str(&mut fast, s);
+        let units: Vec<u16> = s.encode_utf16().collect();
+        let mut general = String::from("x");
+        push_canonical_utf16_general(&mut general, &units);
+        let quoted = serde_json::to_string(s).unwrap();
+        let serde = format!("x{}", &quoted[1..quoted.len() - 1]);
+        (fast, general, serde)
+    }
+
+    #[test]
+    fn canonical_escaping_edges() {
+        let text: String = (0u8..0x80).map(char::from).chain("é日\u{1F600}\u{7f}".chars()).collect();
+        for len in 0..=text.chars().count() {
+            let s: String = text.chars().take(len).collect();
+            let (fast, general, serde) = escaped_both_ways(&s);
+            assert_eq!(fast, general, "{s:?}");
+            assert_eq!(fast, serde, "{s:?}");
+        }
+        let units: Vec<u16> = (0u16..0x80)
+            .chain([0xe9, 0xd83d, 0xde00, 0xd800, 0x41, 0xdc00, 0xdbff, 0xdbff, 0xdfff, 0xfffd, 0xffff, 0xd800])
+            .collect();
+        for from in 0..units.len() {
+            let mut fast = String::new();
+            let mut general = String::new();
+            push_canonical_utf16(&mut fast, &units[from..]);
+            push_canonical_utf16_general(&mut general, &units[from..]);
+            assert_eq!(fast, general, "from {from}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn canonical_escaping_fast_paths_match(
+            s in proptest::prelude::any::<String>(),
+            units in proptest::collection::vec(
+                proptest::prop_oneof![0u16..0x80, 0x20u16..0x7f, proptest::prelude::any::<u16>(), 0xd800u16..0xe000],
+                0..150,
+            ),
+        ) {
+            let (fast, general, serde) = escaped_both_ways(&s);
+            proptest::prop_assert_eq!(&fast, &general);
+            proptest::prop_assert_eq!(&fast, &serde);
+            let mut fast = String::new();
+            let mut general = String::new();
+            push_canonical_utf16(&mut fast, &units);
+            push_canonical_utf16_general(&mut general, &units);
+            proptest::prop_assert_eq!(fast, general);
         }
     }
 }

@@ -1,4 +1,7 @@
-//! Byte scans of the reader's hot loops: string bodies and escapes.
+//! Byte scans of the hot loops: string bodies, escapes, bare keys and digit
+//! runs. The STC reader uses all of them; the JSON tape reader
+//! (`document::tape::json`) and the canonical escaping of `strings` use the
+//! string-body and digit scans.
 //!
 //! Safe code only: the wide scan is written so that the compiler can turn it
 //! into vector instructions (a fixed-size block folded with `|`), with a
@@ -15,8 +18,10 @@ fn is_special(b: u8) -> bool {
 /// The block the wide scan looks at per step.
 const BLOCK: usize = 16;
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
+/// `0x01` in every byte of a word.
+pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
+/// The high bit of every byte of a word.
+pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The eight bytes at `at` as a little-endian word, if there are eight.
 #[inline(always)]
