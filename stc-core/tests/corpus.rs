@@ -1,44 +1,11 @@
 //! Every document of the shared corpus round-trips exactly, in both profiles.
 //!
-//! The corpus is read in place from `../shared/corpus` (next to the
-//! repository); set `STC_CORPUS` to read it from elsewhere.
-
-use std::path::PathBuf;
+//! The corpus is read in place (see `support/mod.rs`).
 
 use stc_core::{decode, encode_with, EncodeOptions, Profile};
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("STC_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
-    }
-}
-
-/// Every JSON document: each `.json` file, and each line of `.ndjson` files.
-fn documents() -> Vec<(String, String)> {
-    let dir = corpus_dir();
-    let mut entries: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read the corpus at {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    let mut docs = Vec::new();
-    for path in entries {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(&path).unwrap();
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("json") => docs.push((name, text)),
-            Some("ndjson") => {
-                for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-                    docs.push((format!("{name}:{}", i + 1), line.to_string()));
-                }
-            }
-            _ => {}
-        }
-    }
-    assert!(docs.len() >= 14, "expected the shared corpus, found {} documents", docs.len());
-    docs
-}
+mod support;
+use support::{corpus_dir, documents};
 
 #[test]
 fn corpus_round_trips_exactly() {

@@ -9,9 +9,11 @@
 //! The shared corpus is read in place from `../shared/corpus`; set
 //! `STC_CORPUS` to read it from elsewhere.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use stc_core::{decode_latin1_into, decode_with, encode_with, DecodeOptions, EncodeOptions, Version};
+
+mod support;
 
 /// The one-byte form of `json`, written independently of stc-core.
 fn oracle(json: &str) -> Vec<u8> {
@@ -81,21 +83,8 @@ fn conformance_inputs_match_decode_with() {
 
 #[test]
 fn shared_corpus_v1_and_v2_texts_match_decode_with() {
-    let dir = match std::env::var_os("STC_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
-    };
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read the corpus at {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    assert!(paths.len() >= 10, "expected the shared corpus in {}", dir.display());
     let mut out = Vec::new();
-    for path in paths {
-        let json = std::fs::read_to_string(&path).unwrap();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    for (name, json) in support::json_files() {
         check(&json, &DecodeOptions::default(), &mut out, &format!("{name} as JSON"));
         for version in [Version::V1, Version::V2] {
             let stc = encode_with(&json, &EncodeOptions::default().version(version)).unwrap();

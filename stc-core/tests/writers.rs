@@ -13,27 +13,10 @@
 //! The corpus is read in place from `../shared/corpus`; set `STC_CORPUS` to
 //! read it from elsewhere.
 
-use std::path::PathBuf;
-
 use stc_core::{decode, Document, DocumentBuilder, Limits};
 
-fn corpus() -> Vec<(String, String)> {
-    let dir = match std::env::var_os("STC_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
-    };
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read the corpus at {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    assert!(paths.len() >= 10, "expected the shared corpus in {}", dir.display());
-    paths
-        .into_iter()
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
-        .collect()
-}
+mod support;
+use support::json_files as corpus;
 
 /// Indents minified JSON: two spaces per level, `": "` after keys, empty
 /// containers kept as `[]`/`{}`.
