@@ -154,7 +154,6 @@ impl<'a> Sink<'a> for JsonWriter {
 /// the text from its first non-ASCII byte through the spare room at the end
 /// of `out` (no allocation once `out` is large enough).
 pub(crate) fn utf8_to_latin1_json(out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     if out.is_ascii() {
         return;
     }
@@ -162,54 +161,61 @@ pub(crate) fn utf8_to_latin1_json(out: &mut Vec<u8>) {
     let first = ascii_run(out);
     let mut r = first;
     while r < end {
-        let run = ascii_run(&out[r..end]);
-        if run > 0 {
+        if out[r] < 0x80 {
+            let run = ascii_run(&out[r..end]);
             out.extend_from_within(r..r + run);
             r += run;
-            if r == end {
+            continue;
+        }
+        // A run of non-ASCII characters (UTF-8 from a `String`: the lead
+        // byte gives the width, continuation bytes six bits each), each
+        // written as one byte or as escapes, with one reservation per
+        // character; ASCII ends the run.
+        while r < end {
+            let lead = out[r];
+            if lead < 0x80 {
                 break;
             }
-        }
-        // A UTF-8 sequence (the text came from a `String`): the lead byte
-        // gives its width, continuation bytes six bits each.
-        let lead = u32::from(out[r]);
-        let cont = |k: usize| u32::from(out.get(r + k).copied().unwrap_or(0x80) & 0x3F);
-        let (u, width) = match lead {
-            0xF0.. => (((lead & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3), 4),
-            0xE0.. => (((lead & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3),
-            _ => (((lead & 0x1F) << 6) | cont(1), 2),
-        };
-        if let Ok(b) = u8::try_from(u) {
-            out.push(b);
-        } else {
-            let mut escape = |unit: u32| {
-                let u = unit as usize;
-                out.extend_from_slice(&[
-                    b'\\',
-                    b'u',
-                    HEX[(u >> 12) & 15],
-                    HEX[(u >> 8) & 15],
-                    HEX[(u >> 4) & 15],
-                    HEX[u & 15],
-                ]);
-            };
-            if u < 0x10000 {
-                escape(u);
+            out.reserve(12);
+            let cont = |k: usize| u32::from(out.get(r + k).copied().unwrap_or(0x80) & 0x3F);
+            if lead < 0xE0 {
+                let u = ((u32::from(lead) & 0x1F) << 6) | cont(1);
+                r += 2;
+                match u8::try_from(u) {
+                    Ok(b) => out.push(b),
+                    Err(_) => push_escape(out, u),
+                }
+            } else if lead < 0xF0 {
+                let u = ((u32::from(lead) & 0x0F) << 12) | (cont(1) << 6) | cont(2);
+                r += 3;
+                push_escape(out, u);
             } else {
+                let u = ((u32::from(lead) & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
+                r += 4;
                 let v = u - 0x10000;
-                escape(0xD800 | (v >> 10));
-                escape(0xDC00 | (v & 0x3FF));
+                push_escape(out, 0xD800 | (v >> 10));
+                push_escape(out, 0xDC00 | (v & 0x3FF));
             }
         }
-        r += width;
     }
     out.copy_within(end.., first);
     out.truncate(first + (out.len() - end));
 }
 
-/// Length of the run of ASCII bytes at the start of `bytes` (16 at a time,
-/// an OR of each 16 with no early exit, which vectorizes).
+/// Appends `\uXXXX` (lowercase hex) for the UTF-16 unit `unit`.
+#[inline(always)]
+fn push_escape(out: &mut Vec<u8>, unit: u32) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let u = unit as usize;
+    out.extend_from_slice(&[b'\\', b'u', HEX[(u >> 12) & 15], HEX[(u >> 8) & 15], HEX[(u >> 4) & 15], HEX[u & 15]]);
+}
+
+/// Length of the run of ASCII bytes at the start of `bytes`: 16 at a time
+/// (an OR of each 16 with no early exit, which vectorizes), then the first
+/// non-ASCII byte of the last block or of the tail found eight at a time.
+#[inline]
 fn ascii_run(bytes: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut n = 0;
     for chunk in bytes.chunks_exact(16) {
         if chunk.iter().fold(0, |acc, b| acc | b) >= 0x80 {
@@ -217,7 +223,15 @@ fn ascii_run(bytes: &[u8]) -> usize {
         }
         n += 16;
     }
-    n + bytes[n..].iter().position(|b| !b.is_ascii()).unwrap_or(bytes.len() - n)
+    let mut words = bytes[n..].chunks_exact(8);
+    for w in &mut words {
+        let high = u64::from_le_bytes(w.try_into().expect("eight bytes")) & HIGH;
+        if high != 0 {
+            return n + (high.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + words.remainder().iter().position(|b| !b.is_ascii()).unwrap_or(bytes.len() - n)
 }
 
 /// A [`Sink`] that writes indented JSON: two spaces per level, `": "` after
