@@ -30,11 +30,13 @@ def main():
             n += 1
             if f["category"] in ("decode", "invalid"):
                 put("decode", data)
+                put("decode_latin1", data)
             else:
                 put("encode", data)
                 put("serde_differential", data)
                 if f["category"] == "encode":
                     put("decode", case["expected"].encode())
+                    put("decode_latin1", case["expected"].encode())
     print("%d seeds written under %s" % (n, ROOT / "corpus"))
 
 
