@@ -26,7 +26,7 @@ use crate::strings::JsonStr;
 use crate::strings::{push_canonical_str as push_canonical, push_canonical_utf16};
 use crate::write_json::{JsonWriter, PrettyJsonWriter};
 use scan::number_end;
-use tape::{read_json, too_large, TapeWriter};
+use tape::{read_json, too_large, TapeWriter, TextKind};
 pub(crate) use tape::{Node, Tape};
 
 /// A JSON value held as a tape, ready to [`encode`](Document::encode).
@@ -410,11 +410,22 @@ impl<'a> DocumentBuilder<'a> {
         }
     }
 
-    fn check_number(lexeme: &str) -> Result<(), Error> {
-        if !is_json_number(lexeme) {
-            return Err(Error::detached(ErrorKind::InvalidNumber, format!("'{lexeme}' is not a JSON number")));
+    /// Runs `check`, then adds the text the caller appended to the arena
+    /// from `start` as a node of `kind`; when either refuses, the text is
+    /// taken back and the call has no effect.
+    #[inline(always)]
+    fn add_arena_text(
+        &mut self,
+        check: impl FnOnce(&mut Self) -> Result<(), Error>,
+        kind: TextKind,
+        start: usize,
+    ) -> Result<(), Error> {
+        let after_key = self.after_key;
+        if let Err(e) = check(self) {
+            self.tape.arena_mut().truncate(start);
+            return Err(e);
         }
-        Ok(())
+        self.tape.arena_text(kind, start).inspect_err(|_| self.after_key = after_key)
     }
 
     /// A `Sink` answer: keeps the first refusal for [`finish`](Self::finish).
@@ -450,15 +461,77 @@ impl<'a> DocumentBuilder<'a> {
     }
 
     /// Adds a number given as its lexeme, which must follow JSON's number
-    /// grammar (`-0`, `1.50`, `1e400` and 40-digit integers are all fine).
+    /// grammar (`-0`, `1.50`, `1e400` and 40-digit integers are all fine);
+    /// the lexeme is kept exactly as given. Any other text is refused with
+    /// [`ErrorKind::InvalidNumber`] (before the structure is checked).
+    ///
+    /// This is the push for a float a binding formatted itself (Python's
+    /// `repr`, JavaScript's `Number.prototype.toString`), whose spelling is
+    /// the binding's business: the lexeme is copied into the document and
+    /// checked there, whole words at a time.
+    ///
+    /// ```
+    /// use stc_core::{DocumentBuilder, ErrorKind};
+    /// let mut b = DocumentBuilder::new();
+    /// assert_eq!(b.push_number("1.").unwrap_err().kind(), ErrorKind::InvalidNumber);
+    /// b.push_number("-6.5e+16")?;
+    /// assert_eq!(b.finish()?.to_json(), "-6.5e+16");
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
     pub fn push_number(&mut self, lexeme: &str) -> Result<(), Error> {
-        Self::check_number(lexeme)?;
-        self.add(Self::check_value, |t| t.number(lexeme))
+        if number_end(lexeme.as_bytes(), 0) != Some(lexeme.len()) {
+            return Err(Error::detached(ErrorKind::InvalidNumber, format!("'{lexeme}' is not a JSON number")));
+        }
+        let arena = self.tape.arena_mut();
+        let start = arena.len();
+        arena.push_str(lexeme);
+        self.add_arena_text(Self::check_value, TextKind::Number, start)
     }
 
-    /// Adds a string value.
+    /// Adds an integer, written in decimal by the core: the same document
+    /// as `push_number(&value.to_string())`, without a lexeme to check.
+    /// The push for a binding's machine integers (Python `int` within
+    /// 64 bits, a JavaScript `BigInt` that fits).
+    ///
+    /// ```
+    /// let mut b = stc_core::DocumentBuilder::new();
+    /// b.push_begin_array()?;
+    /// b.push_i64(i64::MIN)?;
+    /// b.push_i64(0)?;
+    /// b.push_end_array()?;
+    /// assert_eq!(b.finish()?.to_json(), "[-9223372036854775808,0]");
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn push_i64(&mut self, value: i64) -> Result<(), Error> {
+        let mut digits = itoa::Buffer::new();
+        let arena = self.tape.arena_mut();
+        let start = arena.len();
+        arena.push_str(digits.format(value));
+        self.add_arena_text(Self::check_value, TextKind::Number, start)
+    }
+
+    /// Adds an unsigned integer, written in decimal by the core: the same
+    /// document as `push_number(&value.to_string())` (e.g. `u64::MAX`, which
+    /// [`push_i64`](Self::push_i64) cannot take).
+    ///
+    /// ```
+    /// let mut b = stc_core::DocumentBuilder::new();
+    /// b.push_u64(u64::MAX)?;
+    /// assert_eq!(b.finish()?.to_json(), "18446744073709551615");
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    pub fn push_u64(&mut self, value: u64) -> Result<(), Error> {
+        let mut digits = itoa::Buffer::new();
+        let arena = self.tape.arena_mut();
+        let start = arena.len();
+        arena.push_str(digits.format(value));
+        self.add_arena_text(Self::check_value, TextKind::Number, start)
+    }
+
+    /// Adds a string value (any text: it is escaped canonically).
     pub fn push_str(&mut self, value: &str) -> Result<(), Error> {
-        self.add(Self::check_value, |t| t.owned_str(false, |arena| push_canonical(arena, value)))
+        let start = push_text(self.tape.arena_mut(), value);
+        self.add_arena_text(Self::check_value, TextKind::String, start)
     }
 
     /// Adds a string value given as UTF-16 code units; lone surrogates are
@@ -484,9 +557,11 @@ impl<'a> DocumentBuilder<'a> {
         self.add(Self::check_open, |t| t.open(true))
     }
 
-    /// Adds a key to the innermost object.
+    /// Adds a key to the innermost object (any text: it is escaped
+    /// canonically).
     pub fn push_key(&mut self, key: &str) -> Result<(), Error> {
-        self.add(Self::check_key, |t| t.owned_str(true, |arena| push_canonical(arena, key)))
+        let start = push_text(self.tape.arena_mut(), key);
+        self.add_arena_text(Self::check_key, TextKind::Key, start)
     }
 
     /// Adds a key given as UTF-16 code units (lone surrogates kept).
@@ -556,9 +631,12 @@ fn invalid(message: &str) -> Error {
     Error::detached(ErrorKind::InvalidDocument, message.to_string())
 }
 
-/// Whether `s` is exactly one JSON number.
-fn is_json_number(s: &str) -> bool {
-    number_end(s.as_bytes(), 0) == Some(s.len())
+/// Appends `s`'s canonical body to `arena` and returns where it starts.
+#[inline(always)]
+fn push_text(arena: &mut String, s: &str) -> usize {
+    let start = arena.len();
+    push_canonical(arena, s);
+    start
 }
 
 #[cfg(test)]

@@ -20,21 +20,35 @@ pub(crate) fn zero_bytes(v: u64) -> u64 {
     !(((v & LOW7) + LOW7) | v) & HIGH
 }
 
+/// The high bit of every byte of `w` that is not an ASCII digit.
+#[inline(always)]
+fn non_digits(w: u64) -> u64 {
+    // A byte is a digit when it is 0x30..=0x39: `t` below 10. The high bit
+    // of each byte of the sum is set exactly for the others.
+    let t = w ^ (ONES * 0x30);
+    (((t & LOW7) + ONES * 0x76) | t) & HIGH
+}
+
 /// The index after the ASCII digits from `i`, eight bytes at a time from
 /// the first (JSON fractions and exponents are often long; the STC reader's
 /// `parser::scan::digit_run` takes the first two one at a time instead).
 #[inline(always)]
 fn digits(b: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = b.get(i..i + 8) {
-        let w = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
-        // A byte is a digit when it is 0x30..=0x39: `t` below 10. The high
-        // bit of each byte of the sum is set exactly for the others.
-        let t = w ^ (ONES * 0x30);
-        let other = (((t & LOW7) + ONES * 0x76) | t) & HIGH;
+        let other = non_digits(<[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes));
         if other != 0 {
             return i + (other.trailing_zeros() / 8) as usize;
         }
         i += 8;
+    }
+    // Fewer than eight bytes left: the slice's last eight bytes, shifted so
+    // that byte `i` comes first (the bytes shifted in are zeros, which are
+    // not digits), when the slice is that long (a builder's lexeme).
+    let rest = b.len().saturating_sub(i);
+    if rest > 0 && b.len() >= 8 {
+        let last = b.get(b.len() - 8..).and_then(|w| <[u8; 8]>::try_from(w).ok()).map_or(0, u64::from_le_bytes);
+        let other = non_digits(last >> (8 * (8 - rest)));
+        return i + (other.trailing_zeros() / 8) as usize;
     }
     while i < b.len() && b[i].is_ascii_digit() {
         i += 1;

@@ -70,6 +70,14 @@ pub(crate) enum Node<'t> {
     },
 }
 
+/// Which text node [`TapeWriter::arena_text`] adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextKind {
+    Number,
+    String,
+    Key,
+}
+
 /// One node as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Word {
@@ -455,6 +463,31 @@ impl<'a> TapeWriter<'a> {
         let start = self.tape.arena.len();
         write(&mut self.tape.arena);
         self.arena_node(if key { KEY } else { STRING }, start)
+    }
+
+    /// The arena, for a caller that writes a text first and then adds its
+    /// node with [`arena_text`](Self::arena_text) (the builder's pushes).
+    #[inline(always)]
+    pub(crate) fn arena_mut(&mut self) -> &mut String {
+        &mut self.tape.arena
+    }
+
+    /// A number (`key` ignored), string or key whose text the caller has
+    /// just appended to the arena from `start`; refused, with the text taken
+    /// back, when the tape holds all the nodes it can address or the arena
+    /// outgrows 4 GiB.
+    #[inline(always)]
+    pub(crate) fn arena_text(&mut self, kind: TextKind, start: usize) -> Result<(), Error> {
+        if let Err(e) = self.room() {
+            self.tape.arena.truncate(start);
+            return Err(e);
+        }
+        let tag = match kind {
+            TextKind::Number => NUMBER,
+            TextKind::String => STRING,
+            TextKind::Key => KEY,
+        };
+        self.arena_node(tag, start)
     }
 
     /// Opens an array or an object (`object`).
