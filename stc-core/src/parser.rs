@@ -1409,8 +1409,8 @@ pub fn is_unsafe_integer(lexeme: &str) -> bool {
 /// after it. Shared by the reader and by [`DocumentBuilder::push_number`].
 ///
 /// [`DocumentBuilder::push_number`]: crate::DocumentBuilder::push_number
+#[inline(always)]
 pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> {
-    let digits = |i: usize| b.get(i..).map_or(0, scan::digit_run);
     let mut i = start + usize::from(b.get(start) == Some(&b'-'));
     match b.get(i) {
         Some(b'0') => {
@@ -1419,25 +1419,35 @@ pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> 
                 return Err(NumberError { at: i, expected: None });
             }
         }
-        Some(b'1'..=b'9') => i += digits(i),
+        Some(b'1'..=b'9') => i = scan::digits_end(b, i + 1),
         _ => return Err(NumberError { at: i, expected: Some("a digit") }),
     }
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        match digits(i) {
-            0 => return Err(NumberError { at: i, expected: Some("a digit after the decimal point") }),
-            n => i += n,
+    match b.get(i) {
+        Some(b'.') => {
+            let end = scan::digits_end(b, i + 1);
+            if end == i + 1 {
+                return Err(NumberError { at: end, expected: Some("a digit after the decimal point") });
+            }
+            i = end;
+            if let Some(b'e' | b'E') = b.get(i) {
+                return exponent(b, i);
+            }
+            Ok(i)
         }
+        Some(b'e' | b'E') => exponent(b, i),
+        _ => Ok(i),
     }
-    if let Some(b'e' | b'E') = b.get(i) {
+}
+
+/// The exponent of a number at its `e` or `E`: the index after it.
+#[inline]
+fn exponent(b: &[u8], mut i: usize) -> Result<usize, NumberError> {
+    i += 1;
+    if let Some(b'+' | b'-') = b.get(i) {
         i += 1;
-        if let Some(b'+' | b'-') = b.get(i) {
-            i += 1;
-        }
-        match digits(i) {
-            0 => return Err(NumberError { at: i, expected: Some("a digit in the exponent") }),
-            n => i += n,
-        }
     }
-    Ok(i)
+    match scan::digits_end(b, i) {
+        end if end == i => Err(NumberError { at: i, expected: Some("a digit in the exponent") }),
+        end => Ok(end),
+    }
 }

@@ -129,21 +129,25 @@ pub(crate) fn identifier_len(bytes: &[u8]) -> usize {
     i
 }
 
-/// Length of the run of ASCII digits at the start of `bytes`: the first two
-/// bytes one at a time (most numbers are short), then eight per step.
+/// The high bit of each byte of `w` that is not an ASCII digit, exact for
+/// every byte: `x = w ^ '0'` is below 10 exactly for digits; adding 0x76 to
+/// its low seven bits sets the high bit from 10 up (no carry leaves a byte),
+/// and `| x` keeps the bytes that had it.
 #[inline(always)]
-pub(crate) fn digit_run(bytes: &[u8]) -> usize {
-    match bytes {
-        [a, b, ..] if a.is_ascii_digit() && b.is_ascii_digit() => {}
-        [a, ..] if a.is_ascii_digit() => return 1,
-        _ => return 0,
-    }
-    let mut i = 2;
+fn word_non_digit(w: u64) -> u64 {
+    let x = w ^ (ONES * u64::from(b'0'));
+    (((x & !HIGH).wrapping_add(ONES * 0x76)) | x) & HIGH
+}
+
+/// The index after the run of ASCII digits starting at `i` (`i` itself
+/// when there is none), eight bytes per step while eight remain, then one
+/// at a time.
+#[inline(always)]
+pub(crate) fn digits_end(bytes: &[u8], mut i: usize) -> usize {
     while let Some(w) = word_at(bytes, i) {
-        let w80 = w | HIGH;
-        let non_digit = (!(at_least(w80, b'0') & !at_least(w80, b'9' + 1)) | w) & HIGH;
-        if non_digit != 0 {
-            return i + (non_digit.trailing_zeros() / 8) as usize;
+        let m = word_non_digit(w);
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
@@ -254,16 +258,20 @@ mod tests {
     }
 
     #[test]
-    fn digit_run_finds_the_first_non_digit_at_every_position() {
+    fn digits_end_finds_the_first_non_digit_at_every_position() {
         for len in 0..=26 {
             let digits = &b"01234567890123456789012345"[..len];
-            assert_eq!(digit_run(digits), len);
+            for start in 0..=len {
+                assert_eq!(digits_end(digits, start), len);
+            }
             for at in 0..len {
                 for b in 0..=255u8 {
                     let mut v = digits.to_vec();
                     v[at] = b;
-                    let want = v.iter().position(|c| !c.is_ascii_digit()).unwrap_or(len);
-                    assert_eq!(digit_run(&v), want, "byte {b:#x} at {at} of {len}");
+                    for start in 0..=at {
+                        let want = start + v[start..].iter().position(|c| !c.is_ascii_digit()).unwrap_or(len - start);
+                        assert_eq!(digits_end(&v, start), want, "byte {b:#x} at {at} of {len} from {start}");
+                    }
                 }
             }
         }
