@@ -479,7 +479,7 @@ impl<'a> DocumentBuilder<'a> {
     /// # Ok::<(), stc_core::Error>(())
     /// ```
     pub fn push_number(&mut self, lexeme: &str) -> Result<(), Error> {
-        if number_end(lexeme.as_bytes(), 0) != Some(lexeme.len()) {
+        if number_end::<true>(lexeme.as_bytes(), 0) != Some(lexeme.len()) {
             return Err(Error::detached(ErrorKind::InvalidNumber, format!("'{lexeme}' is not a JSON number")));
         }
         let arena = self.tape.arena_mut();

@@ -124,7 +124,7 @@ impl Reader<'_> {
             // A value at `pos` (whitespace skipped).
             match self.peek()? {
                 b'"' => self.string(STRING)?,
-                b'-' | b'0'..=b'9' => self.number()?,
+                b'-' | b'0'..=b'9' => self.numbers()?,
                 b'{' => {
                     self.open(OBJECT, true)?;
                     self.ws();
@@ -183,6 +183,41 @@ impl Reader<'_> {
         }
         self.ws();
         (self.pos == self.bytes.len()).then_some(())
+    }
+
+    /// A number at `-` or a digit and, when it is an array's element, the
+    /// numbers that follow it as `,n` or `, n` (counted in the array),
+    /// without the general loop; stops after the last one.
+    #[inline(always)]
+    fn numbers(&mut self) -> Option<()> {
+        self.number()?;
+        // Another number after `,` or `, `? (After a member's value a key
+        // follows, so the bytes are tested before the container is.)
+        let b = self.bytes;
+        if b.get(self.pos) != Some(&b',') {
+            return Some(());
+        }
+        let mut at = self.pos + 1 + usize::from(b.get(self.pos + 1) == Some(&b' '));
+        if !matches!(b.get(at), Some(b'-' | b'0'..=b'9')) || self.stack.last().is_none_or(|top| top.object) {
+            return Some(());
+        }
+        let mut more = 0;
+        loop {
+            more += 1;
+            self.pos = at;
+            self.number()?;
+            if b.get(self.pos) != Some(&b',') {
+                break;
+            }
+            at = self.pos + 1 + usize::from(b.get(self.pos + 1) == Some(&b' '));
+            if !matches!(b.get(at), Some(b'-' | b'0'..=b'9')) {
+                break;
+            }
+        }
+        if let Some(top) = self.stack.last_mut() {
+            top.len += more;
+        }
+        Some(())
     }
 
     /// Opens a container at its bracket; `None` past the depth limit.
@@ -246,7 +281,7 @@ impl Reader<'_> {
     #[inline(always)]
     fn number(&mut self) -> Option<()> {
         let start = self.pos;
-        let end = number_end(self.bytes, start)?;
+        let end = number_end::<false>(self.bytes, start)?;
         self.pos = end;
         self.push(NUMBER, end - start, start as u32);
         Some(())
@@ -495,6 +530,20 @@ mod tests {
             "1\u{a0}",
             "\"0123456789abcdef\\n0123456789abcdef\\\"\"",
             "[true,false,null]",
+            "[1,2,]",
+            "[1, 2]",
+            "[1,  2]",
+            "[1,\n2]",
+            "[1 ,2]",
+            "[-1,-0,0.5e3, 7,1E+2]",
+            "[1,-]",
+            "[1,2,01]",
+            "[1,2.]",
+            "[[1,2],[3, 4],[]]",
+            "{\"a\":1,2}",
+            "{\"a\":1, \"b\":2}",
+            "1,2",
+            "1, 2",
             "\t\r\n1\t\r\n",
         ] {
             check(input, 128);
