@@ -304,8 +304,9 @@ impl<'a> Sink<'a, Error> for Parsed<'a> {
 pub struct DocumentBuilder<'a> {
     /// Every text goes to the tape's arena (the builder has no input text).
     tape: TapeWriter<'a>,
-    /// True right after a key, until its value.
-    after_key: bool,
+    /// What the next call may add (kept up to date by every push, so a
+    /// check is one comparison).
+    state: State,
     max_depth: usize,
     /// The first call refused through the `Sink` interface.
     refused: Option<Error>,
@@ -341,7 +342,7 @@ impl<'a> DocumentBuilder<'a> {
     /// # Ok::<(), stc_core::Error>(())
     /// ```
     pub fn with_capacity(nodes: usize, max_depth: usize) -> Self {
-        DocumentBuilder { tape: TapeWriter::new("", nodes), after_key: false, max_depth, refused: None }
+        DocumentBuilder { tape: TapeWriter::new("", nodes), state: State::Empty, max_depth, refused: None }
     }
 
     /// The finished document, or an error if the value is incomplete or a
@@ -366,48 +367,69 @@ impl<'a> DocumentBuilder<'a> {
 
     // ---- the checks ---------------------------------------------------------
 
+    #[inline(always)]
     fn check_value(&mut self) -> Result<(), Error> {
-        match self.tape.top_is_object() {
-            None if self.tape.len() != 0 => Err(invalid("a document holds exactly one top-level value")),
-            Some(true) if !self.after_key => Err(invalid("an object member needs a key before its value")),
-            _ => {
-                self.after_key = false;
+        match self.state {
+            State::Array => Ok(()),
+            State::Value => {
+                self.state = State::Key;
                 Ok(())
             }
+            State::Empty => {
+                self.state = State::Done;
+                Ok(())
+            }
+            other => Err(refused(other, Call::Value)),
         }
     }
 
+    #[inline(always)]
     fn check_open(&mut self) -> Result<(), Error> {
         if self.tape.depth() >= self.max_depth {
-            return Err(Error::detached(
-                ErrorKind::DepthLimit,
-                format!("nesting deeper than the limit of {}", self.max_depth),
-            ));
+            return Err(self.too_deep());
         }
         self.check_value()
     }
 
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> Error {
+        Error::detached(ErrorKind::DepthLimit, format!("nesting deeper than the limit of {}", self.max_depth))
+    }
+
+    #[inline(always)]
     fn check_key(&mut self) -> Result<(), Error> {
-        if self.tape.top_is_object() != Some(true) || self.after_key {
-            return Err(invalid("a key is only allowed directly inside an object, before a value"));
+        if self.state != State::Key {
+            return Err(refused(self.state, Call::Key));
         }
-        self.after_key = true;
+        self.state = State::Value;
         Ok(())
     }
 
-    fn check_end_array(&self) -> Result<(), Error> {
-        if self.tape.top_is_object() != Some(false) {
-            return Err(invalid("end_array without an open array"));
-        }
-        Ok(())
+    /// The state after the innermost container closed: after a value in
+    /// the one around it.
+    #[inline(always)]
+    fn closed(&mut self) {
+        self.tape.close();
+        self.state = match self.tape.top_is_object() {
+            None => State::Done,
+            Some(true) => State::Key,
+            Some(false) => State::Array,
+        };
     }
 
-    fn check_end_object(&self) -> Result<(), Error> {
-        match self.tape.top_is_object() {
-            Some(true) if self.after_key => Err(invalid("end_object right after a key: the member's value is missing")),
-            Some(true) => Ok(()),
-            _ => Err(invalid("end_object without an open object")),
+    /// Opens an array or an object, after `check_open`; when the tape
+    /// refuses (the document outgrew what it addresses), no effect.
+    #[inline(always)]
+    fn open(&mut self, object: bool) -> Result<(), Error> {
+        let state = self.state;
+        self.check_open()?;
+        if let Err(e) = self.tape.open(object) {
+            self.state = state;
+            return Err(e);
         }
+        self.state = if object { State::Key } else { State::Array };
+        Ok(())
     }
 
     /// Runs `check`, then adds the text the caller appended to the arena
@@ -420,12 +442,12 @@ impl<'a> DocumentBuilder<'a> {
         kind: TextKind,
         start: usize,
     ) -> Result<(), Error> {
-        let after_key = self.after_key;
+        let state = self.state;
         if let Err(e) = check(self) {
             self.tape.arena_mut().truncate(start);
             return Err(e);
         }
-        self.tape.arena_text(kind, start).inspect_err(|_| self.after_key = after_key)
+        self.tape.arena_text(kind, start).inspect_err(|_| self.state = state)
     }
 
     /// A `Sink` answer: keeps the first refusal for [`finish`](Self::finish).
@@ -438,24 +460,27 @@ impl<'a> DocumentBuilder<'a> {
 
     /// Runs `add` on the tape after `check` passed; when the tape refuses
     /// (the document outgrew what it addresses) the call has no effect.
+    #[inline(always)]
     fn add(
         &mut self,
         check: impl FnOnce(&mut Self) -> Result<(), Error>,
         add: impl FnOnce(&mut TapeWriter<'a>) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let after_key = self.after_key;
+        let state = self.state;
         check(self)?;
-        add(&mut self.tape).inspect_err(|_| self.after_key = after_key)
+        add(&mut self.tape).inspect_err(|_| self.state = state)
     }
 
     // ---- the public calls ---------------------------------------------------
 
     /// Adds `null`.
+    #[inline]
     pub fn push_null(&mut self) -> Result<(), Error> {
         self.add(Self::check_value, |t| t.literal(None))
     }
 
     /// Adds `true` or `false`.
+    #[inline]
     pub fn push_bool(&mut self, value: bool) -> Result<(), Error> {
         self.add(Self::check_value, |t| t.literal(Some(value)))
     }
@@ -478,6 +503,7 @@ impl<'a> DocumentBuilder<'a> {
     /// assert_eq!(b.finish()?.to_json(), "-6.5e+16");
     /// # Ok::<(), stc_core::Error>(())
     /// ```
+    #[inline]
     pub fn push_number(&mut self, lexeme: &str) -> Result<(), Error> {
         if number_end::<true>(lexeme.as_bytes(), 0) != Some(lexeme.len()) {
             return Err(Error::detached(ErrorKind::InvalidNumber, format!("'{lexeme}' is not a JSON number")));
@@ -502,6 +528,7 @@ impl<'a> DocumentBuilder<'a> {
     /// assert_eq!(b.finish()?.to_json(), "[-9223372036854775808,0]");
     /// # Ok::<(), stc_core::Error>(())
     /// ```
+    #[inline]
     pub fn push_i64(&mut self, value: i64) -> Result<(), Error> {
         let mut digits = itoa::Buffer::new();
         let arena = self.tape.arena_mut();
@@ -520,6 +547,7 @@ impl<'a> DocumentBuilder<'a> {
     /// assert_eq!(b.finish()?.to_json(), "18446744073709551615");
     /// # Ok::<(), stc_core::Error>(())
     /// ```
+    #[inline]
     pub fn push_u64(&mut self, value: u64) -> Result<(), Error> {
         let mut digits = itoa::Buffer::new();
         let arena = self.tape.arena_mut();
@@ -529,6 +557,7 @@ impl<'a> DocumentBuilder<'a> {
     }
 
     /// Adds a string value (any text: it is escaped canonically).
+    #[inline]
     pub fn push_str(&mut self, value: &str) -> Result<(), Error> {
         let start = push_text(self.tape.arena_mut(), value);
         self.add_arena_text(Self::check_value, TextKind::String, start)
@@ -541,24 +570,30 @@ impl<'a> DocumentBuilder<'a> {
     }
 
     /// Opens an array.
+    #[inline]
     pub fn push_begin_array(&mut self) -> Result<(), Error> {
-        self.add(Self::check_open, |t| t.open(false))
+        self.open(false)
     }
 
     /// Closes the innermost array.
+    #[inline]
     pub fn push_end_array(&mut self) -> Result<(), Error> {
-        self.check_end_array()?;
-        self.tape.close();
+        if self.state != State::Array {
+            return Err(refused(self.state, Call::EndArray));
+        }
+        self.closed();
         Ok(())
     }
 
     /// Opens an object.
+    #[inline]
     pub fn push_begin_object(&mut self) -> Result<(), Error> {
-        self.add(Self::check_open, |t| t.open(true))
+        self.open(true)
     }
 
     /// Adds a key to the innermost object (any text: it is escaped
     /// canonically).
+    #[inline]
     pub fn push_key(&mut self, key: &str) -> Result<(), Error> {
         let start = push_text(self.tape.arena_mut(), key);
         self.add_arena_text(Self::check_key, TextKind::Key, start)
@@ -570,9 +605,12 @@ impl<'a> DocumentBuilder<'a> {
     }
 
     /// Closes the innermost object.
+    #[inline]
     pub fn push_end_object(&mut self) -> Result<(), Error> {
-        self.check_end_object()?;
-        self.tape.close();
+        if self.state != State::Key {
+            return Err(refused(self.state, Call::EndObject));
+        }
+        self.closed();
         Ok(())
     }
 }
@@ -625,6 +663,45 @@ impl<'a> Sink<'a> for DocumentBuilder<'a> {
         let r = self.push_end_object();
         self.sink_answer(r)
     }
+}
+
+/// Where a [`DocumentBuilder`] is: what its next call may add.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Nothing yet: one value.
+    Empty,
+    /// The one top-level value is complete.
+    Done,
+    /// Inside an array: a value or its end.
+    Array,
+    /// Inside an object, before a member: a key or its end.
+    Key,
+    /// Right after a key: its value.
+    Value,
+}
+
+/// A call the builder refused, for its message.
+#[derive(Clone, Copy)]
+enum Call {
+    Value,
+    Key,
+    EndArray,
+    EndObject,
+}
+
+/// The error of `call` refused in `state` (the messages of the checks
+/// before the state was kept).
+#[cold]
+#[inline(never)]
+fn refused(state: State, call: Call) -> Error {
+    invalid(match (call, state) {
+        (Call::Value, State::Key) => "an object member needs a key before its value",
+        (Call::Value, _) => "a document holds exactly one top-level value",
+        (Call::Key, _) => "a key is only allowed directly inside an object, before a value",
+        (Call::EndArray, _) => "end_array without an open array",
+        (Call::EndObject, State::Value) => "end_object right after a key: the member's value is missing",
+        (Call::EndObject, _) => "end_object without an open object",
+    })
 }
 
 fn invalid(message: &str) -> Error {

@@ -222,3 +222,143 @@ proptest! {
         check_lexeme(&format!("{f:E}"));
     }
 }
+
+/// One builder call, for the sequences below.
+#[derive(Debug, Clone, Copy)]
+enum Call {
+    Null,
+    Int,
+    Str,
+    Key,
+    BeginArray,
+    EndArray,
+    BeginObject,
+    EndObject,
+}
+
+/// The structure checks as the builder made them before it kept a state
+/// (a stack of open containers and an `after_key` flag): `Err(message)`
+/// for a refused call, which changes nothing.
+#[derive(Default)]
+struct Model {
+    open: Vec<bool>,
+    after_key: bool,
+    values: usize,
+}
+
+impl Model {
+    fn apply(&mut self, call: Call, max_depth: usize) -> Result<(), &'static str> {
+        let value = |m: &mut Model| match m.open.last() {
+            None if m.values != 0 => Err("a document holds exactly one top-level value"),
+            Some(true) if !m.after_key => Err("an object member needs a key before its value"),
+            _ => {
+                m.after_key = false;
+                m.values += 1;
+                Ok(())
+            }
+        };
+        match call {
+            Call::Null | Call::Int | Call::Str => value(self),
+            Call::BeginArray | Call::BeginObject => {
+                if self.open.len() >= max_depth {
+                    return Err("nesting deeper than the limit");
+                }
+                value(self)?;
+                self.open.push(matches!(call, Call::BeginObject));
+                Ok(())
+            }
+            Call::Key => {
+                if self.open.last() != Some(&true) || self.after_key {
+                    return Err("a key is only allowed directly inside an object, before a value");
+                }
+                self.after_key = true;
+                Ok(())
+            }
+            Call::EndArray => {
+                if self.open.last() != Some(&false) {
+                    return Err("end_array without an open array");
+                }
+                self.open.pop();
+                Ok(())
+            }
+            Call::EndObject => match self.open.last() {
+                Some(true) if self.after_key => Err("end_object right after a key: the member's value is missing"),
+                Some(true) => {
+                    self.open.pop();
+                    Ok(())
+                }
+                _ => Err("end_object without an open object"),
+            },
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any sequence of calls: each accepted or refused (with the same
+    /// message) as the model says, and `finish` gives what the model's
+    /// accepted calls build.
+    #[test]
+    fn the_builder_accepts_and_refuses_as_before(
+        calls in prop::collection::vec(
+            prop::sample::select(vec![
+                Call::Null, Call::Int, Call::Str, Call::Key, Call::BeginArray, Call::EndArray,
+                Call::BeginObject, Call::EndObject,
+            ]),
+            0..24,
+        ),
+        max_depth in 1usize..4,
+    ) {
+        let mut b = DocumentBuilder::with_capacity(0, max_depth);
+        let mut model = Model::default();
+        let mut text = String::new();
+        for call in calls {
+            let expected = model.apply(call, max_depth);
+            let answer = match call {
+                Call::Null => b.push_null(),
+                Call::Int => b.push_i64(-7),
+                Call::Str => b.push_str("s\n"),
+                Call::Key => b.push_key("k"),
+                Call::BeginArray => b.push_begin_array(),
+                Call::EndArray => b.push_end_array(),
+                Call::BeginObject => b.push_begin_object(),
+                Call::EndObject => b.push_end_object(),
+            };
+            match (expected, answer) {
+                (Ok(()), Ok(())) => {
+                    // The accepted calls as JSON text, to compare at the end.
+                    let piece = match call {
+                        Call::Null => "null",
+                        Call::Int => "-7",
+                        Call::Str => "\"s\\n\"",
+                        Call::Key => "\"k\":",
+                        Call::BeginArray => "[",
+                        Call::EndArray => "]",
+                        Call::BeginObject => "{",
+                        Call::EndObject => "}",
+                    };
+                    let needs_comma = matches!(text.chars().last(), Some(c) if c != '[' && c != '{' && c != ':')
+                        && !matches!(call, Call::EndArray | Call::EndObject);
+                    if needs_comma {
+                        text.push(',');
+                    }
+                    text.push_str(piece);
+                }
+                (Err(message), Err(e)) => prop_assert!(e.message().contains(message), "{call:?}: {e}"),
+                (expected, answer) => prop_assert!(false, "{call:?}: expected {expected:?}, got {answer:?}"),
+            }
+        }
+        let complete = model.values != 0 && model.open.is_empty();
+        match b.finish() {
+            Ok(doc) => {
+                prop_assert!(complete);
+                prop_assert_eq!(doc.to_json(), text);
+            }
+            Err(e) => {
+                prop_assert!(!complete, "{e}");
+                prop_assert_eq!(e.kind(), ErrorKind::InvalidDocument);
+            }
+        }
+    }
+}
