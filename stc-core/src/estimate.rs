@@ -160,6 +160,216 @@ pub(crate) fn two_heads(text: &str, open_len: usize, close: &[u8], head: &[u8]) 
     (first, None)
 }
 
+/// A run of punctuation bytes as the estimator charges it: one piece (or,
+/// one byte long and followed by a letter, the prefix of a word).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Run {
+    len: u32,
+    quote: bool,
+    slash: bool,
+    /// A space comes right before the run (the run's piece starts there, so
+    /// a one-byte run then never leads a word).
+    spaced: bool,
+}
+
+impl Run {
+    /// The run of the punctuation bytes `b`.
+    fn of(b: &[u8]) -> Run {
+        let mut run = Run::default();
+        for &x in b {
+            run.quote |= x == b'"';
+            run.slash |= x == b'/';
+        }
+        run.len = u32::try_from(b.len()).unwrap_or(u32::MAX);
+        run
+    }
+
+    /// `self` followed directly by `next`.
+    fn then(self, next: Run) -> Run {
+        Run {
+            len: self.len.saturating_add(next.len),
+            quote: self.quote | next.quote,
+            slash: self.slash | next.slash,
+            spaced: self.spaced,
+        }
+    }
+
+    /// Half tokens of the run's piece, `alpha` when a letter follows it.
+    fn halves(self, alpha: bool) -> usize {
+        if self.len == 0 {
+            return 0;
+        }
+        if self.len == 1 && !self.spaced && alpha {
+            return PREFIX_HALVES;
+        }
+        let per_token = if self.quote { QUOTED_PUNCT_PER_TOKEN } else { PUNCT_PER_TOKEN };
+        2 * (self.len as usize).div_ceil(per_token) + if self.quote && self.slash { 2 } else { 0 }
+    }
+}
+
+/// What the estimator needs of a text to price it inside a longer one
+/// without reading it again: every piece of a text is decided by its own
+/// bytes and the one after it, and the only pieces that cross from one text
+/// into the next are punctuation runs (a separator merges with a quote, a
+/// sign, or a space before it) and a one-byte run leading a word. So a text
+/// is its leading punctuation run, the half tokens of what lies between
+/// (`inner`, charged as if punctuation followed), and its trailing run; texts
+/// joined by punctuation separators are priced from these alone ([`Chain`]),
+/// exactly as [`estimate_tokens`] prices the joined text (test
+/// `chained_shapes_estimate_as_the_joined_text`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Shape {
+    inner: u32,
+    lead: Run,
+    trail: Run,
+    /// The text holds a byte that is not punctuation (else it is all `lead`).
+    solid: bool,
+    /// [`CLASS`] of the byte after the leading run.
+    first: u8,
+    /// [`CLASS`] of the text's last byte.
+    last: u8,
+    /// Whether the shape prices the text exactly wherever a [`Chain`] puts
+    /// it: false for a text whose inner part starts with a line break (a
+    /// punctuation run takes it) or ends with whitespace with no trailing
+    /// run (its charge then depends on what follows). No text the planner
+    /// prices is either; the planner prices such a text whole.
+    exact: bool,
+}
+
+impl Shape {
+    /// The shape of `text`: one pass over its bytes.
+    pub(crate) fn of(text: &[u8]) -> Shape {
+        let n = text.len();
+        // The leading run.
+        let mut lead = Run::default();
+        let mut start = 0;
+        while let Some(&x) = text.get(start) {
+            if CLASS[usize::from(x)] & PUNCT == 0 {
+                break;
+            }
+            lead.quote |= x == b'"';
+            lead.slash |= x == b'/';
+            start += 1;
+        }
+        lead.len = u32::try_from(start).unwrap_or(u32::MAX);
+        if start == n {
+            return Shape { lead, exact: true, ..Shape::default() };
+        }
+        let first = text[start];
+        // The pieces from there on; the last one is the trailing run when it
+        // starts with punctuation (or with a space before punctuation: such
+        // a piece takes all the punctuation after it, to the end).
+        let (mut i, mut halves, mut last, mut last_halves) = (start, 0, start, 0);
+        while i < n {
+            let mut h = 0;
+            last = i;
+            i = piece(text, i, &mut h);
+            last_halves = h;
+            halves += h;
+        }
+        let mut trail = Run::default();
+        let at = usize::from(text[last] == b' ' && last + 1 < n);
+        if CLASS[usize::from(text[n - 1])] & PUNCT != 0 && CLASS[usize::from(text[last + at])] & PUNCT != 0 {
+            trail = Run::of(&text[last + at..]);
+            trail.spaced = at == 1;
+            halves -= last_halves;
+        }
+        Shape {
+            inner: u32::try_from(halves).unwrap_or(u32::MAX),
+            lead,
+            trail,
+            solid: true,
+            first: CLASS[usize::from(first)],
+            last: CLASS[usize::from(text[n - 1])],
+            exact: first != b'\n' && first != b'\r' && CLASS[usize::from(text[n - 1])] & SPACE == 0,
+        }
+    }
+}
+
+/// Texts priced one after another from their [`Shape`]s (and punctuation
+/// separators given as bytes): [`finish`](Chain::finish) is exactly
+/// `estimate_tokens` of the joined text, or `None` where a shape cannot say
+/// (an inexact shape, or two texts meeting with no punctuation between).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Chain {
+    halves: usize,
+    /// The punctuation run open at the end so far.
+    run: Run,
+    /// A solid text ended the chain so far, with no punctuation after it.
+    open: bool,
+    /// [`CLASS`] of that text's last byte.
+    last: u8,
+    exact: bool,
+}
+
+impl Default for Chain {
+    fn default() -> Self {
+        Chain { halves: 0, run: Run::default(), open: false, last: 0, exact: true }
+    }
+}
+
+impl Chain {
+    /// Appends one punctuation byte.
+    #[inline]
+    pub(crate) fn byte(&mut self, sep: u8) {
+        self.run.len = self.run.len.saturating_add(1);
+        self.run.quote |= sep == b'"';
+        self.run.slash |= sep == b'/';
+        self.open = false;
+    }
+
+    /// Appends a text of this shape.
+    #[inline]
+    pub(crate) fn push(&mut self, s: &Shape) {
+        self.exact &= s.exact;
+        if !s.solid {
+            if s.lead.len > 0 {
+                self.run = self.run.then(s.lead);
+                self.open = false;
+            }
+            return;
+        }
+        if self.open && s.lead.len == 0 && !breaks(self.last, s.first) {
+            // Two texts meeting with no punctuation between: their pieces may merge.
+            self.exact = false;
+        }
+        let run = self.run.then(s.lead);
+        self.halves += run.halves(s.first & ALPHA != 0) + s.inner as usize;
+        self.run = s.trail;
+        self.open = s.trail.len == 0;
+        self.last = s.last;
+    }
+
+    /// Estimated tokens of the joined text, `None` when not exact.
+    pub(crate) fn finish(self) -> Option<usize> {
+        // A text ending with whitespace is never left open at the end
+        // (`Shape::exact`), so the last run is followed by nothing.
+        let halves = self.halves + self.run.halves(false);
+        self.exact.then_some(halves.div_ceil(2))
+    }
+}
+
+/// Whether a piece always ends between a byte of kind `a` ([`CLASS`]) and
+/// one of kind `b` when no punctuation or whitespace is involved: a word
+/// stops at a digit or non-ASCII byte, a digit group at a letter or
+/// non-ASCII byte, a non-ASCII run at any ASCII byte (and the piece before
+/// is decided the same whichever of these follows it).
+fn breaks(a: u8, b: u8) -> bool {
+    let kind = |c: u8| {
+        if c & ALPHA != 0 {
+            1
+        } else if c & DIGIT != 0 {
+            2
+        } else if c == 0 {
+            3
+        } else {
+            4
+        }
+    };
+    let (a, b) = (kind(a), kind(b));
+    a != b && a != 4 && b != 4
+}
+
 /// Half tokens of all of `b`.
 fn whole_halves(b: &[u8]) -> usize {
     let (mut i, mut halves) = (0, 0);
@@ -303,7 +513,7 @@ const PREFIX_HALVES: usize = 1;
 
 #[cfg(test)]
 mod tests {
-    use super::{estimate_tokens, piece, Partial};
+    use super::{estimate_tokens, piece, Chain, Partial, Shape};
     use super::{CAPS_PER_TOKEN, LETTERS_PER_TOKEN, NON_ASCII_BYTES_PER_TOKEN, PREFIX_HALVES};
     use super::{PUNCT_PER_TOKEN, QUOTED_PUNCT_PER_TOKEN};
 
@@ -456,6 +666,70 @@ mod tests {
             }
         }
         assert!(answered > 10 * declined, "{answered} answered, {declined} declined");
+    }
+
+    /// A chain of shapes prices the joined text exactly as `estimate_tokens`
+    /// does, whenever it answers: random texts (values, keys, stand-ins and
+    /// strings of every kind of byte) joined by random separators, or
+    /// directly; it must answer for every chain of texts the planner builds
+    /// (values between punctuation separators).
+    #[test]
+    fn chained_shapes_estimate_as_the_joined_text() {
+        // Separated by `|`.
+        let texts: Vec<&str> = concat!(
+            "0|12|-3.5e7|true|null|\"x\"|x|\"ab cd\"|\"\"|\"/\"|~|\" \"|\"  \"|\"a \"|\" a\"|\"A\"|\"ABC\"|Ab|",
+            "\"\u{e9}t\u{e9}\"|\u{65e5}|\"-\"|\"...\"|\"http://x.io/a\"|abc|\"x y\"|\"1 2\"|a\tb|\"a\t\"|\"\ta\"|",
+            "\" 12\"|\"  7\"|x{|[3]|{a,b}|\"\\n\"|\"q\\\"\"|1234567890123|\" \u{e9}\"|a.b|x-y|1.5|a:b/c|-a|",
+            "\"a\".b|A,B|12 | |a ,|\n|blockIds|\u{e9}|7\u{e9}|\u{e9}x|xY|Xy"
+        )
+        .split('|')
+        .collect();
+        let seps = [",", ":", "/", "[", "]", "{", "}", "]:", "}:", ",\"", "~", ""];
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut rand = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut answered, mut declined) = (0, 0);
+        for len in 0..20_000 {
+            let (mut joined, mut chain, mut planner_like) = (String::new(), Chain::default(), true);
+            let mut last_sep = true;
+            for n in 0..1 + len % 12 {
+                let sep = if n == 0 && rand(3) == 0 { "" } else { seps[rand(seps.len())] };
+                if sep.is_empty() && !last_sep {
+                    planner_like = false;
+                }
+                joined.push_str(sep);
+                for &b in sep.as_bytes() {
+                    chain.byte(b);
+                }
+                let text = texts[rand(texts.len())];
+                // Texts the planner never prices: ending with whitespace, or a line break after the leading run.
+                if text.ends_with([' ', '\n']) || text.trim_start_matches(['"', ',', '~']).starts_with('\n') {
+                    planner_like = false;
+                }
+                joined.push_str(text);
+                chain.push(&Shape::of(text.as_bytes()));
+                last_sep = false;
+            }
+            if rand(2) == 0 {
+                joined.push('}');
+                chain.byte(b'}');
+            }
+            match chain.finish() {
+                Some(tokens) => {
+                    assert_eq!(tokens, estimate_tokens(&joined), "{joined:?}");
+                    answered += 1;
+                }
+                None => {
+                    assert!(!planner_like, "declined {joined:?}");
+                    declined += 1;
+                }
+            }
+        }
+        assert!(answered > declined, "{answered} answered, {declined} declined");
     }
 
     /// The table-driven `piece` splits and charges every text exactly as the

@@ -18,7 +18,7 @@
 //! Column-group inference recurses only on group depth, which is capped.
 
 use crate::document::{Document, Node, Tape};
-use crate::estimate::{estimate_tokens, two_heads, Partial};
+use crate::estimate::{estimate_tokens, two_heads, Chain, Partial, Shape};
 use crate::gate::{GateError, GateOptions, Gated};
 use crate::identifier::is_identifier;
 use crate::options::{EncodeOptions, Profile, Techniques, Version};
@@ -617,18 +617,11 @@ impl<'d, 'a> Plan<'d, 'a> {
         // A table's columns come first: in version 1, the rows' own costs
         // are only priced for an array that can be a table (see `object`).
         let columns = if len < 2 || !self.t.tables { None } else { self.array_columns(i, len, end) };
-        if !self.v2 && columns.is_some() {
-            let mut r = i + 1;
-            while r < end {
-                let row_end = self.skip(r);
-                let cost = self.price_object(r, row_end);
-                let o = self.ordinal(r);
-                self.costs[o] = stored(cost);
-                if let Some(safe) = self.safe.get_mut(o) {
-                    safe.1 = stored(cost);
-                }
-                r = row_end;
-            }
+        // Version 1: each row priced as an object and as a table row in one
+        // pass, each value's shape found once (`price_rows_once`).
+        let mut table_once = None;
+        if let (false, Some(columns)) = (self.v2, &columns) {
+            table_once = self.price_rows_once(i, len, end, columns);
         }
         // Plain: `[a,b]`.
         self.scratch.push('[');
@@ -688,7 +681,14 @@ impl<'d, 'a> Plan<'d, 'a> {
         if let Some(columns) = columns {
             let rows = Rows { first: i + 1, end, len, keyed: false };
             let dense = self.is_dense(rows, &columns);
-            let cost = self.price_table(rows, &columns, dense);
+            let cost = match table_once {
+                Some(cost) => {
+                    #[cfg(test)]
+                    assert_eq!(cost, self.price_table(rows, &columns, dense), "table at {i}");
+                    cost
+                }
+                None => self.price_table(rows, &columns, dense),
+            };
             if cost < best.cost {
                 best.form = Form::Table(self.tables.len() as u32);
                 best.cost = cost;
@@ -736,6 +736,113 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
         }
         self.set(o, best);
+    }
+
+    /// The shape of the value at `i` as candidate texts hold it (the text
+    /// [`price_value`](Self::price_value) appends), and what a container
+    /// costs beyond its stand-in.
+    #[inline]
+    fn value_shape(&mut self, i: usize) -> (Shape, usize) {
+        match self.nodes.get(i) {
+            Some(Node::Array { .. } | Node::Object { .. }) => (Shape::of(b"0"), self.cost(i, false).saturating_sub(1)),
+            Some(Node::String(s)) => {
+                let bare = self.bare_at(i);
+                let shape = match (s.len() > LONG_STRING, bare) {
+                    (true, true) => Shape::of(b"x"),
+                    (true, false) => Shape::of(b"\"x\""),
+                    (false, true) => Shape::of(s.as_bytes()),
+                    (false, false) => {
+                        let mut buf = [b'"'; LONG_STRING + 2];
+                        buf[1..1 + s.len()].copy_from_slice(s.as_bytes());
+                        Shape::of(&buf[..s.len() + 2])
+                    }
+                };
+                (shape, 0)
+            }
+            Some(Node::Number(n)) => (Shape::of(n.as_bytes()), 0),
+            Some(Node::Null) => (Shape::of(b"null"), 0),
+            Some(Node::Bool(true)) => (Shape::of(b"true"), 0),
+            Some(Node::Bool(false)) => (Shape::of(b"false"), 0),
+            _ => (Shape::default(), 0),
+        }
+    }
+
+    /// Version 1, an array of `len` objects with the same keys (`columns`,
+    /// from its first row): every row's cost as an object recorded, and the
+    /// array's cost as a table returned, in one pass over the rows that
+    /// finds each value's [`Shape`] once and prices both texts from it
+    /// (the row `{k:v,..}` and its cells in `[N]{cols}:v,../..`); the keys'
+    /// shapes are found once per column. Exactly what
+    /// [`price_object`](Self::price_object) and [`price_table`](Self::price_table)
+    /// give (checked in tests); `None` where a shape cannot price exactly
+    /// (then those price it).
+    fn price_rows_once(&mut self, i: usize, len: usize, end: usize, columns: &[Column]) -> Option<usize> {
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        let mut keys = Vec::with_capacity(columns.len());
+        for column in columns {
+            push_key(&mut text, self.nodes.body(column.key));
+            keys.push(Shape::of(text.as_bytes()));
+            text.clear();
+        }
+        text.push('[');
+        push_count(&mut text, len);
+        text.push(']');
+        push_columns(&mut text, self.nodes, columns);
+        text.push(':');
+        let mut table = Chain::default();
+        table.push(&Shape::of(text.as_bytes()));
+        text.clear();
+        self.scratch = text;
+        let (mut table_extra, mut nested) = (0usize, false);
+        let mut r = i + 1;
+        while r < end {
+            let row_end = self.skip(r);
+            let mut object = Chain::default();
+            object.byte(b'{');
+            if r > i + 1 {
+                table.byte(b'/');
+            }
+            let (mut extra, mut k, mut c) = (0usize, r + 1, 0);
+            while k < row_end {
+                if c > 0 {
+                    object.byte(b',');
+                    table.byte(b',');
+                }
+                if let Some(key) = keys.get(c) {
+                    object.push(key);
+                }
+                let v = k + 1;
+                if !matches!(self.nodes.get(v), Some(Node::Array { .. })) {
+                    object.byte(b':');
+                }
+                nested |= self.is_container(v);
+                let (shape, more) = self.value_shape(v);
+                object.push(&shape);
+                table.push(&shape);
+                extra += more;
+                k = self.skip(v);
+                c += 1;
+            }
+            object.byte(b'}');
+            table_extra = table_extra.saturating_add(extra);
+            let cost = match object.finish() {
+                Some(tokens) => tokens.saturating_add(extra),
+                None => self.price_object(r, row_end),
+            };
+            #[cfg(test)]
+            assert_eq!(cost, self.price_object(r, row_end), "row at {r}");
+            let o = self.ordinal(r);
+            self.costs[o] = stored(cost);
+            if let Some(safe) = self.safe.get_mut(o) {
+                safe.1 = stored(cost);
+            }
+            r = row_end;
+        }
+        if !self.t.nested_cells && nested {
+            return Some(usize::MAX);
+        }
+        table.finish().map(|tokens| tokens.saturating_add(table_extra))
     }
 
     /// Estimated cost of the object at `i` as `{k:v,k2[N]:..}`; a member
@@ -2217,7 +2324,40 @@ mod tests {
             })
         }
 
+        /// Arrays of objects with the same keys (version 1 tables), cells
+        /// of every kind, nested values included.
+        fn same_key_rows() -> impl Strategy<Value = Value> {
+            let row = prop::collection::vec(value(), 1..4);
+            prop::collection::vec(row, 2..5).prop_map(|rows| {
+                let width = rows.iter().map(Vec::len).min().unwrap_or(0);
+                Value::Array(
+                    rows.into_iter()
+                        .map(|cells| {
+                            Value::Object(
+                                cells.into_iter().take(width).zip(KEYS).map(|(v, k)| (k.to_string(), v)).collect(),
+                            )
+                        })
+                        .collect(),
+                )
+            })
+        }
+
         proptest! {
+            /// Version 1 tables priced in one pass (`price_rows_once`) cost
+            /// exactly what the texts cost (the `cfg(test)` comparisons in
+            /// the planner), and the output decodes to the input.
+            #[test]
+            fn v1_rows_priced_once_as_their_texts(v in same_key_rows()) {
+                let json = serde_json::to_string(&v).unwrap();
+                let doc = Document::parse_json(&json, &Limits::default()).unwrap();
+                let minified = doc.to_json();
+                for profile in [Profile::Compact, Profile::Readable] {
+                    let stc = doc.encode(profile);
+                    let back = crate::decode(&stc);
+                    prop_assert_eq!(back.as_deref(), Ok(minified.as_str()), "{}", stc);
+                }
+            }
+
             /// Version 2 encode then version 2 decode is the identity, in
             /// both profiles, for values whose strings sit at the rule's edges.
             #[test]
