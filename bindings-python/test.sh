@@ -2,8 +2,8 @@
 # Builds and installs the `stc` Python package into a virtualenv, then runs its
 # whole test suite: pytest (the conformance corpus in ../conformance/cases, the
 # API, errors and hostile input, hypothesis properties, the gate) and
-# `mypy --strict` on the typed example and the tests; then the opt-in build
-# without `abi3` (full C API) through the fast-path and conformance tests. Exits non-zero on any
+# `mypy --strict` on the typed example and the tests; then the opt-in `abi3`
+# build through the fast-path and conformance tests. Exits non-zero on any
 # failure. Works on a fresh machine with Python >= 3.9, a Rust toolchain and
 # access to PyPI and crates.io.
 #
@@ -26,7 +26,8 @@ export VIRTUAL_ENV="$venv"
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet -r "$here/requirements-dev.txt"
 echo "== building and installing stc (maturin, release) =="
-# The shipped configuration (the default features: abi3).
+# The shipped configuration (the default features: the full C API of this
+# CPython version).
 python -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$here"
 
 cd "$here"
@@ -35,22 +36,23 @@ python -m pytest -q tests
 echo "== mypy --strict =="
 python -m mypy --strict examples/typing_example.py tests
 
-# The opt-in build for one CPython version (--no-default-features: strings
-# built through the full C API, src/pyobj.rs, the crate's only unsafe code):
-# a debug build (pyo3's debug assertions on) run through the tests of the
-# fast paths and the conformance corpus, in place of the installed module.
-echo "== full C API build (--no-default-features, debug): fast paths and conformance =="
-full="$(mktemp -d)"
-trap 'rm -rf "$full"' EXIT
-PYO3_PYTHON="$venv/bin/python" cargo build --quiet --manifest-path "$here/Cargo.toml" --no-default-features
+# The opt-in portable build (`--features abi3`: the stable ABI of CPython
+# 3.10+, pyo3's safe constructors, no unsafe code): a debug build run through
+# the tests of the fast paths and the conformance corpus, in place of the
+# installed module.
+echo "== abi3 build (--features abi3, debug): fast paths and conformance =="
+abi3="$(mktemp -d)"
+trap 'rm -rf "$abi3"' EXIT
+PYO3_PYTHON="$venv/bin/python" cargo build --quiet --manifest-path "$here/Cargo.toml" --features abi3
 target_dir="$(cargo metadata --format-version 1 --no-deps --manifest-path "$here/Cargo.toml" |
     python -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
-cp -r "$here/python/stc" "$full/stc"
-rm -f "$full"/stc/_stc*.so
-cp "$target_dir/debug/lib_stc.so" "$full/stc/_stc.so"
-loaded="$(PYTHONPATH="$full" python -c 'import stc._stc as m; print(m.__file__)')"
-if [ "$loaded" != "$full/stc/_stc.so" ]; then
-    echo "the full C API build is not the module loaded: $loaded" >&2
+cp -r "$here/python/stc" "$abi3/stc"
+rm -f "$abi3"/stc/_stc*.so
+cp "$target_dir/debug/lib_stc.so" "$abi3/stc/_stc.abi3.so"
+loaded="$(PYTHONPATH="$abi3" python -c 'import stc._stc as m; print(m.__file__)')"
+if [ "$loaded" != "$abi3/stc/_stc.abi3.so" ]; then
+    echo "the abi3 build is not the module loaded: $loaded" >&2
     exit 1
 fi
-PYTHONPATH="$full" python -m pytest -q -p no:cacheprovider tests/test_fast_paths.py tests/test_conformance.py tests/test_properties.py
+PYTHONPATH="$abi3" python -m pytest -q -p no:cacheprovider tests/test_fast_paths.py tests/test_dumps_fast_paths.py \
+    tests/test_conformance.py tests/test_properties.py

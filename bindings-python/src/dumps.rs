@@ -12,6 +12,7 @@ use pyo3::types::dict::BoundDictIterator;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use stc_core::{DocumentBuilder, EncodeOptions, ErrorKind};
 
+use crate::pyobj::ascii_str;
 use crate::text::{limits, parse_profile, parse_version, run_detached};
 
 struct Walker<'py, 'd> {
@@ -30,9 +31,8 @@ struct Walker<'py, 'd> {
     default_depth: usize,
     /// The built-in types the walk tests first, by pointer.
     exact: ExactTypes,
-    /// Where floats and integers are spelled.
+    /// Where floats are spelled.
     float_text: FloatText,
-    int_text: itoa::Buffer,
 }
 
 /// The type objects of `str`, `int`, `float`, `dict`, `list` and `bool`: an
@@ -114,6 +114,9 @@ enum Text<'s> {
 }
 
 fn text_of<'s>(s: &'s Bound<'_, PyString>) -> PyResult<Text<'s>> {
+    if let Some(text) = ascii_str(s) {
+        return Ok(Text::Utf8(text));
+    }
     match s.to_str() {
         Ok(text) => Ok(Text::Utf8(text)),
         Err(_) => {
@@ -290,12 +293,7 @@ impl<'py> Walker<'py, '_> {
                 }
                 .map_err(builder_error);
             } else if ty == exact.int {
-                if let Ok(v) = obj.extract::<i64>() {
-                    let lexeme = self.int_text.format(v);
-                    return self.builder.push_number(lexeme).map_err(builder_error);
-                }
-                let lexeme = int_lexeme(&obj)?;
-                return self.builder.push_number(&lexeme).map_err(builder_error);
+                return self.int(&obj);
             } else if ty == exact.float {
                 let lexeme = float_lexeme(&obj, &mut self.float_text)?;
                 return self.builder.push_number(lexeme).map_err(builder_error);
@@ -324,8 +322,9 @@ impl<'py> Walker<'py, '_> {
                 .map_err(builder_error);
             }
             if obj.is_instance_of::<PyInt>() {
-                let lexeme = int_lexeme(&obj)?;
-                return self.builder.push_number(&lexeme).map_err(builder_error);
+                // int.__repr__ (an IntEnum's own repr is not a number): the
+                // value, as for an exact int.
+                return self.int(&obj);
             }
             if obj.is_instance_of::<PyFloat>() {
                 let lexeme = float_lexeme(&obj, &mut self.float_text)?;
@@ -371,6 +370,19 @@ impl<'py> Walker<'py, '_> {
             obj = default.call1((obj,))?;
             defaults += 1;
         }
+    }
+
+    /// Writes an `int` (or a subclass) as `int.__repr__` spells it: within
+    /// 64 bits typed (the core writes the digits), beyond through Python.
+    fn int(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        if let Ok(v) = obj.extract::<i64>() {
+            return self.builder.push_i64(v).map_err(builder_error);
+        }
+        if let Ok(v) = obj.extract::<u64>() {
+            return self.builder.push_u64(v).map_err(builder_error);
+        }
+        let lexeme = int_lexeme(obj)?;
+        self.builder.push_number(&lexeme).map_err(builder_error)
     }
 
     fn open(&mut self, items: Items<'py>, defaults: usize) -> PyResult<()> {
@@ -442,7 +454,6 @@ pub(crate) fn dumps<'py>(
         default_depth: 0,
         exact: ExactTypes::new(py),
         float_text: FloatText::new(),
-        int_text: itoa::Buffer::new(),
     };
     walker.walk(obj)?;
     let doc = walker.builder.finish().map_err(builder_error)?;
@@ -474,7 +485,6 @@ pub(crate) fn dumps_split(obj: &Bound<'_, PyAny>, loops: usize) -> PyResult<(f64
             default_depth: 0,
             exact: ExactTypes::new(obj.py()),
             float_text: FloatText::new(),
-            int_text: itoa::Buffer::new(),
         };
         walker.walk(obj)?;
         let walked = std::time::Instant::now();

@@ -7,8 +7,8 @@
 //! result classes. `stash` exposes the `stc-stash` crate (truncation with
 //! recoverable markers, the SQLite and memory stores).
 //!
-//! `unsafe` is denied everywhere except in `pyobj` (strings for `loads`
-//! through CPython's full C API, only in a build without the `abi3` feature),
+//! `unsafe` is denied everywhere except in `pyobj` (strings through
+//! CPython's full C API, in the shipped build; none with the `abi3` feature),
 //! where each block carries a `SAFETY:` comment (enforced by clippy).
 
 #![deny(unsafe_code)]

@@ -1,10 +1,11 @@
 //! Python objects for `loads`.
 //!
-//! The shipped build is `abi3` and uses pyo3's safe constructors. Built
-//! without the `abi3` feature (`--no-default-features`: a module for one
-//! CPython version), strings are made by `PyUnicode_New` and filled in place
-//! in CPython's narrowest layout, skipping its UTF-8 decoder. That is the
-//! crate's only `unsafe` code; every block says why it is sound.
+//! The shipped build is a module for one CPython version: strings are made
+//! by `PyUnicode_New` and filled in place in CPython's narrowest layout,
+//! skipping its UTF-8 decoder, and `dumps` reads a compact ASCII string's
+//! characters in place. That is the crate's only `unsafe` code; every block
+//! says why it is sound. The opt-in `abi3` build (one wheel for CPython 3.10
+//! and later) uses pyo3's safe constructors instead.
 
 #[cfg(not(feature = "abi3"))]
 use pyo3::ffi;
@@ -72,6 +73,34 @@ pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, P
         }
     }
     Ok(object)
+}
+
+/// The text of a compact ASCII `str`, read in place (no call into CPython),
+/// or `None` for any other string (then `PyUnicode_AsUTF8AndSize`).
+#[cfg(not(feature = "abi3"))]
+#[inline]
+pub(crate) fn ascii_str<'s>(s: &'s Bound<'_, pyo3::types::PyString>) -> Option<&'s str> {
+    let op = s.as_ptr();
+    // SAFETY: `op` is a live `str` (held by `s` for the borrow's life). A
+    // compact ASCII string keeps its characters, one byte each and all below
+    // 0x80 (valid UTF-8), right after its header, for its whole life (a
+    // `str` is immutable once other code can see it); PyUnicode_DATA and
+    // PyUnicode_GET_LENGTH read exactly that.
+    unsafe {
+        if ffi::PyUnicode_IS_COMPACT_ASCII(op) == 0 {
+            return None;
+        }
+        let len = usize::try_from(ffi::PyUnicode_GET_LENGTH(op)).ok()?;
+        let bytes = std::slice::from_raw_parts(ffi::PyUnicode_DATA(op).cast::<u8>(), len);
+        Some(std::str::from_utf8_unchecked(bytes))
+    }
+}
+
+/// Always `None` in the abi3 build (the layout is not part of the stable ABI).
+#[cfg(feature = "abi3")]
+#[inline]
+pub(crate) fn ascii_str<'s>(_s: &'s Bound<'_, pyo3::types::PyString>) -> Option<&'s str> {
+    None
 }
 
 /// A new, uninitialized compact string (`PyUnicode_New`).

@@ -161,6 +161,27 @@ def test_strings_and_keys(s: str) -> None:
             check(value)
 
 
+def test_ascii_strings_read_in_place() -> None:
+    """The shipped build reads a compact ASCII `str` in place: ASCII strings
+    made every way CPython makes them (literal, slice of a wider string,
+    join, decoded bytes, a str whose UTF-8 form is cached, escapes and
+    control characters, every length up to 70) as values and keys; a `str`
+    subclass and wider strings take the other path."""
+    wide = "\u00e9\u4e2d" + "abc" * 5
+    made = [
+        wide[2:],
+        "".join(["a", "b", "c"]),
+        b"bytes".decode("ascii"),
+        str(12345),
+        "\x7f\x01\x1f\"\\/",
+        "key with spaces",
+        *("k" * n for n in range(71)),
+    ]
+    for s in made:
+        check([s, {s: s}, Name(s), {Name(s): [s]}])
+    check({s: i for i, s in enumerate(made)})
+
+
 def test_a_default_hook_may_mutate_the_dict_being_written() -> None:
     """With a hook, dicts are walked from a snapshot of their items: a hook
     that changes the dict neither crashes the walk nor changes what it writes."""
