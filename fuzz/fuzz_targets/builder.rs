@@ -13,6 +13,21 @@
 //! lone surrogates as lower-case `\udxxx`, the rest as serde_json escapes the
 //! character). Checks:
 //!
+//! Number values go through `push_i64` and `push_u64` (the target writes
+//! `to_string()`'s lexeme; edges like `i64::MIN` and powers of ten made
+//! likely) or through `push_number` with a lexeme that is mostly near JSON's
+//! number grammar (signs, leading zeros, empty parts, 40-digit runs, a stray
+//! byte inserted, or any `String`): `push_number` must accept exactly the
+//! lexemes that both the target's own grammar check and `serde_json` (as a
+//! whole number token, with no whitespace around it) accept, keeping the
+//! lexeme as given (`to_json` writes it unchanged); a refusal is `InvalidNumber`, has no effect (the
+//! target then pushes `null` in its place and the document goes on).
+//!
+//! Between steps the target makes calls the structure refuses where they are
+//! made (a key in an array, a value or `end_array` in an object before its
+//! key, a second key or `end_object` right after a key, anything after the
+//! document is complete): each must be refused and have no effect.
+//!
 //! - the built document's `to_json()` is that text, byte for byte;
 //! - `Document::parse_json` of that text writes the same JSON, and `encode`
 //!   of the built document equals `encode` of the parsed text, in both
@@ -22,7 +37,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use stc_core::{Document, DocumentBuilder, EncodeOptions, Limits, Profile, Version};
+use stc_core::{Document, DocumentBuilder, EncodeOptions, ErrorKind, Limits, Profile, Version};
 
 /// A string or key as the caller holds it.
 #[derive(Debug)]
@@ -52,19 +67,127 @@ impl<'a> Arbitrary<'a> for Text {
     }
 }
 
+/// A number as a binding holds it.
+#[derive(Debug)]
+enum Num {
+    I64(i64),
+    U64(u64),
+    Lexeme(String),
+}
+
+impl<'a> Arbitrary<'a> for Num {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        Ok(match u.int_in_range(0..=5u8)? {
+            0 => Num::I64(i64::arbitrary(u)?),
+            1 => {
+                // Edges: the extremes, and powers of ten and their neighbours.
+                let base = match u.int_in_range(0..=2u8)? {
+                    0 => i64::MIN,
+                    1 => i64::MAX,
+                    _ => 10i64.pow(u.int_in_range(0..=18u32)?) * if bool::arbitrary(u)? { -1 } else { 1 },
+                };
+                Num::I64(base.saturating_add(i64::from(u.int_in_range(-2..=2i8)?)))
+            }
+            2 => Num::U64(match u.int_in_range(0..=2u8)? {
+                0 => u64::arbitrary(u)?,
+                1 => u64::MAX - u64::from(u.int_in_range(0..=2u8)?),
+                _ => 10u64
+                    .pow(u.int_in_range(0..=19u32)?)
+                    .wrapping_add(u64::from(u.int_in_range(0..=2u8)?))
+                    .wrapping_sub(1),
+            }),
+            3 => Num::Lexeme(String::arbitrary(u)?),
+            _ => Num::Lexeme(near_number(u)?),
+        })
+    }
+}
+
+/// A lexeme built from JSON's number grammar, often a little wrong.
+fn near_number(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+    let digits = |u: &mut Unstructured<'_>, max: usize| -> arbitrary::Result<String> {
+        let n = u.int_in_range(0..=max)?;
+        (0..n).map(|_| Ok(char::from(b'0' + u.int_in_range(0..=9u8)?))).collect()
+    };
+    let mut s = String::new();
+    match u.int_in_range(0..=3u8)? {
+        0 => {}
+        1 => s.push('+'),
+        _ => s.push('-'),
+    }
+    match u.int_in_range(0..=3u8)? {
+        0 => s.push('0'),
+        1 => s.push_str(&digits(u, 3)?),
+        _ => {
+            s.push(char::from(b'1' + u.int_in_range(0..=8u8)?));
+            s.push_str(&digits(u, 40)?);
+        }
+    }
+    if bool::arbitrary(u)? {
+        s.push('.');
+        s.push_str(&digits(u, 30)?);
+    }
+    if bool::arbitrary(u)? {
+        s.push(*u.choose(&['e', 'E'])?);
+        s.push_str(u.choose(&["", "", "+", "-"])?);
+        s.push_str(&digits(u, 5)?);
+    }
+    if u.ratio(1, 4)? {
+        let stray = *u.choose(&[' ', '.', 'e', '-', '+', '0', 'x', '\0', '\n', '\t', '"', ',', ']', 'é', '٣', '０'])?;
+        let at = u.int_in_range(0..=s.len())?;
+        if s.is_char_boundary(at) {
+            s.insert(at, stray);
+        }
+    }
+    Ok(s)
+}
+
+/// Whether `s` is a JSON number (RFC 8259 section 6), checked byte by byte.
+fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let run = |i: usize| b[i.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i += run(i),
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        let n = run(i + 1);
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = run(i);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    i == b.len()
+}
+
 /// One step of building.
 #[derive(Debug, Arbitrary)]
 enum Step {
     /// A string value (with its key when the container is an object).
     Value(Text, Text),
     /// A number value, so strings sit next to other kinds.
-    Number(Text, u32),
+    Number(Text, Num),
     /// An array opened.
     Array(Text),
     /// An object opened.
     Object(Text),
     /// The innermost container closed.
     Close,
+    /// A call the structure refuses where it is made (the number picks it);
+    /// it must have no effect.
+    Wrong(u8),
 }
 
 fuzz_target!(|steps: Vec<Step>| {
@@ -81,6 +204,10 @@ fuzz_target!(|steps: Vec<Step>| {
                 if open.len() > 1 {
                     close(&mut builder, &mut json, &mut open);
                 }
+                continue;
+            }
+            Step::Wrong(which) => {
+                wrong(&mut builder, &mut json, &mut open, *which);
                 continue;
             }
         };
@@ -108,9 +235,36 @@ fuzz_target!(|steps: Vec<Step>| {
                 }
                 write_text(&mut json, v);
             }
-            Step::Number(_, n) => {
-                builder.push_number(&n.to_string()).unwrap();
+            Step::Number(_, Num::I64(n)) => {
+                builder.push_i64(*n).unwrap();
                 json.push_str(&n.to_string());
+            }
+            Step::Number(_, Num::U64(n)) => {
+                builder.push_u64(*n).unwrap();
+                json.push_str(&n.to_string());
+            }
+            Step::Number(_, Num::Lexeme(lexeme)) => {
+                let ours = is_json_number(lexeme);
+                // serde_json reads one number token (it spells the exponent
+                // `e+`, so its text is not compared) and allows whitespace
+                // around it, which a lexeme must not have.
+                let padded = lexeme.starts_with([' ', '\t', '\n', '\r']) || lexeme.ends_with([' ', '\t', '\n', '\r']);
+                let serde = !padded
+                    && matches!(serde_json::from_str::<serde_json::Value>(lexeme), Ok(serde_json::Value::Number(_)));
+                assert_eq!(ours, serde, "the target's grammar and serde_json disagree on {lexeme:?}");
+                match builder.push_number(lexeme) {
+                    Ok(()) => {
+                        assert!(ours, "push_number accepts {lexeme:?}, not a JSON number");
+                        json.push_str(lexeme);
+                    }
+                    Err(e) => {
+                        assert!(!ours, "push_number refuses {lexeme:?}, a JSON number: {e}");
+                        assert_eq!(e.kind(), ErrorKind::InvalidNumber, "push_number({lexeme:?}): {e}");
+                        // The refusal had no effect: the member still wants its value.
+                        builder.push_null().unwrap();
+                        json.push_str("null");
+                    }
+                }
             }
             Step::Array(_) => {
                 builder.push_begin_array().unwrap();
@@ -122,12 +276,19 @@ fuzz_target!(|steps: Vec<Step>| {
                 json.push('{');
                 open.push((true, false));
             }
-            Step::Close => unreachable!(),
+            Step::Close | Step::Wrong(_) => unreachable!(),
         }
     }
     while !open.is_empty() {
         close(&mut builder, &mut json, &mut open);
     }
+    // The document is complete: nothing more goes in.
+    assert!(builder.push_null().is_err(), "a value after the document");
+    assert!(builder.push_i64(1).is_err(), "an integer after the document");
+    assert!(builder.push_number("1").is_err(), "a number after the document");
+    assert!(builder.push_begin_array().is_err(), "an array after the document");
+    assert!(builder.push_key("k").is_err(), "a key after the document");
+    assert!(builder.push_end_array().is_err(), "end_array after the document");
     let built = builder.finish().expect("a complete document");
     assert_eq!(built.to_json(), json, "the builder's JSON differs from the independent writer's");
     let parsed = Document::parse_json(&json, &Limits::default()).expect("the independent writer's JSON reads");
@@ -143,6 +304,48 @@ fuzz_target!(|steps: Vec<Step>| {
         }
     }
 });
+
+/// Makes a call the structure refuses in the innermost container (a value
+/// or `end_array` in an object before its key; a key or `end_object` in an
+/// array; in an object after a key, another key or `end_object`, the member
+/// then completed with `null`), checking each refusal: the document must be
+/// unchanged, which the final comparison of the whole text shows.
+fn wrong(builder: &mut DocumentBuilder<'_>, json: &mut String, open: &mut [(bool, bool)], which: u8) {
+    let top = open.last_mut().unwrap();
+    if !top.0 {
+        let refused = match which % 4 {
+            0 => builder.push_key("k"),
+            1 => builder.push_key_utf16(&[0x6b]),
+            2 => builder.push_end_object(),
+            _ => builder.push_key(""),
+        };
+        assert!(refused.is_err(), "a key or end_object accepted in an array");
+        return;
+    }
+    let refused = match which % 8 {
+        0 => builder.push_null(),
+        1 => builder.push_bool(true),
+        2 => builder.push_str("v"),
+        3 => builder.push_i64(-1),
+        4 => builder.push_u64(7),
+        5 => builder.push_number("2.5"),
+        6 => builder.push_begin_array(),
+        _ => builder.push_end_array(),
+    };
+    assert!(refused.is_err(), "a value or end_array accepted in an object before a key ({which})");
+    if which & 0x80 != 0 {
+        // After a key: the member needs its value first.
+        builder.push_key("after").unwrap();
+        let refused = if which & 0x40 != 0 { builder.push_end_object() } else { builder.push_key("again") };
+        assert!(refused.is_err(), "end_object or a second key accepted right after a key");
+        builder.push_null().unwrap();
+        if top.1 {
+            json.push(',');
+        }
+        top.1 = true;
+        json.push_str("\"after\":null");
+    }
+}
 
 fn close(builder: &mut DocumentBuilder<'_>, json: &mut String, open: &mut Vec<(bool, bool)>) {
     let (is_object, _) = open.pop().unwrap();
