@@ -137,13 +137,35 @@ impl Reader<'_> {
                     }
                 }
                 b'[' => {
-                    self.open(ARRAY, false)?;
+                    if self.stack.len() >= self.max_depth {
+                        return None;
+                    }
+                    self.pos += 1;
+                    let index = self.words.len() as u32;
+                    self.words.push(Word { head: ARRAY, tail: 0 });
                     self.ws();
-                    if self.peek()? == b']' {
-                        self.pos += 1;
-                        self.close(0);
-                    } else {
-                        continue 'value;
+                    match self.peek()? {
+                        b']' => {
+                            self.pos += 1;
+                            self.set_container(index, ARRAY, 0);
+                        }
+                        // An array that starts with numbers: while they are
+                        // all it holds, it never goes on the stack (canada's
+                        // pairs, mesh's long arrays).
+                        b'-' | b'0'..=b'9' => {
+                            let n = self.number_run()?;
+                            if self.bytes.get(self.pos) == Some(&b']') {
+                                self.pos += 1;
+                                self.set_container(index, ARRAY, n);
+                            } else {
+                                // `len` counts the commas read so far.
+                                self.stack.push(Open { index, len: n - 1, object: false });
+                            }
+                        }
+                        _ => {
+                            self.stack.push(Open { index, len: 0, object: false });
+                            continue 'value;
+                        }
                     }
                 }
                 b't' => self.literal(b"true", TRUE)?,
@@ -238,16 +260,43 @@ impl Reader<'_> {
     #[inline(always)]
     fn close(&mut self, len: u32) {
         let Some(open) = self.stack.pop() else { return };
+        self.set_container(open.index, if open.object { OBJECT } else { ARRAY }, len);
+    }
+
+    /// Sets the container node at `index` (tag `tag`) to `len` elements or
+    /// members, ending here.
+    #[inline(always)]
+    fn set_container(&mut self, index: u32, tag: u32, len: u32) {
         let end = self.words.len() as u32;
-        let tag = if open.object { OBJECT } else { ARRAY };
         let head = if len < LONG {
             tag | len << SHIFT
         } else {
-            self.long.push((open.index, len));
+            self.long.push((index, len));
             tag | LONG << SHIFT
         };
-        if let Some(w) = self.words.get_mut(open.index as usize) {
+        if let Some(w) = self.words.get_mut(index as usize) {
             *w = Word { head, tail: end };
+        }
+    }
+
+    /// Numbers from `pos` (at `-` or a digit) as long as `,` or `, ` leads
+    /// to another: how many (at least one), `pos` after the last.
+    #[inline(always)]
+    fn number_run(&mut self) -> Option<u32> {
+        let b = self.bytes;
+        let mut n = 1;
+        self.number()?;
+        loop {
+            if b.get(self.pos) != Some(&b',') {
+                return Some(n);
+            }
+            let at = self.pos + 1 + usize::from(b.get(self.pos + 1) == Some(&b' '));
+            if !matches!(b.get(at), Some(b'-' | b'0'..=b'9')) {
+                return Some(n);
+            }
+            n += 1;
+            self.pos = at;
+            self.number()?;
         }
     }
 
@@ -544,6 +593,16 @@ mod tests {
             "{\"a\":1, \"b\":2}",
             "1,2",
             "1, 2",
+            "[1,2,\"a\"]",
+            "[1,2,[3]]",
+            "[1,2 ]",
+            "[1,2,3",
+            "[1,2,3,",
+            "[[1,2],[3,4]",
+            "[0,-0,1e5,-1.5E-3]",
+            "[1]",
+            "[-]",
+            "[1,2}",
             "\t\r\n1\t\r\n",
         ] {
             check(input, 128);
