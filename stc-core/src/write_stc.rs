@@ -280,8 +280,13 @@ impl Form {
 /// A cost as stored in the plan: `u32`, saturating (only a container of more
 /// than four billion estimated tokens could reach the cap).
 fn stored(cost: usize) -> u32 {
-    u32::try_from(cost).unwrap_or(u32::MAX)
+    u32::try_from(cost).unwrap_or(PENDING - 1).min(PENDING - 1)
 }
+
+/// The stored cost of a version 2 object that is an array's element and is
+/// priced only when first asked for ([`Plan::cost`]), or with its array's
+/// table candidate in one pass ([`Plan::price_rows_once`]).
+const PENDING: u32 = u32::MAX;
 
 /// A container's best form and its estimated cost, and the best form whose
 /// text does not end with a table body ("safe" before a row's `/`), while it
@@ -354,6 +359,8 @@ struct Plan<'d, 'a> {
     dense: Vec<bool>,
     /// Scratch text whose estimated tokens price a candidate.
     scratch: String,
+    /// A key's text while an object is priced from shapes.
+    key_text: String,
     /// What the scratch text held before its unread tail (see
     /// [`spill_scratch`](Self::spill_scratch)), already estimated.
     partial: Partial,
@@ -433,6 +440,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             tables: Vec::new(),
             dense: Vec::new(),
             scratch: String::new(),
+            key_text: String::new(),
             partial: Partial::default(),
         };
         for o in (0..count).rev() {
@@ -478,8 +486,73 @@ impl<'d, 'a> Plan<'d, 'a> {
         if safe && !TRAILING_TABLE_CELLS {
             self.safe.get(o).map_or(0, |s| s.1 as usize)
         } else {
-            self.costs.get(o).map_or(0, |&c| c as usize)
+            match self.costs.get(o) {
+                Some(&PENDING) => self.price_pending(o, i),
+                Some(&c) => c as usize,
+                None => 0,
+            }
         }
+    }
+
+    /// Prices the [`PENDING`] object at `i` (ordinal `o`) as plain and
+    /// records it. Its members are never pending (only an array's elements
+    /// are), so this never goes deeper than one object.
+    #[cold]
+    fn price_pending(&mut self, o: usize, i: usize) -> usize {
+        let end = self.skip(i);
+        let cost = match self.object_once(i, end) {
+            Some(cost) => cost,
+            None => {
+                // The scratch text may be in use by the candidate being priced.
+                let (scratch, partial) = (std::mem::take(&mut self.scratch), std::mem::take(&mut self.partial));
+                let cost = self.price_object(i, end);
+                (self.scratch, self.partial) = (scratch, partial);
+                cost
+            }
+        };
+        #[cfg(test)]
+        {
+            let (scratch, partial) = (std::mem::take(&mut self.scratch), std::mem::take(&mut self.partial));
+            assert_eq!(cost, self.price_object(i, end), "object at {i}");
+            (self.scratch, self.partial) = (scratch, partial);
+        }
+        if let Some(c) = self.costs.get_mut(o) {
+            *c = stored(cost);
+        }
+        cost
+    }
+
+    /// [`price_object`](Self::price_object) from shapes (no scratch text);
+    /// `None` where they cannot price exactly.
+    fn object_once(&mut self, i: usize, end: usize) -> Option<usize> {
+        let mut object = Chain::default();
+        object.byte(b'{');
+        let (mut extra, mut k) = (0usize, i + 1);
+        let mut key = std::mem::take(&mut self.key_text);
+        while k < end {
+            if k > i + 1 {
+                object.byte(b',');
+            }
+            let body = self.nodes.body(k);
+            if is_identifier(body) {
+                object.push(&Shape::of(body.as_bytes()));
+            } else {
+                key.clear();
+                push_key(&mut key, body);
+                object.push(&Shape::of(key.as_bytes()));
+            }
+            let v = k + 1;
+            if !matches!(self.nodes.get(v), Some(Node::Array { .. })) {
+                object.byte(b':');
+            }
+            let (shape, more) = self.value_shape(v);
+            object.push(&shape);
+            extra += more;
+            k = self.skip(v);
+        }
+        self.key_text = key;
+        object.byte(b'}');
+        object.finish().map(|tokens| tokens.saturating_add(extra))
     }
 
     /// Index of the node after the value at `i`.
@@ -619,9 +692,14 @@ impl<'d, 'a> Plan<'d, 'a> {
         let columns = if len < 2 || !self.t.tables { None } else { self.array_columns(i, len, end) };
         // Version 1: each row priced as an object and as a table row in one
         // pass, each value's shape found once (`price_rows_once`).
-        let mut table_once = None;
-        if let (false, Some(columns)) = (self.v2, &columns) {
-            table_once = self.price_rows_once(i, len, end, columns);
+        let (mut table_once, mut dense) = (None, false);
+        if let Some(columns) = &columns {
+            // Version 2: when the table is dense (its cells are the rows'
+            // members in order).
+            dense = self.is_dense(Rows { first: i + 1, end, len, keyed: false }, columns);
+            if !self.v2 || dense {
+                table_once = self.price_rows_once(i, len, end, columns);
+            }
         }
         // Plain: `[a,b]`.
         self.scratch.push('[');
@@ -680,7 +758,6 @@ impl<'d, 'a> Plan<'d, 'a> {
         // (the tokenizers measured it a token or two dearer than the estimate).
         if let Some(columns) = columns {
             let rows = Rows { first: i + 1, end, len, keyed: false };
-            let dense = self.is_dense(rows, &columns);
             let cost = match table_once {
                 Some(cost) => {
                     #[cfg(test)]
@@ -717,10 +794,18 @@ impl<'d, 'a> Plan<'d, 'a> {
             self.set(o, Choice { form: Form::Plain, cost, safe: Form::Plain, safe_cost: cost });
             return;
         }
+        let keyed = len > 1 && self.t.keyed_tables && self.members_are_objects(i, end);
+        if !keyed && i > 0 && !matches!(self.nodes.get(i - 1), Some(Node::Key(_))) && TRAILING_TABLE_CELLS {
+            // An array's element, plain: priced when first asked for, or
+            // with its array's table candidate (one pass for both texts).
+            self.set(o, Choice::default());
+            self.costs[o] = PENDING;
+            return;
+        }
         let plain = self.price_object(i, end);
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
         // Keyed table (v2): `{N}{cols}:key:cells/key:cells`.
-        if len > 1 && self.t.keyed_tables && self.members_are_objects(i, end) {
+        if keyed {
             let rows = Rows { first: i + 1, end, len, keyed: true };
             let values: Vec<u32> = rows.iter(self.nodes).map(|(_, v)| index32(v)).collect();
             if let Some(columns) = self.infer(&values, 0) {
@@ -741,7 +826,7 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// The shape of the value at `i` as candidate texts hold it (the text
     /// [`price_value`](Self::price_value) appends), and what a container
     /// costs beyond its stand-in.
-    #[inline]
+    #[inline(always)]
     fn value_shape(&mut self, i: usize) -> (Shape, usize) {
         match self.nodes.get(i) {
             Some(Node::Array { .. } | Node::Object { .. }) => (Shape::of(b"0"), self.cost(i, false).saturating_sub(1)),
@@ -826,16 +911,19 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
             object.byte(b'}');
             table_extra = table_extra.saturating_add(extra);
-            let cost = match object.finish() {
-                Some(tokens) => tokens.saturating_add(extra),
-                None => self.price_object(r, row_end),
-            };
-            #[cfg(test)]
-            assert_eq!(cost, self.price_object(r, row_end), "row at {r}");
             let o = self.ordinal(r);
-            self.costs[o] = stored(cost);
-            if let Some(safe) = self.safe.get_mut(o) {
-                safe.1 = stored(cost);
+            // Version 2 prices only the rows not priced yet.
+            if !self.v2 || self.costs[o] == PENDING {
+                let cost = match object.finish() {
+                    Some(tokens) => tokens.saturating_add(extra),
+                    None => self.price_object(r, row_end),
+                };
+                #[cfg(test)]
+                assert_eq!(cost, self.price_object(r, row_end), "row at {r}");
+                self.costs[o] = stored(cost);
+                if let Some(safe) = self.safe.get_mut(o) {
+                    safe.1 = stored(cost);
+                }
             }
             r = row_end;
         }
