@@ -124,7 +124,7 @@ impl Reader<'_> {
             // A value at `pos` (whitespace skipped).
             match self.peek()? {
                 b'"' => self.string(STRING)?,
-                b'-' | b'0'..=b'9' => self.numbers()?,
+                b'-' | b'0'..=b'9' => self.number()?,
                 b'{' => {
                     self.open(OBJECT, true)?;
                     self.ws();
@@ -205,41 +205,6 @@ impl Reader<'_> {
         }
         self.ws();
         (self.pos == self.bytes.len()).then_some(())
-    }
-
-    /// A number at `-` or a digit and, when it is an array's element, the
-    /// numbers that follow it as `,n` or `, n` (counted in the array),
-    /// without the general loop; stops after the last one.
-    #[inline(always)]
-    fn numbers(&mut self) -> Option<()> {
-        self.number()?;
-        // Another number after `,` or `, `? (After a member's value a key
-        // follows, so the bytes are tested before the container is.)
-        let b = self.bytes;
-        if b.get(self.pos) != Some(&b',') {
-            return Some(());
-        }
-        let mut at = self.pos + 1 + usize::from(b.get(self.pos + 1) == Some(&b' '));
-        if !matches!(b.get(at), Some(b'-' | b'0'..=b'9')) || self.stack.last().is_none_or(|top| top.object) {
-            return Some(());
-        }
-        let mut more = 0;
-        loop {
-            more += 1;
-            self.pos = at;
-            self.number()?;
-            if b.get(self.pos) != Some(&b',') {
-                break;
-            }
-            at = self.pos + 1 + usize::from(b.get(self.pos + 1) == Some(&b' '));
-            if !matches!(b.get(at), Some(b'-' | b'0'..=b'9')) {
-                break;
-            }
-        }
-        if let Some(top) = self.stack.last_mut() {
-            top.len += more;
-        }
-        Some(())
     }
 
     /// Opens a container at its bracket; `None` past the depth limit.
