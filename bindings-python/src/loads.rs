@@ -78,7 +78,9 @@ struct ObjectBuilder<'py, 'h, 'k> {
 
 impl<'py, 'h, 'k> ObjectBuilder<'py, 'h, 'k> {
     fn new(py: Python<'py>, hooks: &'h Hooks<'py>, keys: &'k mut [Option<CachedKey>]) -> Self {
-        ObjectBuilder { py, hooks, stack: Vec::new(), values: Vec::new(), root: None, keys }
+        // Room for a small document's nesting and items from the start (a
+        // call that grows these from nothing reallocates several times).
+        ObjectBuilder { py, hooks, stack: Vec::with_capacity(16), values: Vec::with_capacity(64), root: None, keys }
     }
 
     /// Puts a finished value into the innermost container (or makes it the root).

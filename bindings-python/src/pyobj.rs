@@ -30,7 +30,7 @@ pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, P
     // The largest byte tells the layout: below 0x80 all ASCII; lead bytes
     // 0xC2-0xC3 start the characters 0x80-0xFF, 0xC4-0xEF the rest of the
     // BMP, 0xF0-0xF4 the characters above it.
-    let top = bytes.iter().fold(0u8, |m, &b| m.max(b));
+    let top = if is_ascii(bytes) { 0 } else { bytes.iter().fold(0u8, |m, &b| m.max(b)) };
     if top < 0x80 {
         let object = unicode_new(py, bytes.len(), 0x7f)?;
         // SAFETY: `object` is a new compact ASCII string of `bytes.len()`
@@ -73,6 +73,19 @@ pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, P
         }
     }
     Ok(object)
+}
+
+/// Whether every byte is below 0x80, eight bytes at a time.
+#[cfg(not(feature = "abi3"))]
+#[inline]
+fn is_ascii(bytes: &[u8]) -> bool {
+    let mut words = bytes.chunks_exact(8);
+    let mut high = 0u64;
+    for word in &mut words {
+        high |= u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+    }
+    let tail = words.remainder().iter().fold(0u8, |a, &b| a | b);
+    (high & 0x8080_8080_8080_8080) == 0 && tail < 0x80
 }
 
 /// The text of a compact ASCII `str`, read in place (no call into CPython),

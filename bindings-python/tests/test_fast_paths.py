@@ -91,6 +91,18 @@ def test_layout_matches_pythons_own_strings() -> None:
         assert {got: 1}[s] == 1
 
 
+def test_one_wide_character_at_every_position() -> None:
+    """The ASCII check reads eight bytes at a time, then the tail: one
+    character of each wider layout at every position of strings of 0 to 24
+    characters, and plain ASCII of every length, in Python's own layout."""
+    for wide in ("\u00e9", "\u00ff", "\u0100", "\u4e2d", "\uffff", "\U00010000", "\U0001f600"):
+        for n in range(25):
+            check_both(["a" * n])
+            for i in range(n):
+                s = "a" * i + wide + "a" * (n - i - 1)
+                check_both([s, {s: s}])
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
