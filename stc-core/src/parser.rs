@@ -680,7 +680,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                         }
                     }
                     Frame::Table => {
-                        if self.after_cell()? {
+                        if self.table_cells()? {
                             break;
                         }
                     }
@@ -1299,6 +1299,63 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             t.groups_open -= 1;
             t.at += 1;
         }
+    }
+
+    /// After a cell of the innermost table: [`after_cell`](Self::after_cell),
+    /// then, while the next cell holds a scalar, that scalar read and
+    /// reported here and the next cell's separator checked, without a trip
+    /// through the main loop per cell. The same calls at the same positions
+    /// as the main loop makes, so the events and errors are the same.
+    /// `true` when a value that is no scalar follows at `pos`; `false` as
+    /// for `after_cell`.
+    #[inline(never)]
+    fn table_cells(&mut self) -> Result<bool, Failure<E>> {
+        loop {
+            if !self.after_cell()? {
+                return Ok(false);
+            }
+            if !self.scalar_here()? {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// At a value (whitespace skipped): anything but an object or array (a
+    /// number, a quoted or [v2] bare string, a literal, or the error there)
+    /// read whole and reported as [`value`](Self::value) would (`true`); an
+    /// object or array is left to `value` (`false`, `pos` unchanged).
+    #[inline(always)]
+    fn scalar_here(&mut self) -> Result<bool, Failure<E>> {
+        let at = self.pos;
+        let r = match self.peek() {
+            Some(b'"') => {
+                let s = self.string_body()?;
+                self.sink.string(s)
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let lexeme = self.number_lexeme()?;
+                self.sink.number(lexeme)
+            }
+            Some(b't') if self.is_word(at, b"true") => {
+                self.pos = at + 4;
+                self.sink.boolean(true)
+            }
+            Some(b'f') if self.is_word(at, b"false") => {
+                self.pos = at + 5;
+                self.sink.boolean(false)
+            }
+            Some(b'n') if self.is_word(at, b"null") => {
+                self.pos = at + 4;
+                self.sink.null()
+            }
+            Some(b'{' | b'[') => return Ok(false),
+            _ => match self.not_a_word(at)? {
+                Some(s) => self.sink.string(s),
+                None => return Ok(true),
+            },
+        };
+        self.sink_result(r, at)?;
+        Ok(true)
     }
 
     /// After a cell of the innermost table. `true` when a value follows at
