@@ -199,6 +199,7 @@ fn valid_number_lexemes_in_cells_are_copied_verbatim() {
 }
 
 #[test]
+#[allow(clippy::needless_range_loop)] // (row, column) name the cell in the expectations
 fn rows_cut_short_after_every_cell() {
     // Long cells so the count guard passes however short the body is.
     let cell = |r: usize, c: usize| format!("\"{}\"", "x".repeat(40 + r * COLS + c));
