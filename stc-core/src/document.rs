@@ -709,11 +709,50 @@ fn invalid(message: &str) -> Error {
 }
 
 /// Appends `s`'s canonical body to `arena` and returns where it starts.
+/// A short string (under 16 bytes: most keys) with nothing to escape is
+/// found so with one or two overlapping word reads and copied; any other
+/// goes through the canonical escaping (which scans it again, from the
+/// start, up to its first byte to escape).
 #[inline(always)]
 fn push_text(arena: &mut String, s: &str) -> usize {
     let start = arena.len();
-    push_canonical(arena, s);
+    if short_and_plain(s.as_bytes()) {
+        arena.push_str(s);
+    } else {
+        push_canonical(arena, s);
+    }
     start
+}
+
+/// Whether `b` is shorter than 16 bytes and holds no byte that canonical
+/// escaping changes (`"`, `\`, a control character). Bytes are read as
+/// overlapping words (the first and the last eight, or four), so every
+/// byte is looked at; a byte flagged wrongly only sends the string to the
+/// general path.
+#[inline(always)]
+fn short_and_plain(b: &[u8]) -> bool {
+    let n = b.len();
+    let word = |at: usize| b.get(at..at + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()).map_or(0, u64::from_le_bytes);
+    let half = |at: usize| b.get(at..at + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map_or(0, u32::from_le_bytes);
+    match n {
+        8..=15 => !word_special(word(0)) && !word_special(word(n - 8)),
+        4..=7 => !word_special(u64::from(half(0)) | u64::from(half(n - 4)) << 32),
+        0..=3 => b.iter().all(|&c| c >= 0x20 && c != b'"' && c != b'\\'),
+        _ => false,
+    }
+}
+
+/// Whether a byte of `w` may be `"`, `\` or below 0x20: never false when
+/// one is (the usual test for a zero byte: a borrow only flags more bytes).
+#[inline(always)]
+fn word_special(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    let quote = zero(w ^ (ONES * u64::from(b'"')));
+    let backslash = zero(w ^ (ONES * u64::from(b'\\')));
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    (quote | backslash | control) & HIGH != 0
 }
 
 #[cfg(test)]

@@ -178,7 +178,8 @@ fn every_number_grammar_error_is_refused() {
 
 #[test]
 fn strings_with_a_byte_to_escape_at_every_position() {
-    let specials = ["\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", "é", "\u{2028}", "\u{1F600}", "/"];
+    let specials =
+        ["\"", "\\", "\n", "\u{0}", "\u{1}", "\u{1f}", " ", "!", "\u{7f}", "\u{80}", "é", "\u{2028}", "\u{1F600}", "/"];
     for len in 0..40 {
         for at in 0..=len {
             for special in specials {
@@ -205,6 +206,22 @@ proptest! {
     fn any_integer_is_written_as_to_string_writes_it(v in any::<i64>(), u in any::<u64>()) {
         prop_assert_eq!(in_array(|b| b.push_i64(v)), format!("[{v}]"));
         prop_assert_eq!(in_array(|b| b.push_u64(u)), format!("[{u}]"));
+    }
+
+    #[test]
+    fn any_string_is_escaped_as_serde_json_escapes_it(
+        s in prop::collection::vec(
+            prop::sample::select(vec!['a', ' ', '"', '\\', '\u{0}', '\u{1f}', '\u{7f}', 'é', '\u{ffff}', '\u{10000}', '!', '#', '[', ']']),
+            0..24,
+        ).prop_map(|c| c.into_iter().collect::<String>())
+    ) {
+        let expected = serde_json::to_string(&serde_json::json!({ s.clone(): s.clone() })).unwrap();
+        let mut b = DocumentBuilder::new();
+        b.push_begin_object().unwrap();
+        b.push_key(&s).unwrap();
+        b.push_str(&s).unwrap();
+        b.push_end_object().unwrap();
+        prop_assert_eq!(b.finish().unwrap().to_json(), expected);
     }
 
     #[test]
