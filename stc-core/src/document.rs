@@ -709,10 +709,10 @@ fn invalid(message: &str) -> Error {
 }
 
 /// Appends `s`'s canonical body to `arena` and returns where it starts.
-/// A short string (under 16 bytes: most keys) with nothing to escape is
-/// found so with one or two overlapping word reads and copied; any other
-/// goes through the canonical escaping (which scans it again, from the
-/// start, up to its first byte to escape).
+/// A string of up to 64 bytes (most keys and values) with nothing to escape
+/// is found so by word reads (the last one overlapping) and copied; any
+/// other goes through the canonical escaping (which scans it again, from
+/// the start, up to its first byte to escape).
 #[inline(always)]
 fn push_text(arena: &mut String, s: &str) -> usize {
     let start = arena.len();
@@ -724,11 +724,11 @@ fn push_text(arena: &mut String, s: &str) -> usize {
     start
 }
 
-/// Whether `b` is shorter than 16 bytes and holds no byte that canonical
+/// Whether `b` is at most 64 bytes long and holds no byte that canonical
 /// escaping changes (`"`, `\`, a control character). Bytes are read as
-/// overlapping words (the first and the last eight, or four), so every
-/// byte is looked at; a byte flagged wrongly only sends the string to the
-/// general path.
+/// words of eight (or four), the last one overlapping the one before, so
+/// every byte is looked at; a byte flagged wrongly only sends the string to
+/// the general path.
 #[inline(always)]
 fn short_and_plain(b: &[u8]) -> bool {
     let n = b.len();
@@ -736,6 +736,16 @@ fn short_and_plain(b: &[u8]) -> bool {
     let half = |at: usize| b.get(at..at + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map_or(0, u32::from_le_bytes);
     match n {
         8..=15 => !word_special(word(0)) && !word_special(word(n - 8)),
+        16..=64 => {
+            let mut at = 0;
+            while at + 8 < n {
+                if word_special(word(at)) {
+                    return false;
+                }
+                at += 8;
+            }
+            !word_special(word(n - 8))
+        }
         4..=7 => !word_special(u64::from(half(0)) | u64::from(half(n - 4)) << 32),
         0..=3 => b.iter().all(|&c| c >= 0x20 && c != b'"' && c != b'\\'),
         _ => false,
