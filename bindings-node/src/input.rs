@@ -50,14 +50,41 @@ fn read_text(env: RawEnv, v: Value) -> Result<Input<'static>> {
 /// The largest UTF-16 buffer [`read_text`] keeps for the next call (8 MB).
 const REUSED: usize = 4 << 20;
 
+/// The largest UTF-8 input buffer an [`Input`] gives back for the next call (16 MiB).
+const KEPT_UTF8: usize = 16 << 20;
+
 thread_local! {
     static UNITS: std::cell::RefCell<Vec<u16>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The UTF-8 text of the last string argument, given back by [`Input`]'s
+    /// `Drop` and reused by the next [`utf8_of`] on this thread.
+    static UTF8: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for Input<'_> {
+    fn drop(&mut self) {
+        if let Input::Text(s) | Input::LoneSurrogate(s) = self {
+            let buf = std::mem::take(s).into_bytes();
+            if buf.capacity() <= KEPT_UTF8 {
+                UTF8.with(|b| {
+                    let mut kept = b.borrow_mut();
+                    // A nested call's buffer may be back already: keep the larger.
+                    if buf.capacity() > kept.capacity() {
+                        *kept = buf;
+                    }
+                });
+            }
+        }
+    }
 }
 
 /// UTF-16 code units to UTF-8 text, or the text before a lone surrogate.
 fn utf8_of(units: &[u16]) -> Result<Input<'static>> {
     // Room for ASCII, plus a quarter for longer forms (one growth beyond).
-    let mut out: Vec<u8> = Vec::with_capacity(units.len() + units.len() / 4 + 16);
+    // This thread's kept buffer (see [`KEPT_UTF8`]): no fresh multi-megabyte
+    // block, with its page faults, per call.
+    let mut out: Vec<u8> = UTF8.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    out.clear();
+    out.reserve(units.len() + units.len() / 4 + 16);
     let mut i = 0;
     while i < units.len() {
         // ASCII runs, 16 units at a time, narrowed into an array copied at
@@ -184,9 +211,7 @@ impl Input<'_> {
                 // Never read past the first invalid byte: the error only.
                 Err(_) => Input::Bytes(b),
             },
-            Input::Text(s) => Input::Text(s),
-            Input::LoneSurrogate(s) => Input::LoneSurrogate(s),
-            Input::OwnedBytes(s) => Input::OwnedBytes(s),
+            other => other,
         }
     }
 
