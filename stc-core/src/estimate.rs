@@ -39,6 +39,7 @@ impl Partial {
     /// Charges every piece of `text` that ends before its last byte and
     /// returns how many bytes were read; the rest must be kept (and more
     /// text appended to it) for the next call or [`finish`](Self::finish).
+    #[inline(never)]
     pub(crate) fn feed(&mut self, text: &str) -> usize {
         let b = text.as_bytes();
         let mut i = 0;
@@ -89,6 +90,7 @@ const SYNC_WINDOW: usize = 64;
 /// first [`SYNC_WINDOW`] bytes of the body, or comes after its last piece.
 /// Exactly `estimate_tokens` of both texts otherwise (test
 /// `two_heads_estimate_as_both_texts`).
+#[inline(never)]
 pub(crate) fn two_heads(text: &str, open_len: usize, close: &[u8], head: &[u8]) -> (usize, Option<usize>) {
     let b = text.as_bytes();
     // The first text: every piece but the last, remembering where pieces

@@ -359,8 +359,9 @@ struct Plan<'d, 'a> {
     dense: Vec<bool>,
     /// Scratch text whose estimated tokens price a candidate.
     scratch: String,
-    /// A key's text while an object is priced from shapes.
-    key_text: String,
+    /// The scratch text of a pending object priced while a candidate's
+    /// text is in [`scratch`](Self::scratch) ([`Plan::price_pending`]).
+    pending_scratch: String,
     /// What the scratch text held before its unread tail (see
     /// [`spill_scratch`](Self::spill_scratch)), already estimated.
     partial: Partial,
@@ -440,7 +441,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             tables: Vec::new(),
             dense: Vec::new(),
             scratch: String::new(),
-            key_text: String::new(),
+            pending_scratch: String::new(),
             partial: Partial::default(),
         };
         for o in (0..count).rev() {
@@ -496,63 +497,21 @@ impl<'d, 'a> Plan<'d, 'a> {
 
     /// Prices the [`PENDING`] object at `i` (ordinal `o`) as plain and
     /// records it. Its members are never pending (only an array's elements
-    /// are), so this never goes deeper than one object.
+    /// are), so this never goes deeper than one object. The scratch text may
+    /// be in use by the candidate being priced: the object's text is built
+    /// in a second one.
     #[cold]
     fn price_pending(&mut self, o: usize, i: usize) -> usize {
         let end = self.skip(i);
-        let cost = match self.object_once(i, end) {
-            Some(cost) => cost,
-            None => {
-                // The scratch text may be in use by the candidate being priced.
-                let (scratch, partial) = (std::mem::take(&mut self.scratch), std::mem::take(&mut self.partial));
-                let cost = self.price_object(i, end);
-                (self.scratch, self.partial) = (scratch, partial);
-                cost
-            }
-        };
-        #[cfg(test)]
-        {
-            let (scratch, partial) = (std::mem::take(&mut self.scratch), std::mem::take(&mut self.partial));
-            assert_eq!(cost, self.price_object(i, end), "object at {i}");
-            (self.scratch, self.partial) = (scratch, partial);
-        }
+        let partial = std::mem::take(&mut self.partial);
+        std::mem::swap(&mut self.scratch, &mut self.pending_scratch);
+        let cost = self.price_object(i, end);
+        std::mem::swap(&mut self.scratch, &mut self.pending_scratch);
+        self.partial = partial;
         if let Some(c) = self.costs.get_mut(o) {
             *c = stored(cost);
         }
         cost
-    }
-
-    /// [`price_object`](Self::price_object) from shapes (no scratch text);
-    /// `None` where they cannot price exactly.
-    fn object_once(&mut self, i: usize, end: usize) -> Option<usize> {
-        let mut object = Chain::default();
-        object.byte(b'{');
-        let (mut extra, mut k) = (0usize, i + 1);
-        let mut key = std::mem::take(&mut self.key_text);
-        while k < end {
-            if k > i + 1 {
-                object.byte(b',');
-            }
-            let body = self.nodes.body(k);
-            if is_identifier(body) {
-                object.push(&Shape::of(body.as_bytes()));
-            } else {
-                key.clear();
-                push_key(&mut key, body);
-                object.push(&Shape::of(key.as_bytes()));
-            }
-            let v = k + 1;
-            if !matches!(self.nodes.get(v), Some(Node::Array { .. })) {
-                object.byte(b':');
-            }
-            let (shape, more) = self.value_shape(v);
-            object.push(&shape);
-            extra += more;
-            k = self.skip(v);
-        }
-        self.key_text = key;
-        object.byte(b'}');
-        object.finish().map(|tokens| tokens.saturating_add(extra))
     }
 
     /// Index of the node after the value at `i`.
