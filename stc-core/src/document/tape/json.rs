@@ -137,35 +137,23 @@ impl Reader<'_> {
                     }
                 }
                 b'[' => {
-                    if self.stack.len() >= self.max_depth {
-                        return None;
-                    }
-                    self.pos += 1;
-                    let index = self.words.len() as u32;
-                    self.words.push(Word { head: ARRAY, tail: 0 });
+                    self.open(ARRAY, false)?;
                     self.ws();
                     match self.peek()? {
                         b']' => {
                             self.pos += 1;
-                            self.set_container(index, ARRAY, 0);
+                            self.close(0);
                         }
-                        // An array that starts with numbers: while they are
-                        // all it holds, it never goes on the stack (canada's
-                        // pairs, mesh's long arrays).
                         b'-' | b'0'..=b'9' => {
                             let n = self.number_run()?;
                             if self.bytes.get(self.pos) == Some(&b']') {
                                 self.pos += 1;
-                                self.set_container(index, ARRAY, n);
-                            } else {
-                                // `len` counts the commas read so far.
-                                self.stack.push(Open { index, len: n - 1, object: false });
+                                self.close(n);
+                            } else if let Some(top) = self.stack.last_mut() {
+                                top.len = n - 1;
                             }
                         }
-                        _ => {
-                            self.stack.push(Open { index, len: 0, object: false });
-                            continue 'value;
-                        }
+                        _ => continue 'value,
                     }
                 }
                 b't' => self.literal(b"true", TRUE)?,
