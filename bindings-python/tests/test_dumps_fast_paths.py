@@ -173,7 +173,7 @@ def test_ascii_strings_read_in_place() -> None:
         "".join(["a", "b", "c"]),
         b"bytes".decode("ascii"),
         str(12345),
-        "\x7f\x01\x1f\"\\/",
+        '\x7f\x01\x1f"\\/',
         "key with spaces",
         *("k" * n for n in range(71)),
     ]
