@@ -257,3 +257,28 @@ fn row_objects_at_the_depth_limit() {
         }
     }
 }
+
+#[test]
+fn runs_of_numbers_in_arrays_end_at_anything_else() {
+    // Values after a run of numbers read at the bracket, and the errors in it.
+    for (stc, json) in [
+        ("[1,2,3]", "[1,2,3]"),
+        ("[ 1 , -2.5e3 ,3 ]", "[1,-2.5e3,3]"),
+        ("[1,2,\"a\",3]", "[1,2,\"a\",3]"),
+        ("[1,2,[3,4],5]", "[1,2,[3,4],5]"),
+        ("[1,true,null,{a:1}]", "[1,true,null,{\"a\":1}]"),
+        ("{a:[0,1],b:[2]}", "{\"a\":[0,1],\"b\":[2]}"),
+    ] {
+        assert_eq!(decode_with(stc, &Limits::default()).unwrap(), json, "{stc}");
+    }
+    let o = opts(false);
+    expect("[1,2,01]", &o, ErrorKind::InvalidNumber, 6, "invalid number: leading zeros are not allowed");
+    expect("[1,2,-]", &o, ErrorKind::InvalidNumber, 6, "invalid number: expected a digit, found ']'");
+    expect("[1,2,3.]", &o, ErrorKind::InvalidNumber, 7, "invalid number: expected a digit after the decimal point");
+    expect("[1,2 3]", &o, ErrorKind::UnexpectedChar, 5, "expected ',' or ']' after array element");
+    expect("[1,2,]", &o, ErrorKind::UnexpectedChar, 5, "expected a value");
+    expect("[1,2,", &o, ErrorKind::UnexpectedEnd, 5, "expected a value");
+    expect("[1,2", &o, ErrorKind::UnexpectedEnd, 4, "expected ',' or ']' after array element");
+    expect("[1,2,:]", &o, ErrorKind::UnexpectedChar, 5, "expected a value");
+    expect("[[1,2,3]]", &opts(false).max_depth(1), ErrorKind::DepthLimit, 1, "nesting deeper than the limit of 1");
+}
