@@ -3,6 +3,7 @@
 //! JSON's number grammar. String bodies and digit runs are scanned by the
 //! reader's own scans (`parser::scan`), canonical escaping is `strings`'.
 
+use crate::parser::scan::{digits_end, word_at, word_non_digit};
 pub(crate) use crate::parser::scan::{plain_run, HIGH, ONES};
 
 const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
@@ -20,43 +21,33 @@ pub(crate) fn zero_bytes(v: u64) -> u64 {
     !(((v & LOW7) + LOW7) | v) & HIGH
 }
 
-/// The high bit of every byte of `w` that is not an ASCII digit.
-#[inline(always)]
-fn non_digits(w: u64) -> u64 {
-    // A byte is a digit when it is 0x30..=0x39: `t` below 10. The high bit
-    // of each byte of the sum is set exactly for the others.
-    let t = w ^ (ONES * 0x30);
-    (((t & LOW7) + ONES * 0x76) | t) & HIGH
-}
-
-/// The index after the ASCII digits from `i`, eight bytes at a time from
-/// the first (JSON fractions and exponents are often long; the STC reader's
-/// `parser::scan::digit_run` takes the first two one at a time instead).
+/// The index after the ASCII digits from `i`: the STC reader's
+/// `parser::scan::digits_end` (eight bytes at a time while eight remain,
+/// then one at a time), except for a lexeme (`LEXEME`, the builder's check,
+/// where the last few bytes are every number's tail): there the slice's
+/// last eight bytes are tested as one word, shifted so that byte `i` comes
+/// first (the bytes shifted in are zeros, which are not digits). The reader
+/// keeps the plain tail loop (the word path cost it about 5 % on
+/// canada.json, where it is inlined).
 #[inline(always)]
 fn digits<const LEXEME: bool>(b: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = b.get(i..i + 8) {
-        let other = non_digits(<[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes));
+    if !LEXEME || b.len() < 8 {
+        return digits_end(b, i);
+    }
+    while let Some(w) = word_at(b, i) {
+        let other = word_non_digit(w);
         if other != 0 {
             return i + (other.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    // Fewer than eight bytes left: for a lexeme (`LEXEME`, the builder's
-    // check, where this is every number's tail), the slice's last eight
-    // bytes, shifted so that byte `i` comes first (the bytes shifted in are
-    // zeros, which are not digits), when the slice is that long. The reader
-    // gets here only at the end of its input and keeps the plain loop (the
-    // word path costs it about 5 % on canada.json where it is inlined).
     let rest = b.len().saturating_sub(i);
-    if LEXEME && rest > 0 && b.len() >= 8 {
-        let last = b.get(b.len() - 8..).and_then(|w| <[u8; 8]>::try_from(w).ok()).map_or(0, u64::from_le_bytes);
-        let other = non_digits(last >> (8 * (8 - rest)));
-        return i + (other.trailing_zeros() / 8) as usize;
+    if rest == 0 {
+        return i;
     }
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    i
+    let last = word_at(b, b.len() - 8).unwrap_or(0);
+    let other = word_non_digit(last >> (8 * (8 - rest)));
+    i + (other.trailing_zeros() / 8) as usize
 }
 
 /// Where the JSON number starting at `start` ends, or `None` when the

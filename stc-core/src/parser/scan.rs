@@ -25,7 +25,7 @@ pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The eight bytes at `at` as a little-endian word, if there are eight.
 #[inline(always)]
-fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
+pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
     let word = bytes.get(at..at.wrapping_add(8))?;
     <[u8; 8]>::try_from(word).ok().map(u64::from_le_bytes)
 }
@@ -134,7 +134,7 @@ pub(crate) fn identifier_len(bytes: &[u8]) -> usize {
 /// its low seven bits sets the high bit from 10 up (no carry leaves a byte),
 /// and `| x` keeps the bytes that had it.
 #[inline(always)]
-fn word_non_digit(w: u64) -> u64 {
+pub(crate) fn word_non_digit(w: u64) -> u64 {
     let x = w ^ (ONES * u64::from(b'0'));
     (((x & !HIGH).wrapping_add(ONES * 0x76)) | x) & HIGH
 }
