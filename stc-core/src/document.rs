@@ -530,11 +530,7 @@ impl<'a> DocumentBuilder<'a> {
     /// ```
     #[inline]
     pub fn push_i64(&mut self, value: i64) -> Result<(), Error> {
-        let mut digits = itoa::Buffer::new();
-        let arena = self.tape.arena_mut();
-        let start = arena.len();
-        arena.push_str(digits.format(value));
-        self.add_arena_text(Self::check_value, TextKind::Number, start)
+        self.push_integer(value)
     }
 
     /// Adds an unsigned integer, written in decimal by the core: the same
@@ -549,6 +545,12 @@ impl<'a> DocumentBuilder<'a> {
     /// ```
     #[inline]
     pub fn push_u64(&mut self, value: u64) -> Result<(), Error> {
+        self.push_integer(value)
+    }
+
+    /// An integer in decimal (`itoa`), added as a number with no lexeme to check.
+    #[inline]
+    fn push_integer(&mut self, value: impl itoa::Integer) -> Result<(), Error> {
         let mut digits = itoa::Buffer::new();
         let arena = self.tape.arena_mut();
         let start = arena.len();

@@ -15,20 +15,7 @@ use stc_core::{decode_latin1_into, decode_with, encode_with, DecodeOptions, Enco
 
 mod support;
 
-/// The one-byte form of `json`, written independently of stc-core.
-fn oracle(json: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    for c in json.chars() {
-        if (c as u32) < 0x100 {
-            out.push(c as u32 as u8);
-        } else {
-            for unit in c.encode_utf16(&mut [0u16; 2]) {
-                out.extend_from_slice(format!("\\u{:04x}", unit).as_bytes());
-            }
-        }
-    }
-    out
-}
+use support::latin1 as oracle;
 
 /// Decodes `input` both ways (into a reused, dirty buffer) and compares.
 fn check(input: &str, options: &DecodeOptions, out: &mut Vec<u8>, what: &str) {

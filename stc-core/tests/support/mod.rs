@@ -51,3 +51,21 @@ pub fn documents() -> Vec<(String, String)> {
     assert!(docs.len() >= 14, "expected the shared corpus, found {} documents", docs.len());
     docs
 }
+
+/// The one-byte form of the JSON text `json` that `decode_latin1_into`
+/// writes: every character up to U+00FF as one byte, every other as
+/// `\uXXXX` escapes (a surrogate pair beyond U+FFFF), written here
+/// independently of stc-core.
+pub fn latin1(json: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for c in json.chars() {
+        if (c as u32) < 0x100 {
+            out.push(c as u32 as u8);
+        } else {
+            for unit in c.encode_utf16(&mut [0u16; 2]) {
+                out.extend_from_slice(format!("\\u{:04x}", unit).as_bytes());
+            }
+        }
+    }
+    out
+}
