@@ -58,11 +58,11 @@ async fn connect(cmd: tokio::process::Command) -> Client {
     within("initialize", ().serve(transport)).await.expect("initialize")
 }
 
-async fn stc_mcp() -> Client {
+async fn stc_mcp(dir: &DataDir) -> Client {
     let mut cmd = tokio::process::Command::new(stc());
-    // The default SQLite store is opened on first use only; a temp data dir
-    // keeps the user's real one out of the tests all the same.
-    cmd.arg("mcp").env("STC_DATA_DIR", std::env::temp_dir().join(format!("stc-mcp-test-{}", std::process::id())));
+    // The default SQLite store is opened on first use only; a data dir of the
+    // test's own keeps the user's real one out of the tests all the same.
+    cmd.arg("mcp").env("STC_DATA_DIR", &dir.0);
     connect(cmd).await
 }
 
@@ -103,7 +103,8 @@ fn canonical(text: &str) -> String {
 
 #[tokio::test]
 async fn server_lists_four_tools_with_input_and_output_schemas_and_explains_stc() {
-    let client = stc_mcp().await;
+    let dir = DataDir::new("tools");
+    let client = stc_mcp(&dir).await;
     let info = client.peer_info().expect("server info");
     let instructions = info.instructions.clone().unwrap_or_default();
     assert!(instructions.contains("stc_encode") && instructions.contains(stc_mcp::STC_PRIMER), "{instructions}");
@@ -136,7 +137,8 @@ async fn server_lists_four_tools_with_input_and_output_schemas_and_explains_stc(
 
 #[tokio::test]
 async fn server_tools_return_structured_content_and_a_text_block() {
-    let client = stc_mcp().await;
+    let dir = DataDir::new("structured");
+    let client = stc_mcp(&dir).await;
     let rows: Vec<String> =
         (0..30).map(|i| format!(r#"{{"id": {i}, "name": "user{i}", "score": {i}.50, "big": 1e3}}"#)).collect();
     let table = format!("[{}]", rows.join(",\n"));
@@ -186,7 +188,8 @@ async fn server_tools_return_structured_content_and_a_text_block() {
 
 #[tokio::test]
 async fn server_bad_input_is_a_tool_error_and_a_bad_request_a_protocol_error() {
-    let client = stc_mcp().await;
+    let dir = DataDir::new("errors");
+    let client = stc_mcp(&dir).await;
     let r = call(&client, "stc_decode", json!({"stc": "{a: 1,\n b 2}"})).await;
     assert_eq!(r.is_error, Some(true));
     let text = only_text(&r);
@@ -487,9 +490,8 @@ fn proxy_answers_pending_requests_when_the_server_crashes_and_exits() {
 
 #[test]
 fn proxy_shuts_the_server_down_when_the_client_closes_stdin() {
-    let dir = std::env::temp_dir().join(format!("stc-mcp-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let pid_file = dir.join("fixture.pid");
+    let dir = DataDir::new("shutdown");
+    let pid_file = dir.0.join("fixture.pid");
     let (py, fx) = (python(), fixture());
     let mut raw = Raw::spawn(&proxy_args(&[], &[py.as_os_str(), fx.as_os_str()]), &[("FIXTURE_PID_FILE", &pid_file)]);
     raw.initialize();
@@ -499,7 +501,6 @@ fn proxy_shuts_the_server_down_when_the_client_closes_stdin() {
     assert!(raw.wait().success());
     // The proxy reaped its child before exiting.
     assert!(!Path::new(&format!("/proc/{pid}")).exists(), "fixture {pid} still runs");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
