@@ -64,7 +64,7 @@ pub use gate::{Chosen, GateError, GateOptions, Gated, Tokenizer};
 pub use options::Techniques;
 pub use options::{AsDecodeOptions, DecodeOptions, EncodeOptions, Limits, Profile, Version};
 pub use parser::{
-    is_unsafe_integer, parse_json, parse_json_to, parse_stc, parse_stc_to, Abort, Failure, Sink, Validate,
+    is_unsafe_integer, parse_json, parse_json_to, parse_stc, parse_stc_to, Abort, Failure, Number, Sink, Validate,
     MAX_DEPTH_LIMIT,
 };
 #[cfg(feature = "serde")]

@@ -12,7 +12,9 @@ use crate::identifier;
 use crate::options::{AsDecodeOptions, Limits, Version};
 use crate::strings::{bare_char_len, is_bare_run, is_literal_lookalike, JsonStr, BARE_BYTE};
 
+mod number;
 pub(crate) mod scan;
+pub use number::Number;
 use scan::plain_run;
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
@@ -63,6 +65,44 @@ pub trait Sink<'a, E = Abort> {
     /// A number, as its exact lexeme (valid JSON number grammar).
     fn number(&mut self, lexeme: &'a str) -> Result<(), E> {
         Ok(())
+    }
+    /// A number, with what the reader found while scanning it: whether it
+    /// is an integer, and its value as an `i64` ([`Number::as_i64`]) or
+    /// `f64` ([`Number::as_f64`]) without scanning the lexeme again. The
+    /// readers ([`parse_stc`], [`parse_json`] and the `_to` forms) report
+    /// every number through this method; the default hands the lexeme to
+    /// [`number`](Sink::number), so a sink that does not override it sees
+    /// `number` only, as before, and pays nothing for the parts (they are
+    /// computed only when asked for).
+    ///
+    /// Other producers of events, such as
+    /// [`Document::replay`](crate::Document::replay), may call `number`
+    /// alone: a sink that overrides this method should make `number` do
+    /// the same, for example with `Number::new(lexeme)`.
+    ///
+    /// ```
+    /// use stc_core::{parse_stc, Abort, Limits, Number, Sink};
+    ///
+    /// /// Builds each number as an `i64` or an `f64`.
+    /// #[derive(Default)]
+    /// struct Values(Vec<Result<i64, f64>>);
+    /// impl<'a> Sink<'a> for Values {
+    ///     fn number_parts(&mut self, n: Number<'a>) -> Result<(), Abort> {
+    ///         self.0.push(n.as_i64().ok_or_else(|| n.as_f64()));
+    ///         Ok(())
+    ///     }
+    ///     fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+    ///         self.number_parts(Number::new(lexeme).ok_or(Abort)?)
+    ///     }
+    /// }
+    ///
+    /// let mut sink = Values::default();
+    /// parse_stc("{n[4]: -7,0.5,1e2,99999999999999999999}", &Limits::default(), &mut sink).unwrap();
+    /// assert_eq!(sink.0, [Ok(-7), Err(0.5), Err(100.0), Err(1e20)]);
+    /// ```
+    #[inline(always)]
+    fn number_parts(&mut self, n: Number<'a>) -> Result<(), E> {
+        self.number(n.lexeme())
     }
     /// A string value.
     fn string(&mut self, value: JsonStr<'a>) -> Result<(), E> {
@@ -500,20 +540,26 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         )
     }
 
-    /// Reads a number at `-` or a digit; returns its lexeme.
+    /// Reads a number at `-` or a digit; returns its lexeme and parts.
     #[inline(always)]
-    fn number_lexeme(&mut self) -> Result<&'a str, Error> {
+    fn number_lexeme(&mut self) -> Result<Number<'a>, Error> {
         let start = self.pos;
-        match scan_number(self.bytes, start) {
-            Ok(end) => {
-                self.pos = end;
-                Ok(self.text.get(start..end).unwrap_or(""))
+        match scan_number_shape(self.bytes, start) {
+            Ok(shape) => {
+                self.pos = shape.end;
+                Ok(self.number_at(start, shape))
             }
             Err(NumberError { at, expected: None }) => {
                 Err(self.err_at(at, ErrorKind::InvalidNumber, "invalid number: leading zeros are not allowed".into()))
             }
             Err(NumberError { at, expected: Some(what) }) => Err(self.number_err(at, what)),
         }
+    }
+
+    /// The number scanned at `start` with `shape`.
+    #[inline(always)]
+    fn number_at(&self, start: usize, shape: NumberShape) -> Number<'a> {
+        Number::from_parts(self.text.get(start..shape.end).unwrap_or(""), shape.int_end - start, shape.frac_end - start)
     }
 
     fn number_err(&self, at: usize, what: &str) -> Error {
@@ -702,7 +748,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             Some(b'"') => self.string_body()?,
             Some(b'-' | b'0'..=b'9') => {
                 let lexeme = self.number_lexeme()?;
-                let r = self.sink.number(lexeme);
+                let r = self.sink.number_parts(lexeme);
                 self.sink_result(r, at)?;
                 return Ok(Step::After);
             }
@@ -951,7 +997,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                 return Ok(());
             }
             let lexeme = self.number_lexeme()?;
-            let r = self.sink.number(lexeme);
+            let r = self.sink.number_parts(lexeme);
             self.sink_result(r, at)?;
         }
     }
@@ -978,7 +1024,8 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                 let num_at = self.pos;
                 // Fast path: a well-formed number that ends the candidate is
                 // read once, whichever it turns out to be.
-                if let Ok(end) = scan_number(self.bytes, num_at) {
+                if let Ok(shape) = scan_number_shape(self.bytes, num_at) {
+                    let end = shape.end;
                     if !self.bytes.get(end).is_some_and(|&b| is_count_byte(b)) {
                         self.pos = end;
                         self.skip_ws();
@@ -999,7 +1046,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                         let r = self.sink.begin_array(None);
                         self.sink_result(r, open)?;
                         self.stack.push(Frame::Array { open });
-                        let r = self.sink.number(self.text.get(num_at..end).unwrap_or(""));
+                        let r = self.sink.number_parts(self.number_at(num_at, shape));
                         self.sink_result(r, num_at)?;
                         self.pos = end;
                         self.number_run()?;
@@ -1362,7 +1409,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             }
             Some(b'-' | b'0'..=b'9') => {
                 let lexeme = self.number_lexeme()?;
-                self.sink.number(lexeme)
+                self.sink.number_parts(lexeme)
             }
             Some(b't') if self.is_word(at, b"true") => {
                 self.pos = at + 4;
@@ -1489,13 +1536,31 @@ pub fn is_unsafe_integer(lexeme: &str) -> bool {
     digits.len() > 16 || digits > "9007199254740991"
 }
 
+/// Where a number's parts end: see [`scan_number_shape`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NumberShape {
+    /// The end of the integer part: the `.`, the `e`/`E`, or `end`.
+    pub(crate) int_end: usize,
+    /// The end of the fraction: the `e`/`E` or `end`; `int_end` without one.
+    pub(crate) frac_end: usize,
+    /// The index after the number.
+    pub(crate) end: usize,
+}
+
 /// Scans a JSON number starting at `start` (at `-` or a digit):
 /// `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`. Returns the index
-/// after it. Shared by the reader and by [`DocumentBuilder::push_number`].
-///
-/// [`DocumentBuilder::push_number`]: crate::DocumentBuilder::push_number
+/// after it. The reader uses [`scan_number_shape`]; this is the reference
+/// the document's own number scan is tested against.
+#[cfg_attr(not(test), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> {
+    scan_number_shape(b, start).map(|shape| shape.end)
+}
+
+/// [`scan_number`], with where the integer part and the fraction end (what
+/// a [`Number`] keeps).
+#[inline(always)]
+pub(crate) fn scan_number_shape(b: &[u8], start: usize) -> Result<NumberShape, NumberError> {
     let mut i = start + usize::from(b.get(start) == Some(&b'-'));
     match b.get(i) {
         Some(b'0') => {
@@ -1507,6 +1572,7 @@ pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> 
         Some(b'1'..=b'9') => i = scan::digits_end(b, i + 1),
         _ => return Err(NumberError { at: i, expected: Some("a digit") }),
     }
+    let int_end = i;
     match b.get(i) {
         Some(b'.') => {
             let end = scan::digits_end(b, i + 1);
@@ -1515,12 +1581,12 @@ pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> 
             }
             i = end;
             if let Some(b'e' | b'E') = b.get(i) {
-                return exponent(b, i);
+                return exponent(b, i).map(|end| NumberShape { int_end, frac_end: i, end });
             }
-            Ok(i)
+            Ok(NumberShape { int_end, frac_end: i, end: i })
         }
-        Some(b'e' | b'E') => exponent(b, i),
-        _ => Ok(i),
+        Some(b'e' | b'E') => exponent(b, i).map(|end| NumberShape { int_end, frac_end: i, end }),
+        _ => Ok(NumberShape { int_end, frac_end: i, end: i }),
     }
 }
 
