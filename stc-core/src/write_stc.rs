@@ -365,6 +365,35 @@ struct Plan<'d, 'a> {
     /// What the scratch text held before its unread tail (see
     /// [`spill_scratch`](Self::spill_scratch)), already estimated.
     partial: Partial,
+    /// The shapes of the fixed texts a value can stand as, found once.
+    fixed: FixedShapes,
+}
+
+/// The [`Shape`]s of the texts that stand for a value whatever it holds: a
+/// container's stand-in `0`, a long string's `x` and `"x"`, and the three
+/// literals ([`Plan::value_shape`] needs them for every such value of every
+/// row priced).
+#[derive(Debug, Clone, Copy)]
+struct FixedShapes {
+    stand_in: Shape,
+    long_bare: Shape,
+    long_quoted: Shape,
+    null: Shape,
+    yes: Shape,
+    no: Shape,
+}
+
+impl FixedShapes {
+    fn new() -> Self {
+        FixedShapes {
+            stand_in: Shape::of(b"0"),
+            long_bare: Shape::of(b"x"),
+            long_quoted: Shape::of(b"\"x\""),
+            null: Shape::of(b"null"),
+            yes: Shape::of(b"true"),
+            no: Shape::of(b"false"),
+        }
+    }
 }
 
 /// The rows of a table candidate, read off the tape as they are priced
@@ -443,6 +472,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             scratch: String::new(),
             pending_scratch: String::new(),
             partial: Partial::default(),
+            fixed: FixedShapes::new(),
         };
         for o in (0..count).rev() {
             plan.base = o;
@@ -788,12 +818,15 @@ impl<'d, 'a> Plan<'d, 'a> {
     #[inline(always)]
     fn value_shape(&mut self, i: usize) -> (Shape, usize) {
         match self.nodes.get(i) {
-            Some(Node::Array { .. } | Node::Object { .. }) => (Shape::of(b"0"), self.cost(i, false).saturating_sub(1)),
+            Some(Node::Array { .. } | Node::Object { .. }) => {
+                let more = self.cost(i, false).saturating_sub(1);
+                (self.fixed.stand_in, more)
+            }
             Some(Node::String(s)) => {
                 let bare = self.bare_at(i);
                 let shape = match (s.len() > LONG_STRING, bare) {
-                    (true, true) => Shape::of(b"x"),
-                    (true, false) => Shape::of(b"\"x\""),
+                    (true, true) => self.fixed.long_bare,
+                    (true, false) => self.fixed.long_quoted,
                     (false, true) => Shape::of(s.as_bytes()),
                     (false, false) => {
                         let mut buf = [b'"'; LONG_STRING + 2];
@@ -804,9 +837,9 @@ impl<'d, 'a> Plan<'d, 'a> {
                 (shape, 0)
             }
             Some(Node::Number(n)) => (Shape::of(n.as_bytes()), 0),
-            Some(Node::Null) => (Shape::of(b"null"), 0),
-            Some(Node::Bool(true)) => (Shape::of(b"true"), 0),
-            Some(Node::Bool(false)) => (Shape::of(b"false"), 0),
+            Some(Node::Null) => (self.fixed.null, 0),
+            Some(Node::Bool(true)) => (self.fixed.yes, 0),
+            Some(Node::Bool(false)) => (self.fixed.no, 0),
             _ => (Shape::default(), 0),
         }
     }
