@@ -42,28 +42,43 @@ const EXACT_POW10: [f64; 23] = [
     1e21, 1e22,
 ];
 
-/// The value of eight ASCII digits read as a little-endian word (the
-/// first digit in the lowest byte): three multiply-and-shift steps pair
-/// digits, then pairs of digits, then quadruples.
+/// Powers of ten below 10^8, as integers.
+const POW10_U64: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+
+/// The value of eight digit values (0–9, one per byte) read as a
+/// little-endian word (the first digit in the lowest byte): three
+/// multiply-and-shift steps pair digits, then pairs of digits, then
+/// quadruples.
 #[inline(always)]
-fn eight_digits(w: u64) -> u64 {
-    let w = w.wrapping_sub(0x3030_3030_3030_3030);
+fn eight_values(w: u64) -> u64 {
     let w = w.wrapping_mul(10).wrapping_add(w >> 8) & 0x00ff_00ff_00ff_00ff;
     let w = w.wrapping_mul(100).wrapping_add(w >> 16) & 0x0000_ffff_0000_ffff;
     w.wrapping_mul(10_000).wrapping_add(w >> 32) & 0xffff_ffff
 }
 
-/// Accumulates the ASCII digits `d` onto `v` (`v × 10^len + d`), eight per
-/// step while eight remain. Wraps beyond 2^64: callers bound the count.
+/// Accumulates the ASCII digits `b[start..end]` onto `v` (`v × 10^len +
+/// digits`): eight per step while eight remain, then the last one to seven
+/// as the word that ends with them, its bytes before them cleared (leading
+/// zeros), when the lexeme has eight bytes there. Wraps beyond 2^64:
+/// callers bound the count.
 #[inline(always)]
-fn accumulate(mut v: u64, d: &[u8]) -> u64 {
-    let mut i = 0;
-    while let Some(w) = word_at(d, i) {
-        v = v.wrapping_mul(100_000_000).wrapping_add(eight_digits(w));
+fn accumulate(mut v: u64, b: &[u8], start: usize, end: usize) -> u64 {
+    let mut i = start;
+    while i + 8 <= end {
+        let Some(w) = word_at(b, i) else { break };
+        v = v.wrapping_mul(100_000_000).wrapping_add(eight_values(w & 0x0f0f_0f0f_0f0f_0f0f));
         i += 8;
     }
-    for &b in &d[i..] {
-        v = v.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+    let k = end - i;
+    if k == 0 {
+        return v;
+    }
+    if let Some(w) = end.checked_sub(8).and_then(|at| word_at(b, at)) {
+        let w = w & 0x0f0f_0f0f_0f0f_0f0f & (u64::MAX << (8 * (8 - k)));
+        return v.wrapping_mul(POW10_U64[k]).wrapping_add(eight_values(w));
+    }
+    for &d in &b[i..end] {
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d & 0x0f));
     }
     v
 }
@@ -103,15 +118,10 @@ impl<'a> Number<'a> {
         self.lexeme.as_bytes().first() == Some(&b'-')
     }
 
-    /// The integer digits (no sign), the fraction digits (no `.`) and the
-    /// exponent's text (after `e`/`E`, its sign included; empty when none).
+    /// Where the integer digits start (after a `-`).
     #[inline(always)]
-    fn parts(&self) -> (&'a [u8], &'a [u8], &'a [u8]) {
-        let b = self.lexeme.as_bytes();
-        let int = &b[usize::from(self.is_negative())..self.int_end];
-        let frac = if self.frac_end > self.int_end { &b[self.int_end + 1..self.frac_end] } else { &[][..] };
-        let exp = if self.frac_end < b.len() { &b[self.frac_end + 1..] } else { &[][..] };
-        (int, frac, exp)
+    fn int_start(&self) -> usize {
+        usize::from(self.is_negative())
     }
 
     /// The value of an integer lexeme that fits an `i64` (what
@@ -123,12 +133,13 @@ impl<'a> Number<'a> {
         if !self.is_integer() {
             return None;
         }
-        let (digits, _, _) = self.parts();
-        if digits.len() > 19 {
+        let b = self.lexeme.as_bytes();
+        let start = self.int_start();
+        if self.int_end - start > 19 {
             return None;
         }
         // At most 19 digits: below 10^19 < 2^64, no wrap.
-        let v = accumulate(0, digits);
+        let v = accumulate(0, b, start, self.int_end);
         if self.is_negative() {
             (v <= 1 << 63).then(|| (v as i64).wrapping_neg())
         } else {
@@ -145,22 +156,27 @@ impl<'a> Number<'a> {
     /// doubles. Other numbers go through the standard library's parser.
     #[inline]
     pub fn as_f64(&self) -> f64 {
-        let (int, frac, exp) = self.parts();
-        if int.len() + frac.len() <= 19 {
+        let b = self.lexeme.as_bytes();
+        let start = self.int_start();
+        let frac_digits = (self.frac_end - self.int_end).saturating_sub(1);
+        if self.int_end - start + frac_digits <= 19 {
             // At most 19 digits: no wrap.
-            let m = accumulate(accumulate(0, int), frac);
+            let mut m = accumulate(0, b, start, self.int_end);
+            if frac_digits > 0 {
+                m = accumulate(m, b, self.int_end + 1, self.frac_end);
+            }
             if m <= 1 << 53 {
-                let mut e = -(frac.len() as i64);
-                if !exp.is_empty() {
-                    let (minus, digits) = match exp[0] {
-                        b'-' => (true, &exp[1..]),
-                        b'+' => (false, &exp[1..]),
-                        _ => (false, exp),
-                    };
+                let mut e = -(frac_digits as i64);
+                if self.frac_end < b.len() {
+                    let mut i = self.frac_end + 1;
+                    let minus = b.get(i) == Some(&b'-');
+                    i += usize::from(matches!(b.get(i), Some(b'-' | b'+')));
                     // Leading zeros are allowed in an exponent; a value
                     // beyond 10^8 is far outside the fast path anyway.
-                    let digits = &digits[digits.iter().take_while(|&&b| b == b'0').count()..];
-                    let x = if digits.len() > 8 { 1 << 32 } else { accumulate(0, digits) as i64 };
+                    while b.get(i) == Some(&b'0') {
+                        i += 1;
+                    }
+                    let x = if b.len() - i > 8 { 1 << 32 } else { accumulate(0, b, i, b.len()) as i64 };
                     e += if minus { -x } else { x };
                 }
                 if (-22..=22).contains(&e) {
