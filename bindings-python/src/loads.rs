@@ -6,9 +6,9 @@
 
 use pyo3::exceptions::PySystemError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyTuple};
 use rustc_hash::FxHasher;
-use stc_core::{Failure, JsonStr, Sink};
+use stc_core::{Failure, JsonStr, Number, Sink};
 use std::hash::Hasher;
 use std::sync::{Mutex, TryLockError};
 
@@ -110,28 +110,36 @@ impl<'py, 'h, 'k> ObjectBuilder<'py, 'h, 'k> {
         }
     }
 
-    fn number_object(&self, lexeme: &str) -> PyResult<Bound<'py, PyAny>> {
+    /// The Python object of a number the reader scanned: an `int` for an
+    /// integer lexeme (exact: beyond `i64` through `int(lexeme)`), a `float`
+    /// otherwise, each from the parts the reader found ([`Number::as_i64`],
+    /// [`Number::as_f64`]: the digits without the grammar checks, no second
+    /// scan here). The hooks get the lexeme, as `json.loads` gives it.
+    #[inline(always)]
+    fn number_object(&self, n: Number<'_>) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
-        let number = scan_lexeme(lexeme.as_bytes());
-        match number {
-            Lexeme::Int(v) if self.hooks.parse_int.is_none() => return new_int(py, v),
-            Lexeme::Float(v) if self.hooks.parse_float.is_none() => return Ok(new_float(py, v)),
-            _ => {}
-        }
-        // Integer lexemes become exact Python ints; the others are floats.
-        if matches!(number, Lexeme::Int(_) | Lexeme::BigInt) {
-            if let Some(hook) = &self.hooks.parse_int {
-                return hook.call1((lexeme,));
+        if n.is_integer() {
+            if self.hooks.parse_int.is_none() {
+                if let Some(v) = n.as_i64() {
+                    return new_int(py, v);
+                }
             }
-            // Beyond i64: Python's own arbitrary-precision parser.
-            return py.get_type::<PyInt>().call1((lexeme,));
+            return self.int_object(n.lexeme());
         }
-        if let Some(hook) = &self.hooks.parse_float {
-            return hook.call1((lexeme,));
+        match &self.hooks.parse_float {
+            None => Ok(new_float(py, n.as_f64())),
+            Some(hook) => hook.call1((n.lexeme(),)),
         }
-        match lexeme.parse::<f64>() {
-            Ok(v) => Ok(PyFloat::new(py, v).into_any()),
-            Err(_) => py.get_type::<PyFloat>().call1((lexeme,)),
+    }
+
+    /// An integer given to `parse_int`, or beyond `i64` (Python's own
+    /// arbitrary-precision parser).
+    #[cold]
+    #[inline(never)]
+    fn int_object(&self, lexeme: &str) -> PyResult<Bound<'py, PyAny>> {
+        match &self.hooks.parse_int {
+            Some(hook) => hook.call1((lexeme,)),
+            None => self.py.get_type::<PyInt>().call1((lexeme,)),
         }
     }
 
@@ -211,118 +219,6 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     words && x.remainder().iter().zip(y.remainder()).all(|(p, q)| p == q)
 }
 
-/// What a number lexeme holds, read in one pass.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Lexeme {
-    /// An integer that fits an `i64`.
-    Int(i64),
-    /// An integer beyond `i64`.
-    BigInt,
-    /// A float whose value is exact from its digits (see [`scan_lexeme`]).
-    Float(f64),
-    /// A float for the full decimal-to-binary conversion.
-    OtherFloat,
-}
-
-/// Powers of ten that are exact `f64`s.
-const EXACT_POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
-    1e21, 1e22,
-];
-
-/// Reads a number lexeme (valid JSON number grammar, as the core checked).
-/// Integers of up to 18 digits are exact `i64`s. A float whose digits make an
-/// integer `m` below 2^53 and whose decimal exponent `e` is within ±22 is
-/// `m × 10^e` or `m / 10^-e` in one correctly rounded `f64` operation on two
-/// exact operands (Clinger's fast path), the same value `str::parse` gives;
-/// the others are left to it.
-fn scan_lexeme(b: &[u8]) -> Lexeme {
-    let (negative, mut i) = match b.first() {
-        Some(b'-') => (true, 1),
-        _ => (false, 0),
-    };
-    let mut mantissa: u64 = 0;
-    let mut digits = 0usize;
-    digit_run(b, &mut i, &mut mantissa, &mut digits);
-    if i == b.len() {
-        if digits > 18 {
-            let parsed = std::str::from_utf8(b).ok().and_then(|t| t.parse::<i64>().ok());
-            return parsed.map_or(Lexeme::BigInt, Lexeme::Int);
-        }
-        // Up to 18 digits: below 10^18, no overflow either way.
-        let v = mantissa as i64;
-        return Lexeme::Int(if negative { -v } else { v });
-    }
-    let mut exponent: i64 = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let before = digits;
-        digit_run(b, &mut i, &mut mantissa, &mut digits);
-        exponent -= (digits - before) as i64;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        let minus = match b.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let mut e: i64 = 0;
-        while let Some(d) = b.get(i).filter(|c| c.is_ascii_digit()) {
-            e = (e * 10 + i64::from(d - b'0')).min(1 << 32);
-            i += 1;
-        }
-        exponent += if minus { -e } else { e };
-    }
-    // 19 digits cannot wrap a u64; the bound below then keeps `m` exact.
-    if i != b.len() || digits > 19 || mantissa > (1 << 53) || !(-22..=22).contains(&exponent) {
-        return Lexeme::OtherFloat;
-    }
-    let m = mantissa as f64;
-    let pow = EXACT_POW10[exponent.unsigned_abs() as usize];
-    let v = if exponent < 0 { m / pow } else { m * pow };
-    Lexeme::Float(if negative { -v } else { v })
-}
-
-/// Reads the digits at `b[*i..]` into `mantissa` (wrapping: the caller
-/// ignores the value beyond 19 digits) and counts them in `digits`. Eight
-/// digits at a time where it can: the eight bytes as one little-endian word,
-/// checked to be digits, then combined in pairs, quads and octets by three
-/// multiplications.
-#[inline]
-fn digit_run(b: &[u8], i: &mut usize, mantissa: &mut u64, digits: &mut usize) {
-    while let Some(chunk) = b.get(*i..*i + 8) {
-        let word = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
-        // Every byte within 0x30..=0x39: its high nibble is 3 and adding 6
-        // does not carry into it.
-        let all_digits = (word & 0xF0F0_F0F0_F0F0_F0F0) == 0x3030_3030_3030_3030
-            && (word.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) == 0x3030_3030_3030_3030;
-        if !all_digits {
-            break;
-        }
-        let v = word - 0x3030_3030_3030_3030;
-        // Byte k holds digit k (most significant first): pairs, then quads.
-        let v = (v * 10) + (v >> 8);
-        let v = ((v & 0x0000_00FF_0000_00FF).wrapping_mul(100 + (1_000_000 << 32))
-            + ((v >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32)))
-            >> 32;
-        *mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(v);
-        *digits += 8;
-        *i += 8;
-    }
-    while let Some(d) = b.get(*i).filter(|c| c.is_ascii_digit()) {
-        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-        *digits += 1;
-        *i += 1;
-    }
-}
-
 /// A Python `str` from a string body.
 fn make_string<'py>(py: Python<'py>, s: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
     if !s.has_escapes() {
@@ -354,8 +250,16 @@ impl<'py, 'a, 'h, 'k> Sink<'a, PyErr> for ObjectBuilder<'py, 'h, 'k> {
         self.put(PyBool::new(self.py, value).to_owned().into_any())
     }
 
+    /// Only for producers other than the readers (which call
+    /// [`number_parts`](Sink::number_parts)): the same object from the lexeme.
     fn number(&mut self, lexeme: &'a str) -> PyResult<()> {
-        let value = self.number_object(lexeme)?;
+        let n = Number::new(lexeme).ok_or_else(|| PySystemError::new_err("stc: not a JSON number"))?;
+        self.number_parts(n)
+    }
+
+    #[inline(always)]
+    fn number_parts(&mut self, n: Number<'a>) -> PyResult<()> {
+        let value = self.number_object(n)?;
         self.put(value)
     }
 

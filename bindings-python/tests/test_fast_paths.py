@@ -278,3 +278,80 @@ def test_threads_share_the_key_cache() -> None:
     for th in threads:
         th.join()
     assert errors == []
+
+
+# Every place the reader reports a number (a lone value, the run of numbers
+# at an array's bracket, a table's cells, an object's member) goes through
+# the core's number event; each must give the same objects, and the hooks
+# the lexeme as written.
+NUMBER_EDGES = [
+    "0",
+    "-0",
+    "-0.0",
+    "1e16",
+    "1E400",
+    "-1E400",
+    "1e-400",
+    "9223372036854775807",  # 2^63 - 1, 19 digits
+    "-9223372036854775808",  # -2^63
+    "9223372036854775808",  # 2^63: beyond i64
+    "-9223372036854775809",
+    "9999999999999999999",  # 19 digits beyond i64
+    "10000000000000000000",  # 20 digits
+    "-99999999999999999999",
+    "123456789012345678901234567890",
+    "4.9e-324",
+    "0.1",
+    "12345678901234567890.5",
+]
+
+
+@pytest.mark.parametrize("where", ["alone", "run", "table", "member", "list"])
+def test_number_edges_in_every_reader_position(where: str) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def as_int(s: str) -> tuple[str, str]:
+        seen.append(("i", s))
+        return ("i", s)
+
+    def as_float(s: str) -> tuple[str, str]:
+        seen.append(("f", s))
+        return ("f", s)
+
+    for lexeme in NUMBER_EDGES:
+        if where == "alone":
+            text = json_text = lexeme
+        elif where == "run":
+            text = json_text = f"[{lexeme},{lexeme},1,{lexeme}]"
+        elif where == "table":
+            text = f"[2]{{a,b}}:{lexeme},1/2,{lexeme}"
+            json_text = f'[{{"a": {lexeme}, "b": 1}}, {{"a": 2, "b": {lexeme}}}]'
+        elif where == "member":
+            text = f"{{n: {lexeme}, m: [{lexeme}]}}"
+            json_text = f'{{"n": {lexeme}, "m": [{lexeme}]}}'
+        else:
+            text = f"[3]: {lexeme},{lexeme},{lexeme}"
+            json_text = f"[{lexeme}, {lexeme}, {lexeme}]"
+        assert same(stc.loads(text), json.loads(json_text)), (where, lexeme)
+        # The hooks see each lexeme as written, integers and floats apart.
+        seen.clear()
+        hooked = stc.loads(text, parse_int=as_int, parse_float=as_float)
+        from_json = json.loads(json_text, parse_int=as_int, parse_float=as_float)
+        assert hooked == from_json, (where, lexeme)
+        half = len(seen) // 2
+        assert seen[:half] == seen[half:] and (("." in lexeme or "e" in lexeme.lower()) != (("i", lexeme) in seen))
+
+
+def test_number_hooks_get_subclassable_results_and_raise() -> None:
+    class MyInt(int):
+        pass
+
+    out = stc.loads("[3]: 1,-0,99999999999999999999", parse_int=MyInt)
+    assert out == [1, 0, 99999999999999999999] and all(type(v) is MyInt for v in out)
+    assert stc.loads("[2]: 1.5,-0.0", parse_float=str) == ["1.5", "-0.0"]
+
+    def boom(s: str) -> None:
+        raise ValueError(f"no {s}")
+
+    with pytest.raises(ValueError, match="no 1e16"):
+        stc.loads("[2]: 1,1e16", parse_float=boom)
