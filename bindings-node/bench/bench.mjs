@@ -1,6 +1,7 @@
 // Speed benchmark of stc-node against JSON and @toon-format/toon (not a test).
 //
 //   node bench/bench.mjs [--corpus DIR] [--json OUT.json] [--quick] [--only NAME,...] [--candidates] [--clock cpu|wall]
+//                        [--rounds N] [--batch-ms MS] [--gc before|none]
 //
 // For each document of the corpus (default: <repo>/../shared/corpus; an
 // .ndjson file counts as one JSON array of its lines) it times:
@@ -10,13 +11,17 @@
 //   parse via napi values (what `bigint: true` uses), decode() alone,
 //   stringify via the napi walker (what `bigint: true` uses), encode() alone,
 // and with --candidates the other candidates of bench/CANDIDATES.md.
-// Each figure is the median of several timed batches after a warm-up; the
-// operations of a document take turns batch by batch, so that a change in the
-// machine's load touches them alike. Ratios are geometric means over the
-// corpus (issue 12's measure), the sums' ratios kept beside them.
-
+// Each operation is timed in rounds (see timeAll): per round one batch of each,
+// a full GC before each batch, the order reversed every other round. A
+// document's ratio is the median of the per-round ratios of an stc operation
+// to its JSON counterpart (same round, neighbouring batches), with their
+// quartiles; the summary gives the geometric means over the corpus (issue 12's
+// measure), their per-round spread, the load average, and the sums' ratios.
+//   --rounds N (15; --quick 5)  --batch-ms MS (20; --quick 10)  --gc before|none
 import fs from 'node:fs';
 import os from 'node:os';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -46,7 +51,6 @@ const now = clock === 'wall' ? () => performance.now() : () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
-const budgetMs = quick ? 60 : 300;
 
 function load(file) {
   const raw = fs.readFileSync(file, 'utf8');
@@ -56,34 +60,60 @@ function load(file) {
   return JSON.parse(raw);
 }
 
-/** Median milliseconds per call of each function of `fns` (null stays null), batches taking turns. */
+// Each operation runs in batches of calls sized to about `batchMs` of CPU time;
+// every round runs one batch of each operation, in the order of `ops` (each
+// stc operation next to the JSON one it is compared with) and reversed in
+// every other round, so a pair sees the same load and neither always runs
+// after the other. Before each batch (untimed) a full garbage collection, so
+// no batch pays for the garbage of the one before it; the collections a
+// batch's own calls cause during it stay in its time. One untimed round first
+// (warm-up). A document's ratio is the median over the rounds of the two
+// operations' batch times *of the same round*; its spread is the quartiles of
+// those per-round ratios.
+const rounds = Number(flag('--rounds') ?? (quick ? 5 : 15));
+const batchMs = Number(flag('--batch-ms') ?? (quick ? 10 : 20));
+const gcMode = flag('--gc') ?? 'before';
+if (gcMode !== 'before' && gcMode !== 'none') throw new Error(`--gc must be before or none, got ${gcMode}`);
+v8.setFlagsFromString('--expose-gc');
+const gc = gcMode === 'before' ? vm.runInNewContext('gc') : () => {};
+
+/** Times of each function of `fns` (null stays null): per-round ms per call. */
 function timeAll(fns) {
   const live = Object.entries(fns).filter(([, fn]) => fn !== null);
   const perBatch = {};
   for (const [key, fn] of live) {
     fn();
     fn();
-    const t0 = performance.now();
-    fn();
-    const once = Math.max(performance.now() - t0, 0.001);
-    perBatch[key] = Math.max(1, Math.round(budgetMs / 7 / once));
+    const t0 = now();
+    let n = 0;
+    while (n < 3 || now() - t0 < Math.min(batchMs, 5)) {
+      fn();
+      n++;
+    }
+    const once = Math.max((now() - t0) / n, 0.001);
+    perBatch[key] = Math.max(1, Math.round(batchMs / once));
   }
   const samples = Object.fromEntries(live.map(([key]) => [key, []]));
-  const batches = quick ? 3 : 7;
-  for (let b = 0; b < batches; b++) {
-    for (const [key, fn] of live) {
+  for (let r = -1; r < rounds; r++) {
+    const order = r % 2 === 0 ? live : [...live].reverse();
+    for (const [key, fn] of order) {
+      gc();
       const start = now();
       for (let i = 0; i < perBatch[key]; i++) fn();
-      samples[key].push((now() - start) / perBatch[key]);
+      const ms = (now() - start) / perBatch[key];
+      if (r >= 0) samples[key].push(ms);
     }
   }
-  const out = Object.fromEntries(Object.keys(fns).map((key) => [key, null]));
-  for (const [key, xs] of Object.entries(samples)) {
-    xs.sort((a, c) => a - c);
-    out[key] = xs[Math.floor(xs.length / 2)];
-  }
-  return out;
+  return samples;
 }
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, c) => a - c);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (pos - lo);
+};
+const median = (xs) => quantile(xs, 0.5);
 
 const files = fs
   .readdirSync(corpus)
@@ -111,8 +141,14 @@ const candidateOps = [
   ['cand_stringify_bytes_in', 'encode(Buffer.from(JSON.stringify(v))): the JSON text in as UTF-8 bytes'],
 ];
 if (candidates) ops.push(...candidateOps);
+/** The JSON operation an operation is compared with (null for JSON's own and TOON's). */
+function baseOf(key) {
+  if (key.startsWith('json_') || key.startsWith('toon_')) return null;
+  return /parse|decode/.test(key) ? 'json_parse' : 'json_stringify';
+}
 
 const results = [];
+const loadStart = os.loadavg();
 for (const file of files) {
   const value = load(path.join(corpus, file));
   const json = JSON.stringify(value);
@@ -157,40 +193,70 @@ for (const file of files) {
       throw new Error(`${file}: decodeLatin1 differs`);
     }
   }
+  const rounds = timeAll(fns);
+  const ms = Object.fromEntries(Object.keys(fns).map((key) => [key, rounds[key] ? median(rounds[key]) : null]));
+  // Each stc operation against its JSON counterpart, round by round.
+  const ratio = {};
+  const spread = {};
+  for (const [key] of ops) {
+    const base = baseOf(key);
+    if (base === null || !rounds[key] || !rounds[base]) continue;
+    const xs = rounds[key].map((t, i) => t / rounds[base][i]);
+    ratio[key] = median(xs);
+    spread[key] = `${quantile(xs, 0.25).toFixed(2)}-${quantile(xs, 0.75).toFixed(2)}`;
+  }
   const row = {
     file,
     json_bytes: Buffer.byteLength(json),
     stc_bytes: Buffer.byteLength(stcText),
     toon_bytes: toonText === null ? null : Buffer.byteLength(toonText),
     toon_error: toonError,
-    ms: timeAll(fns),
+    ms,
+    ratio,
+    ratio_quartiles: spread,
+    rounds,
   };
   results.push(row);
-  const r = row.ms;
   console.error(
-    `${file.padEnd(30)} parse ${(r.stc_parse / r.json_parse).toFixed(2)}x JSON.parse` +
-      `  stringify ${(r.stc_stringify / r.json_stringify).toFixed(2)}x JSON.stringify`,
+    `${file.padEnd(30)} parse ${ratio.stc_parse.toFixed(2)}x JSON.parse (${spread.stc_parse})` +
+      `  stringify ${ratio.stc_stringify.toFixed(2)}x JSON.stringify (${spread.stc_stringify})`,
   );
 }
 
 const sum = (key) => results.reduce((s, r) => s + (r.ms[key] ?? 0), 0);
-/** Geometric mean over the documents of `a`'s time / `b`'s time. */
-const geomean = (a, b) => {
-  const rows = results.filter((r) => r.ms[a] !== null && r.ms[b] !== null);
-  return Math.exp(rows.reduce((s, r) => s + Math.log(r.ms[a] / r.ms[b]), 0) / rows.length);
+/** Geometric mean over the documents of `a`'s time / its JSON counterpart's (per document: median of the rounds' ratios). */
+const geomean = (a) => {
+  const rows = results.filter((r) => r.ratio[a] !== undefined);
+  return Math.exp(rows.reduce((s, r) => s + Math.log(r.ratio[a]), 0) / rows.length);
+};
+/**
+ * The spread of that geometric mean: one geometric mean over the documents per
+ * round (round i of every document), then their quartiles and extremes.
+ */
+const roundSpread = (a) => {
+  const rows = results.filter((r) => r.ratio[a] !== undefined);
+  const base = baseOf(a);
+  const gs = [];
+  for (let i = 0; i < rounds; i++) {
+    gs.push(Math.exp(rows.reduce((s, r) => s + Math.log(r.rounds[a][i] / r.rounds[base][i]), 0) / rows.length));
+  }
+  const f = (x) => x.toFixed(3);
+  return `min ${f(Math.min(...gs))}, quartiles ${f(quantile(gs, 0.25))}-${f(quantile(gs, 0.75))}, max ${f(Math.max(...gs))}`;
 };
 const totals = Object.fromEntries(ops.map(([key]) => [key, sum(key)]));
 const toonFiles = results.filter((r) => r.ms.toon_decode !== null);
 const ratio = (a, b) => a / b;
 const summary = {
-  geomean_parse_vs_json_parse: geomean('stc_parse', 'json_parse'),
-  geomean_stringify_vs_json_stringify: geomean('stc_stringify', 'json_stringify'),
-  geomean_parse_napi_values_vs_json_parse: geomean('stc_parse_napi_values', 'json_parse'),
-  geomean_stringify_walker_vs_json_stringify: geomean('stc_stringify_walker', 'json_stringify'),
+  geomean_parse_vs_json_parse: geomean('stc_parse'),
+  geomean_stringify_vs_json_stringify: geomean('stc_stringify'),
+  geomean_parse_napi_values_vs_json_parse: geomean('stc_parse_napi_values'),
+  geomean_stringify_walker_vs_json_stringify: geomean('stc_stringify_walker'),
+  geomean_decode_vs_json_parse: geomean('stc_decode'),
+  geomean_encode_vs_json_stringify: geomean('stc_encode'),
   ...Object.fromEntries(
     candidates
       ? candidateOps.map(([key]) => [`geomean_${key}_vs_${key.includes('parse') ? 'json_parse' : 'json_stringify'}`,
-        geomean(key, key.includes('parse') ? 'json_parse' : 'json_stringify')])
+        geomean(key)])
       : [],
   ),
   parse_vs_json_parse: ratio(totals.stc_parse, totals.json_parse),
@@ -206,7 +272,7 @@ const summary = {
     toonFiles.reduce((s, r) => s + r.ms.json_stringify, 0),
   ),
   median_parse_ratio: (() => {
-    const xs = results.map((r) => r.ms.stc_parse / r.ms.json_parse).sort((a, b) => a - b);
+    const xs = results.map((r) => r.ratio.stc_parse).sort((a, b) => a - b);
     return xs[Math.floor(xs.length / 2)];
   })(),
 };
@@ -224,6 +290,13 @@ console.log(`milliseconds per call (median, ${clock === 'cpu' ? 'process CPU tim
 console.log(lines.join('\n'));
 console.log();
 for (const [k, v] of Object.entries(summary)) console.log(`${k}: ${v.toFixed(2)}x`);
+// The geometric means' spread: one geometric mean per round.
+const spread = Object.fromEntries(
+  ['stc_parse', 'stc_decode', 'stc_stringify', 'stc_encode'].map((k) => [`geomean_${k}_per_round`, roundSpread(k)]),
+);
+for (const [k, v] of Object.entries(spread)) console.log(`${k}: ${v}`);
+const loadEnd = os.loadavg();
+console.log(`load average (1 min) at start ${loadStart[0].toFixed(1)}, at end ${loadEnd[0].toFixed(1)}; ${rounds} rounds, batches of about ${batchMs} ms, gc ${gcMode} each batch`);
 
 if (jsonOut) {
   const report = {
@@ -234,14 +307,20 @@ if (jsonOut) {
     cpu: os.cpus()[0]?.model ?? null,
     cpus: os.cpus().length,
     loadavg: os.loadavg(),
+    loadavg_start: loadStart,
+    rounds,
+    batch_ms: batchMs,
+    gc: gcMode,
     date: new Date().toISOString(),
     corpus,
-    unit: clock === 'cpu' ? 'ms of process CPU time per call, median' : 'ms per call, median',
+    unit: clock === 'cpu' ? 'ms of process CPU time per call, median over rounds' : 'ms per call, median over rounds',
+    ratio: 'per document: median over rounds of (stc operation / its JSON counterpart) in the same round; summary: geometric means of those',
     clock,
     operations: Object.fromEntries(ops),
     documents: results,
     totals,
     summary,
+    spread,
   };
   fs.writeFileSync(jsonOut, JSON.stringify(report, null, 2) + '\n');
   console.error(`wrote ${jsonOut}`);
