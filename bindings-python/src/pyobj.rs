@@ -22,16 +22,16 @@ pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, P
 
 /// A Python `str` holding `text`: ASCII is copied into a new compact string,
 /// and other text is decoded here into the narrowest of CPython's three
-/// layouts (Latin-1, UCS-2, UCS-4), as `PyUnicode_FromStringAndSize` would.
+/// layouts (Latin-1, UCS-2, UCS-4), as `PyUnicode_FromStringAndSize` would:
+/// one pass counts the characters and finds the layout, one decodes.
 #[cfg(not(feature = "abi3"))]
 #[inline]
 pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     let bytes = text.as_bytes();
-    // The largest byte tells the layout: below 0x80 all ASCII; lead bytes
+    // The lead bytes tell the layout: below 0x80 all ASCII; lead bytes
     // 0xC2-0xC3 start the characters 0x80-0xFF, 0xC4-0xEF the rest of the
     // BMP, 0xF0-0xF4 the characters above it.
-    let top = if is_ascii(bytes) { 0 } else { bytes.iter().fold(0u8, |m, &b| m.max(b)) };
-    if top < 0x80 {
+    if is_ascii(bytes) {
         let object = unicode_new(py, bytes.len(), 0x7f)?;
         // SAFETY: `object` is a new compact ASCII string of `bytes.len()`
         // characters that no other code has seen yet: its data area holds
@@ -43,36 +43,135 @@ pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, P
         }
         return Ok(object);
     }
+    let (count, max) = count_and_layout(bytes);
+    let object = unicode_new(py, count, max)?;
+    // SAFETY: as above, a new string nobody else has seen, made for `count`
+    // characters (the number `text.chars()` yields: the bytes that do not
+    // continue a sequence) up to `max`: PyUnicode_New chose one byte per
+    // character for `max` below 256, two below 65536, four otherwise (the
+    // same thresholds as here), so `count` units of that width fit its data
+    // area exactly. `max` is also the exact layout CPython expects (its
+    // strings are always in the narrowest one: a lead byte shows a character
+    // of at least 0x80, 0x100 or 0x10000 is present). Rust strs never hold
+    // surrogates, so a two-byte string is valid UCS-2.
+    unsafe {
+        let data = ffi::PyUnicode_DATA(object.as_ptr());
+        if max < 0x100 {
+            widen(bytes, std::slice::from_raw_parts_mut(data.cast::<u8>(), count));
+        } else if max < 0x1_0000 {
+            widen(bytes, std::slice::from_raw_parts_mut(data.cast::<u16>(), count));
+        } else {
+            widen(bytes, std::slice::from_raw_parts_mut(data.cast::<u32>(), count));
+        }
+    }
+    Ok(object)
+}
+
+/// The number of characters of UTF-8 `bytes` (the bytes that are not
+/// continuation bytes `10xxxxxx`) and the largest character of the layout
+/// they need, from the largest byte: lead bytes 0xC2-0xC3 start the
+/// characters 0x80-0xFF, 0xC4-0xEF the rest of the BMP, 0xF0-0xF4 the
+/// characters beyond. Blocks of 128 bytes, counted in a byte and maximized
+/// byte-wise (loops the compiler turns into vector code).
+#[cfg(not(feature = "abi3"))]
+#[inline]
+fn count_and_layout(bytes: &[u8]) -> (usize, u32) {
+    let (mut continuations, mut top) = (0usize, 0u8);
+    for block in bytes.chunks(128) {
+        let n: u8 = block.iter().map(|&b| u8::from((b as i8) < -0x40)).fold(0u8, u8::wrapping_add);
+        continuations += usize::from(n);
+        top = top.max(block.iter().fold(0u8, |m, &b| m.max(b)));
+    }
     let max = match top {
         0..=0xC3 => 0xFF,
         0xC4..=0xEF => 0xFFFF,
         _ => 0x10_FFFF,
     };
-    // Characters: the bytes that do not continue a sequence.
-    let count = bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
-    let object = unicode_new(py, count, max)?;
-    // SAFETY: as above, a new string nobody else has seen, made for `count`
-    // characters (the number `text.chars()` yields) up to `max`:
-    // PyUnicode_New chose one byte per character for `max` below 256, two
-    // below 65536, four otherwise (the same thresholds as here), so `count`
-    // units of that width fit its data area exactly. `max` is also the exact
-    // layout CPython expects (its strings are always in the narrowest one:
-    // `top` shows a character at least 0x80, 0x100 or 0x10000 is present).
-    // Rust chars are never surrogates, so a two-byte string is valid UCS-2.
-    unsafe {
-        let data = ffi::PyUnicode_DATA(object.as_ptr());
-        if max < 0x100 {
-            let out = std::slice::from_raw_parts_mut(data.cast::<u8>(), count);
-            out.iter_mut().zip(text.chars()).for_each(|(o, c)| *o = c as u8);
-        } else if max < 0x1_0000 {
-            let out = std::slice::from_raw_parts_mut(data.cast::<u16>(), count);
-            out.iter_mut().zip(text.chars()).for_each(|(o, c)| *o = c as u16);
-        } else {
-            let out = std::slice::from_raw_parts_mut(data.cast::<u32>(), count);
-            out.iter_mut().zip(text.chars()).for_each(|(o, c)| *o = c as u32);
-        }
+    (bytes.len() - continuations, max)
+}
+
+/// A code unit of one of CPython's three string layouts.
+#[cfg(not(feature = "abi3"))]
+trait Unit: Copy {
+    fn of(c: u32) -> Self;
+}
+
+#[cfg(not(feature = "abi3"))]
+impl Unit for u8 {
+    #[inline(always)]
+    fn of(c: u32) -> Self {
+        c as u8
     }
-    Ok(object)
+}
+
+#[cfg(not(feature = "abi3"))]
+impl Unit for u16 {
+    #[inline(always)]
+    fn of(c: u32) -> Self {
+        c as u16
+    }
+}
+
+#[cfg(not(feature = "abi3"))]
+impl Unit for u32 {
+    #[inline(always)]
+    fn of(c: u32) -> Self {
+        c
+    }
+}
+
+/// Decodes the UTF-8 `bytes` (valid: they come from a `str`) into `out`,
+/// one unit per character (`out` has exactly as many units as there are
+/// characters, each fitting the unit): eight ASCII bytes at a time where
+/// they come in a run, otherwise by the length the lead byte gives.
+#[cfg(not(feature = "abi3"))]
+#[inline]
+fn widen<T: Unit>(bytes: &[u8], out: &mut [T]) {
+    let (mut i, mut o) = (0usize, 0usize);
+    while let Some(&b0) = bytes.get(i) {
+        let c = if b0 < 0x80 {
+            // An ASCII byte: the next eight may be ASCII too.
+            if let (Some(word), Some(dest)) = (bytes.get(i..i + 8), out.get_mut(o..o + 8)) {
+                let w = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+                if w & 0x8080_8080_8080_8080 == 0 {
+                    for (d, &b) in dest.iter_mut().zip(word) {
+                        *d = T::of(u32::from(b));
+                    }
+                    i += 8;
+                    o += 8;
+                    continue;
+                }
+            }
+            i += 1;
+            u32::from(b0)
+        } else if b0 < 0xE0 {
+            let c = (u32::from(b0 & 0x1F) << 6) | cont(bytes, i + 1);
+            i += 2;
+            c
+        } else if b0 < 0xF0 {
+            let c = (u32::from(b0 & 0x0F) << 12) | (cont(bytes, i + 1) << 6) | cont(bytes, i + 2);
+            i += 3;
+            c
+        } else {
+            let c = (u32::from(b0 & 0x07) << 18)
+                | (cont(bytes, i + 1) << 12)
+                | (cont(bytes, i + 2) << 6)
+                | cont(bytes, i + 3);
+            i += 4;
+            c
+        };
+        if let Some(d) = out.get_mut(o) {
+            *d = T::of(c);
+        }
+        o += 1;
+    }
+}
+
+/// The six payload bits of the continuation byte at `bytes[i]`.
+#[cfg(not(feature = "abi3"))]
+#[inline(always)]
+fn cont(bytes: &[u8], i: usize) -> u32 {
+    bytes.get(i).map_or(0, |&b| u32::from(b & 0x3F))
 }
 
 /// Whether every byte is below 0x80, eight bytes at a time.

@@ -103,6 +103,30 @@ def test_one_wide_character_at_every_position() -> None:
                 check_both([s, {s: s}])
 
 
+def test_widest_character_across_the_counting_blocks() -> None:
+    """Characters are counted and the layout found 128 bytes at a time, then
+    decoded with ASCII runs taken eight at a time: the widest character just
+    before, at and after each block edge, and between ASCII runs of 7, 8 and
+    9, in Python's own layout."""
+    for wide in ("\u00e9", "\u4e2d", "\U0001f600"):
+        for filler in ("a", "\u00e9", "\u4e2d"):
+            for n in (120, 127, 128, 129, 255, 256, 257, 300):
+                for at in (0, n // 2, n - 1):
+                    s = filler * at + wide + filler * (n - at)
+                    got = stc.loads(json.dumps([s], ensure_ascii=False))[0]
+                    assert got == s and sys.getsizeof(got) == sys.getsizeof(s)
+        for run in (7, 8, 9, 16, 17):
+            s = ("a" * run + wide) * 5 + "a" * run
+            assert same(stc.loads(json.dumps({s: s}, ensure_ascii=False)), {s: s})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab \x7f\x80\u00e9\u00ff\u0100\u4e2d\uffff\U00010000\U0010ffff"), max_size=400))
+def test_mixed_layout_strings(s: str) -> None:
+    got = stc.loads(json.dumps([s, {"k": s}], ensure_ascii=False))
+    assert same(got, [s, {"k": s}]) and sys.getsizeof(got[0]) == sys.getsizeof(s)
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
