@@ -1113,8 +1113,51 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             self.stack.push(Frame::Compact { open, count_at, left: count - 1 });
             self.skip_ws();
             self.compact_value_start(count_at)?;
+            if matches!(self.peek(), Some(b'-' | b'0'..=b'9')) {
+                self.compact_numbers()?;
+                return Ok(Step::After);
+            }
             Ok(Step::Value)
         }
+    }
+
+    /// At the first value of a compact body (the innermost frame), when it
+    /// is a number: that number and the numbers that follow, each after its
+    /// `,`, read here rather than one trip through the main loop per value.
+    /// Stops after the body's last value, or before the `,` of anything
+    /// else (and at anything but a `,`), with the frame's count of values
+    /// left updated; the main loop continues there. A number is read by the
+    /// same call at the same position as there, and the separators are
+    /// checked by the main loop's code, so the events and errors are the same.
+    #[inline(never)]
+    fn compact_numbers(&mut self) -> PResult<E> {
+        let top = self.stack.len() - 1;
+        let Frame::Compact { open, count_at, mut left } = self.stack[top] else {
+            unreachable!("called in a compact body")
+        };
+        loop {
+            let at = self.pos;
+            let n = self.number_lexeme()?;
+            let r = self.sink.number_parts(n);
+            self.sink_result(r, at)?;
+            if left == 0 {
+                break;
+            }
+            self.skip_ws();
+            if self.peek() != Some(b',') {
+                break;
+            }
+            let comma = self.pos;
+            self.pos += 1;
+            self.skip_ws();
+            if !matches!(self.peek(), Some(b'-' | b'0'..=b'9')) {
+                self.pos = comma;
+                break;
+            }
+            left -= 1;
+        }
+        self.stack[top] = Frame::Compact { open, count_at, left };
+        Ok(())
     }
 
     /// [v2] After the `{` of a keyed table (whitespace not yet skipped).
