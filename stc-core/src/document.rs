@@ -565,6 +565,47 @@ impl<'a> DocumentBuilder<'a> {
         self.add_arena_text(Self::check_value, TextKind::String, start)
     }
 
+    /// Adds a string value that the document may borrow: when `value` needs
+    /// no escaping (no `"`, `\\` or control character, the common case) the
+    /// document keeps the slice itself, with no copy; otherwise it is
+    /// escaped into the document as [`push_str`](Self::push_str) does. The
+    /// same document as `push_str(value)`.
+    ///
+    /// ```
+    /// let text = String::from("borrowed");
+    /// let mut b = stc_core::DocumentBuilder::new();
+    /// b.push_begin_array()?;
+    /// b.push_str_borrowed(&text)?;
+    /// b.push_str_borrowed("a\nb")?;
+    /// b.push_end_array()?;
+    /// assert_eq!(b.finish()?.to_json(), r#"["borrowed","a\nb"]"#);
+    /// # Ok::<(), stc_core::Error>(())
+    /// ```
+    #[inline]
+    pub fn push_str_borrowed(&mut self, value: &'a str) -> Result<(), Error> {
+        match plain_prefix(value) {
+            None => self.add(Self::check_value, |t| t.borrowed_str(false, value)),
+            Some((plain, rest)) => {
+                let start = push_escaped(self.tape.arena_mut(), plain, rest);
+                self.add_arena_text(Self::check_value, TextKind::String, start)
+            }
+        }
+    }
+
+    /// Adds a key that the document may borrow (see
+    /// [`push_str_borrowed`](Self::push_str_borrowed)): the same document as
+    /// `push_key(key)`.
+    #[inline]
+    pub fn push_key_borrowed(&mut self, key: &'a str) -> Result<(), Error> {
+        match plain_prefix(key) {
+            None => self.add(Self::check_key, |t| t.borrowed_str(true, key)),
+            Some((plain, rest)) => {
+                let start = push_escaped(self.tape.arena_mut(), plain, rest);
+                self.add_arena_text(Self::check_key, TextKind::Key, start)
+            }
+        }
+    }
+
     /// Adds a string value given as UTF-16 code units; lone surrogates are
     /// kept (as `\uXXXX` escapes in the output).
     pub fn push_utf16(&mut self, value: &[u16]) -> Result<(), Error> {
@@ -723,6 +764,34 @@ fn push_text(arena: &mut String, s: &str) -> usize {
     } else {
         push_canonical(arena, s);
     }
+    start
+}
+
+/// `None` when `s` holds no byte that canonical escaping changes (`"`,
+/// `\`, a control character): short strings are found so by overlapping
+/// words, others by the reader's scan. Otherwise `s` split at its first
+/// such byte (an ASCII byte, so on a character boundary).
+#[inline(always)]
+fn plain_prefix(s: &str) -> Option<(&str, &str)> {
+    let b = s.as_bytes();
+    if short_and_plain(b) {
+        return None;
+    }
+    let at = scan::plain_run(b);
+    if at == b.len() {
+        return None;
+    }
+    s.split_at_checked(at)
+}
+
+/// Appends the canonical body of `plain` + `rest`, where `plain` needs no
+/// escaping, to `arena` and returns where it starts (`rest` starts at a
+/// byte to escape, so it is not scanned again from `plain`'s start).
+#[inline(never)]
+fn push_escaped(arena: &mut String, plain: &str, rest: &str) -> usize {
+    let start = arena.len();
+    arena.push_str(plain);
+    push_canonical(arena, rest);
     start
 }
 

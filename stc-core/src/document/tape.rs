@@ -104,6 +104,10 @@ pub(crate) struct Tape<'a> {
     /// `(node index, length)` of every node whose length does not fit in
     /// its `head`, ascending by index once the tape is finished.
     long: Vec<(u32, u32)>,
+    /// Strings a builder borrowed (`push_str_borrowed`): a text node that is
+    /// not in the arena is `borrowed[tail]` when this is not empty (a built
+    /// document has no input), else a span of the input.
+    borrowed: Vec<&'a str>,
 }
 
 impl<'a> Tape<'a> {
@@ -174,6 +178,7 @@ impl<'a> Tape<'a> {
         self.words.capacity() * std::mem::size_of::<Word>()
             + self.arena.capacity()
             + self.long.capacity() * std::mem::size_of::<(u32, u32)>()
+            + self.borrowed.capacity() * std::mem::size_of::<&str>()
     }
 
     /// The text of the number, string or key at `i` ("" for any other
@@ -217,7 +222,13 @@ impl<'a> Tape<'a> {
     #[inline(always)]
     fn bytes(&self, w: Word, len: usize) -> &[u8] {
         let start = w.tail as usize;
-        let source = if w.head & IN_ARENA != 0 { self.arena.as_bytes() } else { self.input.as_bytes() };
+        let source = if w.head & IN_ARENA != 0 {
+            self.arena.as_bytes()
+        } else if self.borrowed.is_empty() {
+            self.input.as_bytes()
+        } else {
+            return self.borrowed.get(start).map_or(&[], |s| s.as_bytes());
+        };
         source.get(start..start + len).unwrap_or(&[])
     }
 
@@ -245,7 +256,13 @@ impl<'a> Tape<'a> {
     fn text(&self, i: usize, w: Word) -> &str {
         let len = self.length(i, w);
         let start = w.tail as usize;
-        let source = if w.head & IN_ARENA != 0 { self.arena.as_str() } else { self.input };
+        let source = if w.head & IN_ARENA != 0 {
+            self.arena.as_str()
+        } else if self.borrowed.is_empty() {
+            self.input
+        } else {
+            return self.borrowed.get(start).copied().unwrap_or("");
+        };
         source.get(start..start + len).unwrap_or("")
     }
 }
@@ -290,7 +307,13 @@ impl<'a> TapeWriter<'a> {
     /// for `nodes` nodes.
     pub(crate) fn new(input: &'a str, nodes: usize) -> Self {
         TapeWriter {
-            tape: Tape { input, arena: String::new(), words: Vec::with_capacity(nodes), long: Vec::new() },
+            tape: Tape {
+                input,
+                arena: String::new(),
+                words: Vec::with_capacity(nodes),
+                long: Vec::new(),
+                borrowed: Vec::new(),
+            },
             stack: Vec::new(),
         }
     }
@@ -463,6 +486,19 @@ impl<'a> TapeWriter<'a> {
         let start = self.tape.arena.len();
         write(&mut self.tape.arena);
         self.arena_node(if key { KEY } else { STRING }, start)
+    }
+
+    /// A string value or a key (`key`) that needs no escaping, kept as the
+    /// caller's slice (a builder only: the tape has no input).
+    #[inline(always)]
+    pub(crate) fn borrowed_str(&mut self, key: bool, text: &'a str) -> Result<(), Error> {
+        self.room()?;
+        let Ok(at) = u32::try_from(self.tape.borrowed.len()) else {
+            return Err(too_large("more than 4,294,967,295 strings"));
+        };
+        self.tape.borrowed.push(text);
+        self.text_node(if key { KEY } else { STRING }, text.len(), at);
+        Ok(())
     }
 
     /// The arena, for a caller that writes a text first and then adds its

@@ -40,7 +40,7 @@ pub(crate) fn read(input: &str, max_depth: usize) -> Option<Tape<'_>> {
     reader.run()?;
     let Reader { words, arena, mut long, .. } = reader;
     long.sort_unstable_by_key(|e| e.0);
-    Some(Tape { input, arena, words, long })
+    Some(Tape { input, arena, words, long, borrowed: Vec::new() })
 }
 
 /// An open container: its node index, its elements (or members) so far.
