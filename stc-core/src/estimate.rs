@@ -288,6 +288,45 @@ impl Shape {
     }
 }
 
+impl Shape {
+    /// Half tokens of the text's inner part: what any [`Chain`] holding the
+    /// text charges for it at least (the runs around it only add).
+    #[inline]
+    pub(crate) fn inner_halves(&self) -> usize {
+        self.inner as usize
+    }
+
+    /// Whether the text holds a byte that is not punctuation: in a
+    /// [`Chain`], the run of punctuation before it ends there, and the one
+    /// after it starts there (so each costs at least a half token of its own).
+    #[inline]
+    pub(crate) fn is_solid(&self) -> bool {
+        self.solid
+    }
+
+    /// Whether a [`Chain`] prices this text exactly wherever it puts it
+    /// after a separator byte.
+    #[inline]
+    pub(crate) fn is_exact(&self) -> bool {
+        self.exact
+    }
+
+    /// Whether a [`Chain`] prices `next` pushed right after `self`, with no
+    /// separator between, exactly (as it does after a separator byte): both
+    /// shapes are exact, and their texts do not meet without punctuation
+    /// where the edge bytes could merge ([`breaks`]).
+    #[inline]
+    pub(crate) fn joins(&self, next: &Shape) -> bool {
+        self.exact
+            && next.exact
+            && !(self.solid
+                && self.trail.len == 0
+                && next.solid
+                && next.lead.len == 0
+                && !breaks(self.last, next.first))
+    }
+}
+
 /// Texts priced one after another from their [`Shape`]s (and punctuation
 /// separators given as bytes): [`finish`](Chain::finish) is exactly
 /// `estimate_tokens` of the joined text, or `None` where a shape cannot say

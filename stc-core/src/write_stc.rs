@@ -445,6 +445,7 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// Decides every container's form, children before parents: the tape is
     /// in document order, so walking it backwards visits each child before
     /// its container, with no recursion and no stack at all.
+    #[inline(never)]
     fn new(nodes: &'d Tape<'a>, v2: bool, t: Techniques) -> Self {
         // A tape holds fewer than 2^32 nodes (see `document::tape`), so every index fits.
         // Room for every node reserved at once and given back after: pages
@@ -678,9 +679,10 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
         // A table's columns come first: in version 1, the rows' own costs
         // are only priced for an array that can be a table (see `object`).
-        let columns = if len < 2 || !self.t.tables { None } else { self.array_columns(i, len, end) };
-        // Version 1: each row priced as an object and as a table row in one
-        // pass, each value's shape found once (`price_rows_once`).
+        let mut columns = if len < 2 || !self.t.tables { None } else { self.array_columns(i, len, end) };
+        // Version 1: each row priced as a table row, and as an object unless
+        // the table is sure to win, each value's shape found once
+        // (`price_rows_once`).
         let (mut table_once, mut dense) = (None, false);
         if let Some(columns) = &columns {
             // Version 2: when the table is dense (its cells are the rows'
@@ -688,6 +690,18 @@ impl<'d, 'a> Plan<'d, 'a> {
             dense = self.is_dense(Rows { first: i + 1, end, len, keyed: false }, columns);
             if !self.v2 || dense {
                 table_once = self.price_rows_once(i, len, end, columns);
+            }
+        }
+        // The table beats plain and compact whatever they cost (their
+        // lower bound): they are not priced (in tests they are, and must lose).
+        let sure = matches!(table_once, Some((_, true)));
+        if sure && cfg!(not(test)) {
+            if let (Some((cost, _)), Some(columns)) = (table_once, columns.take()) {
+                let form = Form::Table(self.tables.len() as u32);
+                self.tables.push(columns);
+                self.dense.push(dense);
+                self.set(o, Choice { form, cost, safe: Form::Plain, safe_cost: cost });
+                return;
             }
         }
         // Plain: `[a,b]`.
@@ -747,7 +761,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         // (the tokenizers measured it a token or two dearer than the estimate).
         if let Some(columns) = columns {
             let rows = Rows { first: i + 1, end, len, keyed: false };
-            let cost = match table_once {
+            let cost = match table_once.map(|(cost, _)| cost) {
                 Some(cost) => {
                     #[cfg(test)]
                     assert_eq!(cost, self.price_table(rows, &columns, dense), "table at {i}");
@@ -755,6 +769,8 @@ impl<'d, 'a> Plan<'d, 'a> {
                 }
                 None => self.price_table(rows, &columns, dense),
             };
+            #[cfg(test)]
+            assert!(!sure || cost < best.cost, "table at {i} sure to win costs {cost}, plain or compact {}", best.cost);
             if cost < best.cost {
                 best.form = Form::Table(self.tables.len() as u32);
                 best.cost = cost;
@@ -845,15 +861,31 @@ impl<'d, 'a> Plan<'d, 'a> {
     }
 
     /// Version 1, an array of `len` objects with the same keys (`columns`,
-    /// from its first row): every row's cost as an object recorded, and the
-    /// array's cost as a table returned, in one pass over the rows that
-    /// finds each value's [`Shape`] once and prices both texts from it
-    /// (the row `{k:v,..}` and its cells in `[N]{cols}:v,../..`); the keys'
-    /// shapes are found once per column. Exactly what
-    /// [`price_object`](Self::price_object) and [`price_table`](Self::price_table)
-    /// give (checked in tests); `None` where a shape cannot price exactly
-    /// (then those price it).
-    fn price_rows_once(&mut self, i: usize, len: usize, end: usize, columns: &[Column]) -> Option<usize> {
+    /// from its first row), or a version 2 dense table candidate: the
+    /// array's cost as a table, from each value's [`Shape`] (the keys'
+    /// shapes found once per column), and whether the table is sure to
+    /// beat the array's plain and compact forms (`true`: the rows are not
+    /// priced as objects, and need not be).
+    ///
+    /// First pass: the table's text (`[N]{cols}:v,../..`) and a lower bound
+    /// of what the rows cost as objects (every row `{k:v,..}` charges at
+    /// least the inner half tokens of its keys and values, and a half token
+    /// for each run of punctuation: the one `{` starts, and the one after
+    /// each solid key or value (see `Shape::is_solid`); plain `[0,0]` and
+    /// compact `[N]:0,0` charge at least a token a stand-in, and add every
+    /// row's cost beyond it, see [`Plan::array`]). When the table costs less
+    /// than that bound, neither plain nor compact can win, and nothing else
+    /// reads a row's cost: version 1 prices rows only for their array, a
+    /// version 2 row stays [`PENDING`] (priced if ever asked for). Else a
+    /// second pass records each row's cost as an object (version 2: the
+    /// rows not priced yet), from the same shapes.
+    ///
+    /// Exactly what [`price_object`](Self::price_object) and
+    /// [`price_table`](Self::price_table) give (checked in tests); `None`
+    /// where a shape cannot price the table exactly (then `price_table`
+    /// prices it, and the rows are priced).
+    #[inline(never)]
+    fn price_rows_once(&mut self, i: usize, len: usize, end: usize, columns: &[Column]) -> Option<(usize, bool)> {
         let mut text = std::mem::take(&mut self.scratch);
         text.clear();
         let mut keys = Vec::with_capacity(columns.len());
@@ -871,20 +903,82 @@ impl<'d, 'a> Plan<'d, 'a> {
         table.push(&Shape::of(text.as_bytes()));
         text.clear();
         self.scratch = text;
-        let (mut table_extra, mut nested) = (0usize, false);
+        // Whether every row's object chain is exact (see `Shape::joins`):
+        // a key followed by `:` needs only its own shape exact.
+        let mut objects_exact = keys.iter().all(Shape::is_exact);
+        let (mut table_extra, mut nested, mut lower) = (0usize, false, 0usize);
         let mut r = i + 1;
         while r < end {
             let row_end = self.skip(r);
-            let mut object = Chain::default();
-            object.byte(b'{');
             if r > i + 1 {
                 table.byte(b'/');
             }
+            // The row's `{` starts a run of punctuation (at least a half token).
+            let (mut inner, mut k, mut c) = (1usize, r + 1, 0);
+            while k < row_end {
+                if c > 0 {
+                    table.byte(b',');
+                }
+                let v = k + 1;
+                let (shape, more) = self.value_shape(v);
+                if let Some(key) = keys.get(c) {
+                    inner += key.inner_halves();
+                    if matches!(self.nodes.get(v), Some(Node::Array { .. })) {
+                        objects_exact &= key.joins(&shape);
+                    } else {
+                        // A solid key's `:` starts a run of its own.
+                        inner += usize::from(key.is_solid());
+                    }
+                }
+                // As does the `,` or `}` after a solid value.
+                inner += shape.inner_halves() + usize::from(shape.is_solid());
+                nested |= self.is_container(v);
+                table.push(&shape);
+                table_extra = table_extra.saturating_add(more);
+                k = self.skip(v);
+                c += 1;
+            }
+            lower = lower.saturating_add(inner.div_ceil(2));
+            r = row_end;
+        }
+        let table = if !self.t.nested_cells && nested {
+            Some(usize::MAX)
+        } else {
+            table.finish().map(|tokens| tokens.saturating_add(table_extra))
+        };
+        if let Some(cost) = table {
+            // `cost < lower + table_extra`: every row's extra (what its
+            // containers cost beyond their stand-ins) is in both.
+            if objects_exact && cost < lower.saturating_add(table_extra) {
+                #[cfg(test)]
+                self.price_rows_as_objects(i, end, &keys);
+                return Some((cost, true));
+            }
+        }
+        self.price_rows_as_objects(i, end, &keys);
+        table.map(|cost| (cost, false))
+    }
+
+    /// The second pass of [`price_rows_once`](Self::price_rows_once): each
+    /// row's cost as an object `{k:v,..}` recorded (version 2: only the rows
+    /// still [`PENDING`]), from the keys' shapes and each value's.
+    #[inline(never)]
+    fn price_rows_as_objects(&mut self, i: usize, end: usize, keys: &[Shape]) {
+        let mut r = i + 1;
+        while r < end {
+            let row_end = self.skip(r);
+            let o = self.ordinal(r);
+            // Version 2 prices only the rows not priced yet.
+            if self.v2 && self.costs[o] != PENDING {
+                r = row_end;
+                continue;
+            }
+            let mut object = Chain::default();
+            object.byte(b'{');
             let (mut extra, mut k, mut c) = (0usize, r + 1, 0);
             while k < row_end {
                 if c > 0 {
                     object.byte(b',');
-                    table.byte(b',');
                 }
                 if let Some(key) = keys.get(c) {
                     object.push(key);
@@ -893,36 +987,25 @@ impl<'d, 'a> Plan<'d, 'a> {
                 if !matches!(self.nodes.get(v), Some(Node::Array { .. })) {
                     object.byte(b':');
                 }
-                nested |= self.is_container(v);
                 let (shape, more) = self.value_shape(v);
                 object.push(&shape);
-                table.push(&shape);
                 extra += more;
                 k = self.skip(v);
                 c += 1;
             }
             object.byte(b'}');
-            table_extra = table_extra.saturating_add(extra);
-            let o = self.ordinal(r);
-            // Version 2 prices only the rows not priced yet.
-            if !self.v2 || self.costs[o] == PENDING {
-                let cost = match object.finish() {
-                    Some(tokens) => tokens.saturating_add(extra),
-                    None => self.price_object(r, row_end),
-                };
-                #[cfg(test)]
-                assert_eq!(cost, self.price_object(r, row_end), "row at {r}");
-                self.costs[o] = stored(cost);
-                if let Some(safe) = self.safe.get_mut(o) {
-                    safe.1 = stored(cost);
-                }
+            let cost = match object.finish() {
+                Some(tokens) => tokens.saturating_add(extra),
+                None => self.price_object(r, row_end),
+            };
+            #[cfg(test)]
+            assert_eq!(cost, self.price_object(r, row_end), "row at {r}");
+            self.costs[o] = stored(cost);
+            if let Some(safe) = self.safe.get_mut(o) {
+                safe.1 = stored(cost);
             }
             r = row_end;
         }
-        if !self.t.nested_cells && nested {
-            return Some(usize::MAX);
-        }
-        table.finish().map(|tokens| tokens.saturating_add(table_extra))
     }
 
     /// Estimated cost of the object at `i` as `{k:v,k2[N]:..}`; a member
@@ -2026,6 +2109,41 @@ mod tests {
                     assert!(new == old, "{name}: {version:?} {profile:?} differs at byte {}", {
                         new.bytes().zip(old.bytes()).take_while(|(a, b)| a == b).count()
                     });
+                }
+            }
+        }
+    }
+
+    /// Tables near the lower bound of `price_rows_once` (two or three rows,
+    /// short or empty values, keys that are not identifiers, a key ending in
+    /// a digit before an array, non-solid values like `""` and `"-"`): under
+    /// `cfg(test)` every table the bound declares sure to win is also priced
+    /// the full way and must win, every row's cost is checked against
+    /// `price_object`, and the text must be the per-node planner's.
+    #[test]
+    fn tables_sure_to_win_are_the_tables_chosen() {
+        let mut docs = Vec::new();
+        let values =
+            [r#""""#, r#""-""#, "1", "null", r#""a""#, "[]", "[1,2]", r#"{"q":1}"#, r#""a long string value here""#];
+        let keys = [r#""a""#, r#""k1""#, r#""-""#, r#""a b""#, r#""""#, r#""id""#];
+        for rows in 2..=3 {
+            for (n, v) in values.iter().enumerate() {
+                for k in keys {
+                    let w = values[(n + 1) % values.len()];
+                    let row = format!("{{{k}:{v},\"z\":{w}}}");
+                    docs.push(format!("[{}]", vec![row.clone(); rows].join(",")));
+                    let other = format!("{{{k}:{w},\"z\":{v}}}");
+                    docs.push(format!("{{\"t\":[{row},{other}]}}"));
+                }
+            }
+        }
+        for json in &docs {
+            let doc = Document::parse_json(json, &Limits::default()).unwrap();
+            for version in [Version::V1, Version::V2] {
+                for profile in [Profile::Compact, Profile::Readable] {
+                    let new = write(&doc.nodes, profile, version, Techniques::default());
+                    let old = crate::write_stc_reference::write(&doc.nodes, profile, version);
+                    assert_eq!(new, old, "{json}: {version:?} {profile:?}");
                 }
             }
         }
