@@ -1,11 +1,14 @@
 //! `DocumentBuilder`'s escaping of strings and keys (`document/scan.rs`:
 //! `push_str`, `push_key`, `push_utf16`, `push_key_utf16`, with their
-//! word-at-a-time plain-byte scans and UTF-16 ASCII runs) against an
-//! independent writer.
+//! word-at-a-time plain-byte scans and UTF-16 ASCII runs; `push_str_borrowed`
+//! and `push_key_borrowed`, whose plain strings the document keeps as
+//! borrowed slices beside its arena) against an independent writer.
 //!
 //! `arbitrary` picks a sequence of steps (a string value, an array or object
 //! opened, the innermost container closed), each string or key either any
-//! Rust `String` or any sequence of UTF-16 code units (lone surrogates
+//! Rust `String` (pushed copied or borrowed, or a string pushed before pushed
+//! again either way, so that equal keys are held both ways) or any sequence
+//! of UTF-16 code units (lone surrogates
 //! included, ASCII-heavy runs made likely so that the builder's long runs
 //! are reached). The same steps are pushed through the builder and written
 //! as JSON text by this target: a `String` through serde_json's escaping,
@@ -42,15 +45,26 @@ use stc_core::{Document, DocumentBuilder, EncodeOptions, ErrorKind, Limits, Prof
 /// A string or key as the caller holds it.
 #[derive(Debug)]
 enum Text {
+    /// Pushed with `push_str`/`push_key` (copied).
     Str(String),
+    /// Pushed with `push_str_borrowed`/`push_key_borrowed` (the document may
+    /// keep the slice).
+    Borrowed(String),
     Utf16(Vec<u16>),
+    /// A Rust string pushed before (the index picks it among them, modulo
+    /// their count; `""` when there is none), pushed again copied or borrowed:
+    /// equal keys and strings held partly in the arena, partly borrowed, as
+    /// the planner compares them for tables.
+    Again(u8, bool),
 }
 
 impl<'a> Arbitrary<'a> for Text {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(match u.int_in_range(0..=3u8)? {
-            0 | 1 => Text::Str(String::arbitrary(u)?),
+        Ok(match u.int_in_range(0..=5u8)? {
+            0 => Text::Str(String::arbitrary(u)?),
+            1 => Text::Borrowed(String::arbitrary(u)?),
             2 => Text::Utf16(Vec::<u16>::arbitrary(u)?),
+            3 => Text::Again(u8::arbitrary(u)?, bool::arbitrary(u)?),
             _ => {
                 // Runs of ASCII units with a few others (surrogates, controls,
                 // quotes, wider characters) between them.
@@ -193,6 +207,8 @@ enum Step {
 fuzz_target!(|steps: Vec<Step>| {
     let mut builder = DocumentBuilder::new();
     let mut json = String::new();
+    // The Rust strings pushed so far (for `Text::Again`).
+    let mut seen: Vec<&str> = Vec::new();
     // Open containers: whether each is an object, whether it has a member yet.
     let mut open: Vec<(bool, bool)> = vec![(false, false)];
     builder.push_begin_array().unwrap();
@@ -220,21 +236,11 @@ fuzz_target!(|steps: Vec<Step>| {
         }
         top.1 = true;
         if top.0 {
-            match key {
-                Text::Str(s) => builder.push_key(s).unwrap(),
-                Text::Utf16(u) => builder.push_key_utf16(u).unwrap(),
-            }
-            write_text(&mut json, key);
+            push_text(&mut builder, &mut json, key, true, &mut seen);
             json.push(':');
         }
         match step {
-            Step::Value(_, v) => {
-                match v {
-                    Text::Str(s) => builder.push_str(s).unwrap(),
-                    Text::Utf16(u) => builder.push_utf16(u).unwrap(),
-                }
-                write_text(&mut json, v);
-            }
+            Step::Value(_, v) => push_text(&mut builder, &mut json, v, false, &mut seen),
             Step::Number(_, Num::I64(n)) => {
                 builder.push_i64(*n).unwrap();
                 json.push_str(&n.to_string());
@@ -288,6 +294,8 @@ fuzz_target!(|steps: Vec<Step>| {
     assert!(builder.push_number("1").is_err(), "a number after the document");
     assert!(builder.push_begin_array().is_err(), "an array after the document");
     assert!(builder.push_key("k").is_err(), "a key after the document");
+    assert!(builder.push_str_borrowed("s").is_err(), "a borrowed string after the document");
+    assert!(builder.push_key_borrowed("k").is_err(), "a borrowed key after the document");
     assert!(builder.push_end_array().is_err(), "end_array after the document");
     let built = builder.finish().expect("a complete document");
     assert_eq!(built.to_json(), json, "the builder's JSON differs from the independent writer's");
@@ -313,16 +321,17 @@ fuzz_target!(|steps: Vec<Step>| {
 fn wrong(builder: &mut DocumentBuilder<'_>, json: &mut String, open: &mut [(bool, bool)], which: u8) {
     let top = open.last_mut().unwrap();
     if !top.0 {
-        let refused = match which % 4 {
+        let refused = match which % 5 {
             0 => builder.push_key("k"),
             1 => builder.push_key_utf16(&[0x6b]),
             2 => builder.push_end_object(),
+            3 => builder.push_key_borrowed("k\n"),
             _ => builder.push_key(""),
         };
         assert!(refused.is_err(), "a key or end_object accepted in an array");
         return;
     }
-    let refused = match which % 8 {
+    let refused = match which % 9 {
         0 => builder.push_null(),
         1 => builder.push_bool(true),
         2 => builder.push_str("v"),
@@ -330,13 +339,18 @@ fn wrong(builder: &mut DocumentBuilder<'_>, json: &mut String, open: &mut [(bool
         4 => builder.push_u64(7),
         5 => builder.push_number("2.5"),
         6 => builder.push_begin_array(),
+        7 => builder.push_str_borrowed("v"),
         _ => builder.push_end_array(),
     };
     assert!(refused.is_err(), "a value or end_array accepted in an object before a key ({which})");
     if which & 0x80 != 0 {
         // After a key: the member needs its value first.
         builder.push_key("after").unwrap();
-        let refused = if which & 0x40 != 0 { builder.push_end_object() } else { builder.push_key("again") };
+        let refused = match (which & 0x40 != 0, which & 1 != 0) {
+            (true, _) => builder.push_end_object(),
+            (false, false) => builder.push_key("again"),
+            (false, true) => builder.push_key_borrowed("again"),
+        };
         assert!(refused.is_err(), "end_object or a second key accepted right after a key");
         builder.push_null().unwrap();
         if top.1 {
@@ -358,25 +372,51 @@ fn close(builder: &mut DocumentBuilder<'_>, json: &mut String, open: &mut Vec<(b
     }
 }
 
-/// Writes a string or key as a JSON string: serde_json's escaping for Rust
-/// text; for UTF-16, every valid character as serde_json writes it and every
-/// lone surrogate as `\udxxx`.
-fn write_text(out: &mut String, text: &Text) {
-    match text {
-        Text::Str(s) => out.push_str(&serde_json::to_string(s).unwrap()),
+/// Pushes a string value or key (`key`) through the push its kind names and
+/// writes it to `json`; remembers Rust strings in `seen`.
+fn push_text<'s>(
+    builder: &mut DocumentBuilder<'s>,
+    json: &mut String,
+    text: &'s Text,
+    key: bool,
+    seen: &mut Vec<&'s str>,
+) {
+    let (s, borrowed) = match text {
+        Text::Str(s) => (s.as_str(), false),
+        Text::Borrowed(s) => (s.as_str(), true),
+        Text::Again(i, borrowed) => (seen.get(usize::from(*i) % seen.len().max(1)).copied().unwrap_or(""), *borrowed),
         Text::Utf16(units) => {
-            out.push('"');
-            for r in char::decode_utf16(units.iter().copied()) {
-                match r {
-                    Ok(c) => {
-                        let mut buf = [0u8; 4];
-                        let quoted = serde_json::to_string(c.encode_utf8(&mut buf) as &str).unwrap();
-                        out.push_str(&quoted[1..quoted.len() - 1]);
-                    }
-                    Err(e) => out.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
-                }
+            if key { builder.push_key_utf16(units) } else { builder.push_utf16(units) }.unwrap();
+            write_utf16(json, units);
+            return;
+        }
+    };
+    match (key, borrowed) {
+        (false, false) => builder.push_str(s),
+        (false, true) => builder.push_str_borrowed(s),
+        (true, false) => builder.push_key(s),
+        (true, true) => builder.push_key_borrowed(s),
+    }
+    .unwrap();
+    json.push_str(&serde_json::to_string(s).unwrap());
+    if seen.len() < 256 {
+        seen.push(s);
+    }
+}
+
+/// Writes UTF-16 units as a JSON string: every valid character as
+/// serde_json writes it and every lone surrogate as `\udxxx`.
+fn write_utf16(out: &mut String, units: &[u16]) {
+    out.push('"');
+    for r in char::decode_utf16(units.iter().copied()) {
+        match r {
+            Ok(c) => {
+                let mut buf = [0u8; 4];
+                let quoted = serde_json::to_string(c.encode_utf8(&mut buf) as &str).unwrap();
+                out.push_str(&quoted[1..quoted.len() - 1]);
             }
-            out.push('"');
+            Err(e) => out.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
         }
     }
+    out.push('"');
 }
