@@ -289,6 +289,21 @@ impl Shape {
 }
 
 impl Shape {
+    /// The shape of a text of `len` ASCII digits (`len` at least one, a
+    /// number's usual lexeme): what [`Shape::of`] finds, one digit piece,
+    /// without reading the bytes again.
+    #[inline]
+    pub(crate) fn digits(len: usize) -> Shape {
+        Shape {
+            inner: u32::try_from(2 * len.div_ceil(3)).unwrap_or(u32::MAX),
+            solid: true,
+            first: DIGIT,
+            last: DIGIT,
+            exact: true,
+            ..Shape::default()
+        }
+    }
+
     /// Half tokens of the text's inner part: what any [`Chain`] holding the
     /// text charges for it at least (the runs around it only add).
     #[inline]
@@ -776,6 +791,15 @@ mod tests {
     /// The table-driven `piece` splits and charges every text exactly as the
     /// predicates do: texts of random bytes from every kind (all ASCII bytes,
     /// multi-byte characters), and every document of the shared corpus.
+    #[test]
+    fn digit_shapes_are_the_shapes_of_digits() {
+        for len in 1..=64 {
+            for d in [b'0', b'1', b'7', b'9'] {
+                assert_eq!(Shape::digits(len), Shape::of(&vec![d; len]), "{len} of {d}");
+            }
+        }
+    }
+
     #[test]
     fn table_driven_pieces_match_the_predicates() {
         let pieces = |text: &str, f: fn(&[u8], usize, &mut usize) -> usize| {

@@ -852,6 +852,8 @@ impl<'d, 'a> Plan<'d, 'a> {
                 };
                 (shape, 0)
             }
+            // Most lexemes are digits only: their shape follows from the length.
+            Some(Node::Number(n)) if n.bytes().all(|b| b.is_ascii_digit()) => (Shape::digits(n.len()), 0),
             Some(Node::Number(n)) => (Shape::of(n.as_bytes()), 0),
             Some(Node::Null) => (self.fixed.null, 0),
             Some(Node::Bool(true)) => (self.fixed.yes, 0),
