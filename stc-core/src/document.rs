@@ -566,10 +566,15 @@ impl<'a> DocumentBuilder<'a> {
     }
 
     /// Adds a string value that the document may borrow: when `value` needs
-    /// no escaping (no `"`, `\\` or control character, the common case) the
+    /// no escaping (no `"`, `\` or control character, the common case) the
     /// document keeps the slice itself, with no copy; otherwise it is
     /// escaped into the document as [`push_str`](Self::push_str) does. The
-    /// same document as `push_str(value)`.
+    /// same document as `push_str(value)`, which is what the writers see.
+    ///
+    /// For a caller whose strings outlive the builder (a Rust caller's own
+    /// data; a binding's string objects kept alive by the value being
+    /// encoded). A borrowed string takes 16 bytes of the document (its
+    /// `&str`) instead of its length in bytes.
     ///
     /// ```
     /// let text = String::from("borrowed");
