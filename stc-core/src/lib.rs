@@ -206,15 +206,13 @@ pub fn decode_latin1_into(
     options: &(impl AsDecodeOptions + ?Sized),
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    out.clear();
-    // An empty buffer is UTF-8: the writer writes into it, capacity kept.
-    let text = String::from_utf8(std::mem::take(out)).unwrap_or_default();
-    let mut writer = JsonWriter::from_string(text, stc.len() + stc.len() / 2);
+    // The one-byte form written as the reader reads (strings it saw to be
+    // ASCII copied as they are); the buffer's capacity kept.
+    let mut writer = write_json::Latin1Writer::from_vec(std::mem::take(out), stc.len() + stc.len() / 2);
     let result = parse_stc(stc, options, &mut writer);
-    *out = writer.into_string().into_bytes();
-    match result {
-        Ok(()) => write_json::utf8_to_latin1_json(out),
-        Err(_) => out.clear(),
+    *out = writer.into_vec();
+    if result.is_err() {
+        out.clear();
     }
     result
 }

@@ -15,7 +15,7 @@ use crate::strings::{bare_char_len, is_bare_run, is_literal_lookalike, JsonStr, 
 mod number;
 pub(crate) mod scan;
 pub use number::Number;
-use scan::plain_run;
+use scan::{plain_run, plain_run_ascii};
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
 /// it needs; the parser reports [`ErrorKind::Aborted`] at the current token.
@@ -104,6 +104,12 @@ pub trait Sink<'a, E = Abort> {
     fn number_parts(&mut self, n: Number<'a>) -> Result<(), E> {
         self.number(n.lexeme())
     }
+    /// Whether the reader should find out, for each quoted string, whether
+    /// its body is ASCII (the crate's one-byte JSON writer copies such
+    /// strings as they are). It costs the reader 3–8 % on string-heavy
+    /// input, so it is off unless a sink asks. Not part of the stable API.
+    #[doc(hidden)]
+    const ASCII_FLAGS: bool = false;
     /// A string value.
     fn string(&mut self, value: JsonStr<'a>) -> Result<(), E> {
         Ok(())
@@ -486,14 +492,22 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         let start = self.pos;
         let mut escaped = false;
         let mut canonical = true;
+        let mut non_ascii = false;
         loop {
             // Fast scan over bytes that need no attention.
-            self.pos += plain_run(&self.bytes[self.pos..]);
+            if S::ASCII_FLAGS {
+                let (n, high) = plain_run_ascii(&self.bytes[self.pos..]);
+                self.pos += n;
+                non_ascii |= high;
+            } else {
+                self.pos += plain_run(&self.bytes[self.pos..]);
+                non_ascii = true;
+            }
             match self.peek() {
                 Some(b'"') => {
                     let body = self.text.get(start..self.pos).unwrap_or("");
                     self.pos += 1;
-                    return Ok(JsonStr::parsed(body, escaped, canonical));
+                    return Ok(JsonStr::parsed(body, escaped, canonical, !non_ascii));
                 }
                 Some(b'\\') => match scan::escape(&self.bytes[self.pos..]) {
                     Some((n, canon)) => {
@@ -588,7 +602,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             Some(b) if self.dialect == Dialect::Stc && identifier::is_start(b) => {
                 let start = self.pos;
                 self.pos += scan::identifier_len(&self.bytes[start..]);
-                Ok(JsonStr::new_unchecked(self.text.get(start..self.pos).unwrap_or(""), false))
+                Ok(JsonStr::identifier_unchecked(self.text.get(start..self.pos).unwrap_or("")))
             }
             _ if self.dialect == Dialect::Json => {
                 Err(self.expected("'\"' to start an object key (JSON keys are quoted)"))

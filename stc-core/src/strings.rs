@@ -22,6 +22,9 @@ use crate::parser::scan::plain_run;
 pub struct JsonStr<'a> {
     raw: &'a str,
     escapes: Escapes,
+    /// The body is known to be ASCII (the reader saw no byte from 0x80
+    /// up); `false` when it has such bytes or nobody looked.
+    ascii: bool,
 }
 
 /// What is known about a body's escapes.
@@ -53,26 +56,45 @@ impl Eq for JsonStr<'_> {}
 impl<'a> JsonStr<'a> {
     /// Wraps a body known to be valid (used by the parser after it checked it).
     pub(crate) fn new_unchecked(raw: &'a str, escaped: bool) -> JsonStr<'a> {
-        JsonStr { raw, escapes: if escaped { Escapes::AsWritten } else { Escapes::None } }
+        JsonStr { raw, escapes: if escaped { Escapes::AsWritten } else { Escapes::None }, ascii: false }
     }
 
     /// Wraps a body the parser checked, with what it learnt: whether it has
     /// escapes, and whether all of them are canonical (then writing the body
     /// is a copy).
     #[inline]
-    pub(crate) fn parsed(raw: &'a str, escaped: bool, canonical: bool) -> JsonStr<'a> {
+    pub(crate) fn parsed(raw: &'a str, escaped: bool, canonical: bool, ascii: bool) -> JsonStr<'a> {
         let escapes = match (escaped, canonical) {
             (false, _) => Escapes::None,
             (true, true) => Escapes::CanonicalEscaped,
             (true, false) => Escapes::AsWritten,
         };
-        JsonStr { raw, escapes }
+        JsonStr { raw, escapes, ascii }
+    }
+
+    /// A bare key the parser read (`[A-Za-z_][A-Za-z0-9_]*`: ASCII, no escapes).
+    #[inline]
+    pub(crate) fn identifier_unchecked(raw: &'a str) -> JsonStr<'a> {
+        JsonStr { raw, escapes: Escapes::None, ascii: true }
+    }
+
+    /// Whether the body is known to be ASCII and canonical as written: the
+    /// one-byte writer copies it unchanged.
+    #[inline(always)]
+    pub(crate) fn is_ascii_canonical(&self) -> bool {
+        self.ascii && self.escapes != Escapes::AsWritten
+    }
+
+    /// Whether writing the canonical body is a copy of the body.
+    #[inline(always)]
+    pub(crate) fn is_canonical_as_written(&self) -> bool {
+        self.escapes != Escapes::AsWritten
     }
 
     /// Wraps a body known to be canonical (a [`Document`](crate::Document)'s
     /// stored strings and keys).
     pub(crate) fn canonical_unchecked(raw: &'a str) -> JsonStr<'a> {
-        JsonStr { raw, escapes: Escapes::Canonical }
+        JsonStr { raw, escapes: Escapes::Canonical, ascii: false }
     }
 
     /// Checks `raw` as the inside of a JSON string literal and wraps it.

@@ -37,14 +37,6 @@ impl JsonWriter {
         JsonWriter { out: String::with_capacity(capacity), need_comma: false }
     }
 
-    /// A writer appending to `out` (emptied first, its capacity kept), with
-    /// room for about `capacity` bytes of output.
-    pub(crate) fn from_string(mut out: String, capacity: usize) -> Self {
-        out.clear();
-        out.reserve(capacity);
-        JsonWriter { out, need_comma: false }
-    }
-
     /// The JSON text written so far.
     pub fn into_string(self) -> String {
         self.out
@@ -143,16 +135,184 @@ impl<'a> Sink<'a> for JsonWriter {
     }
 }
 
+/// A [`Sink`] that writes [`JsonWriter`]'s minified JSON directly in its
+/// one-byte form (see [`decode_latin1_into`](crate::decode_latin1_into)):
+/// the same bytes as [`JsonWriter`] followed by [`utf8_to_latin1_json`].
+/// A string the reader saw to be ASCII, and canonical as written, is copied
+/// as it is; any other is converted as it is written.
+#[derive(Debug, Default)]
+pub(crate) struct Latin1Writer {
+    out: Vec<u8>,
+    need_comma: bool,
+    /// Room for the canonical form of bodies whose escapes change.
+    scratch: String,
+}
+
+impl Latin1Writer {
+    /// A writer appending to `out` (emptied first, its capacity kept), with
+    /// room for about `capacity` bytes of output.
+    pub(crate) fn from_vec(mut out: Vec<u8>, capacity: usize) -> Self {
+        out.clear();
+        out.reserve(capacity);
+        Latin1Writer { out, need_comma: false, scratch: String::new() }
+    }
+
+    /// The bytes written so far.
+    pub(crate) fn into_vec(self) -> Vec<u8> {
+        self.out
+    }
+
+    #[inline]
+    fn sep(&mut self) {
+        if self.need_comma {
+            self.out.push(b',');
+        }
+    }
+
+    #[inline]
+    fn scalar(&mut self, text: &str) -> Result<(), Abort> {
+        self.sep();
+        self.out.extend_from_slice(text.as_bytes());
+        self.need_comma = true;
+        Ok(())
+    }
+
+    /// The separator if one is due, an opening quote, and the body.
+    #[inline(always)]
+    fn quoted_body(&mut self, s: JsonStr<'_>) {
+        self.out.reserve(s.raw().len() + 4);
+        if self.need_comma {
+            self.out.extend_from_slice(b",\"");
+        } else {
+            self.out.push(b'"');
+        }
+        if s.is_ascii_canonical() {
+            self.out.extend_from_slice(s.raw().as_bytes());
+        } else {
+            self.convert(s);
+        }
+    }
+
+    /// A body that may hold non-ASCII characters (or escapes that change).
+    #[cold]
+    #[inline(never)]
+    fn convert(&mut self, s: JsonStr<'_>) {
+        if s.is_canonical_as_written() {
+            push_latin1(&mut self.out, s.raw().as_bytes());
+        } else {
+            self.scratch.clear();
+            s.write_canonical(&mut self.scratch);
+            push_latin1(&mut self.out, self.scratch.as_bytes());
+        }
+    }
+}
+
+impl<'a> Sink<'a> for Latin1Writer {
+    const ASCII_FLAGS: bool = true;
+    #[inline]
+    fn null(&mut self) -> Result<(), Abort> {
+        self.scalar("null")
+    }
+    #[inline]
+    fn boolean(&mut self, value: bool) -> Result<(), Abort> {
+        self.scalar(if value { "true" } else { "false" })
+    }
+    #[inline]
+    fn number(&mut self, lexeme: &'a str) -> Result<(), Abort> {
+        self.scalar(lexeme)
+    }
+    #[inline]
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), Abort> {
+        self.quoted_body(value);
+        self.out.push(b'"');
+        self.need_comma = true;
+        Ok(())
+    }
+    #[inline]
+    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.sep();
+        self.out.push(b'[');
+        self.need_comma = false;
+        Ok(())
+    }
+    #[inline]
+    fn end_array(&mut self) -> Result<(), Abort> {
+        self.out.push(b']');
+        self.need_comma = true;
+        Ok(())
+    }
+    #[inline]
+    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), Abort> {
+        self.sep();
+        self.out.push(b'{');
+        self.need_comma = false;
+        Ok(())
+    }
+    #[inline(always)]
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), Abort> {
+        self.quoted_body(key);
+        self.out.extend_from_slice(b"\":");
+        self.need_comma = false;
+        Ok(())
+    }
+    #[inline]
+    fn end_object(&mut self) -> Result<(), Abort> {
+        self.out.push(b'}');
+        self.need_comma = true;
+        Ok(())
+    }
+}
+
+/// Appends UTF-8 text `src` to `out` in the one-byte form: ASCII runs
+/// copied whole, every other character as one byte up to U+00FF, as
+/// `\uXXXX` escapes (two for a pair) above.
+fn push_latin1(out: &mut Vec<u8>, src: &[u8]) {
+    let end = src.len();
+    let mut r = 0;
+    while r < end {
+        let run = ascii_run(&src[r..]);
+        out.extend_from_slice(&src[r..r + run]);
+        r += run;
+        while r < end {
+            let lead = src[r];
+            if lead < 0x80 {
+                break;
+            }
+            let cont = |k: usize| u32::from(src.get(r + k).copied().unwrap_or(0x80) & 0x3F);
+            if lead < 0xE0 {
+                let u = ((u32::from(lead) & 0x1F) << 6) | cont(1);
+                r += 2;
+                match u8::try_from(u) {
+                    Ok(b) => out.push(b),
+                    Err(_) => push_escape(out, u),
+                }
+            } else if lead < 0xF0 {
+                let u = ((u32::from(lead) & 0x0F) << 12) | (cont(1) << 6) | cont(2);
+                r += 3;
+                push_escape(out, u);
+            } else {
+                let u = ((u32::from(lead) & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
+                r += 4;
+                let v = u - 0x10000;
+                push_escape(out, 0xD800 | (v >> 10));
+                push_escape(out, 0xDC00 | (v & 0x3FF));
+            }
+        }
+    }
+}
+
 /// Rewrites minified JSON text `out` (UTF-8) in place into its one-byte form:
 /// every character up to U+00FF as one byte (Latin-1), every other as a
 /// `\uXXXX` escape (two for a pair). Such characters only occur inside
 /// strings (the structure is ASCII), where JSON allows the escapes: the text
 /// is the same JSON value.
 ///
-/// The writer writes UTF-8 with no per-string check; this pass costs one
+/// The one-byte writer's reference (session 6's form of
+/// `decode_latin1_into`, now a test oracle). This pass costs one
 /// word-at-a-time ASCII scan when the text is ASCII, and otherwise rewrites
 /// the text from its first non-ASCII byte through the spare room at the end
 /// of `out` (no allocation once `out` is large enough).
+#[cfg(test)]
 pub(crate) fn utf8_to_latin1_json(out: &mut Vec<u8>) {
     if out.is_ascii() {
         return;
@@ -365,5 +525,47 @@ impl<'a> Sink<'a> for PrettyJsonWriter {
     #[inline]
     fn end_object(&mut self) -> Result<(), Abort> {
         self.close('}')
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{parse_stc, DecodeOptions, Version};
+
+    /// The one-byte writer against the UTF-8 writer and the rewrite.
+    fn same(stc: &str, options: &DecodeOptions) {
+        let mut utf8 = JsonWriter::with_capacity(0);
+        let a = parse_stc(stc, options, &mut utf8);
+        let mut want = utf8.into_string().into_bytes();
+        utf8_to_latin1_json(&mut want);
+        let mut one = Latin1Writer::from_vec(Vec::new(), 0);
+        let b = parse_stc(stc, options, &mut one);
+        assert_eq!(a, b, "{stc}");
+        if a.is_ok() {
+            assert_eq!(one.into_vec(), want, "{stc}");
+        }
+    }
+
+    #[test]
+    fn latin1_writer_writes_what_the_rewrite_of_the_utf8_writer_writes() {
+        let v2 = DecodeOptions::default().version(Version::V2);
+        for s in ["a", "é", "ā", "😀", "\\u00e9", "\\u0101", "\\ud83d\\ude00", "\\/é", "\\n", "x\\\"é", "ÿ\\t€"]
+        {
+            for body in
+                [s.to_string(), format!("{s}{s}abcdefghijklmnopqrstuvwxyz{s}"), format!("{}{s}", "q".repeat(40))]
+            {
+                same(&format!("{{\"{body}\": [\"{body}\", 1, true], k: \"{body}\"}}"), &DecodeOptions::default());
+                same(&format!("{{k: {body}, m[1]{{a}}: {body}}}"), &v2);
+            }
+        }
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        for name in ["twitter.json", "gsoc-2018.json", "random.json", "citm_catalog.json"] {
+            let Ok(json) = std::fs::read_to_string(corpus.join(name)) else { continue };
+            for version in [Version::V1, Version::V2] {
+                let stc = crate::encode_with(&json, &crate::EncodeOptions::default().version(version)).unwrap();
+                same(&stc, &DecodeOptions::default().version(version));
+            }
+        }
     }
 }

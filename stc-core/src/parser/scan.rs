@@ -85,6 +85,46 @@ pub(crate) fn plain_run(bytes: &[u8]) -> usize {
     i + rest.iter().position(|&b| is_special(b)).unwrap_or(rest.len())
 }
 
+/// [`plain_run`], and whether any byte of the run is non-ASCII (0x80 or
+/// above: part of a multi-byte UTF-8 character). The reader's string scan:
+/// the flag lets the one-byte writer copy ASCII-only strings as they are.
+#[inline]
+pub(crate) fn plain_run_ascii(bytes: &[u8]) -> (usize, bool) {
+    let mut i = 0;
+    let mut high = 0u64;
+    if let Some(w) = word_at(bytes, 0) {
+        let m = word_specials(w);
+        if m != 0 {
+            // The high bits of the bytes before the lowest special one.
+            let before = (m & m.wrapping_neg()) - 1;
+            return ((m.trailing_zeros() / 8) as usize, w & HIGH & before != 0);
+        }
+        high = w;
+        i = 8;
+        while let Some(block) = bytes.get(i..i + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok()) {
+            if block_has_special(block) {
+                break;
+            }
+            let (a, b) = block.split_at(8);
+            high |= u64::from_le_bytes(a.try_into().unwrap_or_default())
+                | u64::from_le_bytes(b.try_into().unwrap_or_default());
+            i += BLOCK;
+        }
+        while let Some(w) = word_at(bytes, i) {
+            let m = word_specials(w);
+            if m != 0 {
+                let before = (m & m.wrapping_neg()) - 1;
+                return (i + (m.trailing_zeros() / 8) as usize, ((high | (w & before)) & HIGH) != 0);
+            }
+            high |= w;
+            i += 8;
+        }
+    }
+    let rest = &bytes[i..];
+    let n = rest.iter().position(|&b| is_special(b)).unwrap_or(rest.len());
+    (i + n, high & HIGH != 0 || !rest[..n].is_ascii())
+}
+
 /// The high bit of each byte of `w` that is at least `lo`, for bytes whose
 /// high bit is set first (so no borrow crosses bytes; `lo` at most 0x80).
 #[inline(always)]
@@ -193,6 +233,29 @@ mod tests {
     /// The byte loop the wide scan must agree with.
     fn plain_run_bytewise(bytes: &[u8]) -> usize {
         bytes.iter().position(|&b| is_special(b)).unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn plain_run_ascii_agrees_with_the_byte_loop_at_every_position() {
+        // A special byte (or none) at every position, and a non-ASCII byte
+        // at every position before, at and after it.
+        for len in 0..48 {
+            for special in (0..len).map(Some).chain([None]) {
+                for high in (0..len).map(Some).chain([None]) {
+                    let mut b = vec![b'a'; len];
+                    if let Some(h) = high {
+                        b[h] = 0xC3;
+                    }
+                    if let Some(sp) = special {
+                        b[sp] = [b'"', b'\\', 0x01][sp % 3];
+                    }
+                    let n = plain_run_bytewise(&b);
+                    let want = (n, !b[..n].is_ascii());
+                    assert_eq!(plain_run_ascii(&b), want, "{b:?}");
+                    assert_eq!(plain_run(&b), n);
+                }
+            }
+        }
     }
 
     #[test]
