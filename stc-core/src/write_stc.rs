@@ -367,6 +367,19 @@ struct Plan<'d, 'a> {
     partial: Partial,
     /// The shapes of the fixed texts a value can stand as, found once.
     fixed: FixedShapes,
+    /// The key shapes of the last table priced by
+    /// [`price_rows_once`](Self::price_rows_once).
+    column_shapes: ColumnShapes,
+}
+
+/// The columns of a table candidate as its prices need them: each key's
+/// [`Shape`] (the text `push_key` writes) and the shape of the header after
+/// its count (`]{cols}:`), with the key nodes they were found for.
+#[derive(Debug, Default)]
+struct ColumnShapes {
+    keys: Vec<u32>,
+    shapes: Vec<Shape>,
+    tail: Shape,
 }
 
 /// The [`Shape`]s of the texts that stand for a value whatever it holds: a
@@ -474,6 +487,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             pending_scratch: String::new(),
             partial: Partial::default(),
             fixed: FixedShapes::new(),
+            column_shapes: ColumnShapes::default(),
         };
         for o in (0..count).rev() {
             plan.base = o;
@@ -888,23 +902,47 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// prices it, and the rows are priced).
     #[inline(never)]
     fn price_rows_once(&mut self, i: usize, len: usize, end: usize, columns: &[Column]) -> Option<(usize, bool)> {
-        let mut text = std::mem::take(&mut self.scratch);
-        text.clear();
-        let mut keys = Vec::with_capacity(columns.len());
-        for column in columns {
-            push_key(&mut text, self.nodes.body(column.key));
-            keys.push(Shape::of(text.as_bytes()));
+        debug_assert!(columns.iter().all(|c| c.sub.is_empty()));
+        // The keys' shapes and the header's after its count, kept from the
+        // table before when it has the same column names (many small tables
+        // of one document do: the rows' nested arrays).
+        let cache = &self.column_shapes;
+        let hit = cache.keys.len() == columns.len()
+            && columns.iter().zip(&cache.keys).all(|(c, &k)| self.nodes.same_text(c.key, k as usize));
+        if !hit {
+            let mut text = std::mem::take(&mut self.scratch);
             text.clear();
+            let cache = &mut self.column_shapes;
+            cache.keys.clear();
+            cache.shapes.clear();
+            for column in columns {
+                push_key(&mut text, self.nodes.body(column.key));
+                cache.shapes.push(Shape::of(text.as_bytes()));
+                cache.keys.push(index32(column.key));
+                text.clear();
+            }
+            text.push(']');
+            push_columns(&mut text, self.nodes, columns);
+            text.push(':');
+            cache.tail = Shape::of(text.as_bytes());
+            text.clear();
+            self.scratch = text;
         }
-        text.push('[');
-        push_count(&mut text, len);
-        text.push(']');
-        push_columns(&mut text, self.nodes, columns);
-        text.push(':');
+        let keys = std::mem::take(&mut self.column_shapes.shapes);
+        let priced = self.price_rows_with(i, len, end, &keys);
+        self.column_shapes.shapes = keys;
+        priced
+    }
+
+    /// [`price_rows_once`](Self::price_rows_once) with the columns' key
+    /// shapes found (and the header's after its count in
+    /// [`Plan::column_shapes`]).
+    fn price_rows_with(&mut self, i: usize, len: usize, end: usize, keys: &[Shape]) -> Option<(usize, bool)> {
+        // `[N]{cols}:` as `[`, the count's digits and the rest.
         let mut table = Chain::default();
-        table.push(&Shape::of(text.as_bytes()));
-        text.clear();
-        self.scratch = text;
+        table.byte(b'[');
+        table.push(&Shape::digits(itoa::Buffer::new().format(len).len()));
+        table.push(&self.column_shapes.tail);
         // Whether every row's object chain is exact (see `Shape::joins`):
         // a key followed by `:` needs only its own shape exact.
         let mut objects_exact = keys.iter().all(Shape::is_exact);
@@ -953,11 +991,11 @@ impl<'d, 'a> Plan<'d, 'a> {
             // containers cost beyond their stand-ins) is in both.
             if objects_exact && cost < lower.saturating_add(table_extra) {
                 #[cfg(test)]
-                self.price_rows_as_objects(i, end, &keys);
+                self.price_rows_as_objects(i, end, keys);
                 return Some((cost, true));
             }
         }
-        self.price_rows_as_objects(i, end, &keys);
+        self.price_rows_as_objects(i, end, keys);
         table.map(|cost| (cost, false))
     }
 
