@@ -870,7 +870,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
                     .into());
             }
             self.pos = end;
-            return Ok(Some(Some(JsonStr::new_unchecked(run, false))));
+            return Ok(Some(Some(JsonStr::bare_unchecked(run, S::ASCII_FLAGS && run.is_ascii()))));
         }
         if !self.v2 || run.is_empty() {
             return Ok(None);

@@ -72,6 +72,13 @@ impl<'a> JsonStr<'a> {
         JsonStr { raw, escapes, ascii }
     }
 
+    /// A [v2] bare string the parser read (no escapes), with whether it is
+    /// known to be ASCII.
+    #[inline]
+    pub(crate) fn bare_unchecked(raw: &'a str, ascii: bool) -> JsonStr<'a> {
+        JsonStr { raw, escapes: Escapes::None, ascii }
+    }
+
     /// A bare key the parser read (`[A-Za-z_][A-Za-z0-9_]*`: ASCII, no escapes).
     #[inline]
     pub(crate) fn identifier_unchecked(raw: &'a str) -> JsonStr<'a> {
