@@ -1119,6 +1119,9 @@ impl<'d, 'a> Plan<'d, 'a> {
         if keys.is_empty() || keys.len() > MAX_COLUMNS {
             return None;
         }
+        // The first row's key texts, read once; each later row's keys are
+        // compared with them.
+        let names: Vec<&[u8]> = keys.iter().map(|&key| self.nodes.body(key).as_bytes()).collect();
         let mut r = self.skip(first);
         while r < end {
             if !matches!(self.nodes.get(r), Some(Node::Object { len, .. }) if len == keys.len()) {
@@ -1126,8 +1129,8 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
             let row_end = self.skip(r);
             let mut k = r + 1;
-            for &key in &keys {
-                if k >= row_end || !self.nodes.same_text(k, key) {
+            for &name in &names {
+                if k >= row_end || self.nodes.body(k).as_bytes() != name {
                     return None;
                 }
                 k = self.skip(k + 1);
