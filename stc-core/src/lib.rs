@@ -206,11 +206,28 @@ pub fn decode_latin1_into(
     options: &(impl AsDecodeOptions + ?Sized),
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    // The one-byte form written as the reader reads (strings it saw to be
-    // ASCII copied as they are); the buffer's capacity kept.
-    let mut writer = write_json::Latin1Writer::from_vec(std::mem::take(out), stc.len() + stc.len() / 2);
-    let result = parse_stc(stc, options, &mut writer);
-    *out = writer.into_vec();
+    let capacity = stc.len() + stc.len() / 2;
+    let result = if stc.is_ascii() {
+        // ASCII input: `decode_with`'s writer, then one pass that finds the
+        // output ASCII unless an escape became a character (cheaper than
+        // the reader's per-string flags); the buffer's capacity kept.
+        out.clear();
+        let text = String::from_utf8(std::mem::take(out)).unwrap_or_default();
+        let mut writer = JsonWriter::from_string(text, capacity);
+        let result = parse_stc(stc, options, &mut writer);
+        *out = writer.into_string().into_bytes();
+        if result.is_ok() {
+            write_json::utf8_to_latin1_json(out);
+        }
+        result
+    } else {
+        // The one-byte form written as the reader reads (strings it saw
+        // to be ASCII copied as they are).
+        let mut writer = write_json::Latin1Writer::from_vec(std::mem::take(out), capacity);
+        let result = parse_stc(stc, options, &mut writer);
+        *out = writer.into_vec();
+        result
+    };
     if result.is_err() {
         out.clear();
     }

@@ -37,6 +37,14 @@ impl JsonWriter {
         JsonWriter { out: String::with_capacity(capacity), need_comma: false }
     }
 
+    /// A writer appending to `out` (emptied first, its capacity kept), with
+    /// room for about `capacity` bytes of output.
+    pub(crate) fn from_string(mut out: String, capacity: usize) -> Self {
+        out.clear();
+        out.reserve(capacity);
+        JsonWriter { out, need_comma: false }
+    }
+
     /// The JSON text written so far.
     pub fn into_string(self) -> String {
         self.out
@@ -307,12 +315,12 @@ fn push_latin1(out: &mut Vec<u8>, src: &[u8]) {
 /// strings (the structure is ASCII), where JSON allows the escapes: the text
 /// is the same JSON value.
 ///
-/// The one-byte writer's reference (session 6's form of
-/// `decode_latin1_into`, now a test oracle). This pass costs one
+/// `decode_latin1_into` of ASCII input (whose output is ASCII but for
+/// characters written as escapes the canonical form writes raw), and the
+/// one-byte writer's reference in its unit test. This pass costs one
 /// word-at-a-time ASCII scan when the text is ASCII, and otherwise rewrites
 /// the text from its first non-ASCII byte through the spare room at the end
 /// of `out` (no allocation once `out` is large enough).
-#[cfg(test)]
 pub(crate) fn utf8_to_latin1_json(out: &mut Vec<u8>) {
     if out.is_ascii() {
         return;
@@ -544,6 +552,26 @@ mod tests {
         assert_eq!(a, b, "{stc}");
         if a.is_ok() {
             assert_eq!(one.into_vec(), want, "{stc}");
+        }
+    }
+
+    #[test]
+    fn decode_latin1_into_takes_either_path_to_the_same_bytes() {
+        // ASCII input whose escapes become characters (the rewrite path),
+        // and the same with a non-ASCII character (the one-byte writer).
+        let mut out = Vec::new();
+        for (stc, want) in [
+            (
+                r#"{"k\u00e9": ["\u00e9\u0101", "\ud83d\ude00", "a\/b"]}"#,
+                &b"{\"k\xe9\":[\"\xe9\\u0101\",\"\\ud83d\\ude00\",\"a/b\"]}"[..],
+            ),
+            (
+                r#"{"k\u00e9": ["\u00e9\u0101", "\ud83d\ude00", "a\/bé"]}"#,
+                &b"{\"k\xe9\":[\"\xe9\\u0101\",\"\\ud83d\\ude00\",\"a/b\xe9\"]}"[..],
+            ),
+        ] {
+            crate::decode_latin1_into(stc, &DecodeOptions::default(), &mut out).unwrap();
+            assert_eq!(out, want, "{stc}");
         }
     }
 
