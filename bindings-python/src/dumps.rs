@@ -12,11 +12,13 @@ use pyo3::types::dict::BoundDictIterator;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use stc_core::{DocumentBuilder, EncodeOptions, ErrorKind};
 
-use crate::pyobj::ascii_str;
+use crate::pyobj::{ascii_str, KeepAlive};
 use crate::text::{limits, parse_profile, parse_version, run_detached};
 
-struct Walker<'py, 'd> {
-    builder: DocumentBuilder<'static>,
+struct Walker<'py, 'd, 'k> {
+    builder: DocumentBuilder<'k>,
+    /// The `str`s whose text the builder borrows.
+    keep: &'k KeepAlive,
     default: Option<&'d Bound<'py, PyAny>>,
     sort_keys: bool,
     skipkeys: bool,
@@ -225,7 +227,7 @@ impl FloatText {
     }
 }
 
-impl<'py> Walker<'py, '_> {
+impl<'py> Walker<'py, '_, '_> {
     /// Walks `root` and everything in it, in document order, without recursion.
     fn walk(&mut self, root: &Bound<'py, PyAny>) -> PyResult<()> {
         self.value(root.clone())?;
@@ -287,6 +289,10 @@ impl<'py> Walker<'py, '_> {
             let exact = &self.exact;
             if ty == exact.str {
                 let s = obj.cast_exact::<PyString>()?;
+                // ASCII text borrowed by the document (no copy), other text copied.
+                if let Some(text) = self.keep.ascii(s) {
+                    return self.builder.push_str_borrowed(text).map_err(builder_error);
+                }
                 return match text_of(s)? {
                     Text::Utf8(text) => self.builder.push_str(text),
                     Text::Utf16(units) => self.builder.push_utf16(&units),
@@ -397,6 +403,10 @@ impl<'py> Walker<'py, '_> {
         let exact_str = key.get_type_ptr() == self.exact.str;
         let text: String = if let Ok(s) = if exact_str { key.cast_exact::<PyString>() } else { key.cast::<PyString>() }
         {
+            if let Some(text) = self.keep.ascii(s) {
+                self.builder.push_key_borrowed(text).map_err(builder_error)?;
+                return Ok(true);
+            }
             match text_of(s)? {
                 Text::Utf8(text) => self.builder.push_key(text),
                 Text::Utf16(units) => self.builder.push_key_utf16(&units),
@@ -444,8 +454,11 @@ pub(crate) fn dumps<'py>(
     let options = EncodeOptions::default().profile(parse_profile(&profile)?).version(parse_version(version.as_ref())?);
     // Any limit is honoured: the walk and the core keep their stacks on the heap.
     let max_depth = limits(max_depth).max_depth;
+    // Dropped after the document that borrows from it.
+    let keep = KeepAlive::new();
     let mut walker = Walker {
         builder: DocumentBuilder::with_capacity(64, max_depth),
+        keep: &keep,
         default: default.as_ref(),
         sort_keys,
         skipkeys,
@@ -475,8 +488,10 @@ pub(crate) fn dumps_split(obj: &Bound<'_, PyAny>, loops: usize) -> PyResult<(f64
     let mut best = [f64::INFINITY; 3];
     for _ in 0..loops.max(1) {
         let start = std::time::Instant::now();
+        let keep = KeepAlive::new();
         let mut walker = Walker {
             builder: DocumentBuilder::with_capacity(64, max_depth),
+            keep: &keep,
             default: None,
             sort_keys: false,
             skipkeys: false,

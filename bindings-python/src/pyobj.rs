@@ -238,3 +238,55 @@ pub(crate) fn new_int(py: Python<'_>, value: i64) -> PyResult<Bound<'_, PyAny>> 
 pub(crate) fn new_float(py: Python<'_>, value: f64) -> Bound<'_, PyAny> {
     pyo3::types::PyFloat::new(py, value).into_any()
 }
+
+/// Strings that `dumps`' document borrows, kept alive for as long as it
+/// does: the document holds slices of their UTF-8 text instead of copies
+/// (`DocumentBuilder::push_str_borrowed`), and each slice is valid while its
+/// `str` lives, which a strong reference here guarantees.
+#[cfg(not(feature = "abi3"))]
+pub(crate) struct KeepAlive {
+    strings: std::cell::RefCell<Vec<Py<pyo3::types::PyString>>>,
+}
+
+#[cfg(not(feature = "abi3"))]
+impl KeepAlive {
+    pub(crate) fn new() -> Self {
+        KeepAlive { strings: std::cell::RefCell::new(Vec::new()) }
+    }
+
+    /// The text of a compact ASCII `str`, borrowed for as long as `self`
+    /// lives (a reference to the `str` is kept), or `None` for any other
+    /// string.
+    #[inline]
+    pub(crate) fn ascii<'k>(&'k self, s: &Bound<'_, pyo3::types::PyString>) -> Option<&'k str> {
+        let text = ascii_str(s)?;
+        let (ptr, len) = (text.as_ptr(), text.len());
+        self.strings.borrow_mut().push(s.clone().unbind());
+        // SAFETY: `ptr..ptr + len` is the character data of the compact
+        // ASCII `str` `s` (checked by `ascii_str`): it lies inside the
+        // object's own allocation, right after its header, and never
+        // changes (a `str` is immutable once other code can see it). The
+        // reference just pushed keeps the object alive until `self` is
+        // dropped, and the borrow of `self` for `'k` ends before that; the
+        // vector holds pointers to objects, so its growth does not move the
+        // text. Valid UTF-8: every byte is below 0x80.
+        Some(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) })
+    }
+}
+
+/// The `abi3` build borrows nothing (the layout is not part of the stable ABI).
+#[cfg(feature = "abi3")]
+pub(crate) struct KeepAlive;
+
+#[cfg(feature = "abi3")]
+impl KeepAlive {
+    pub(crate) fn new() -> Self {
+        KeepAlive
+    }
+
+    /// Always `None`: strings are copied.
+    #[inline]
+    pub(crate) fn ascii<'k>(&'k self, _s: &Bound<'_, pyo3::types::PyString>) -> Option<&'k str> {
+        None
+    }
+}

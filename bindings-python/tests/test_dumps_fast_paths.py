@@ -206,6 +206,33 @@ def test_a_default_hook_may_shrink_the_list_being_written() -> None:
     assert stc.dumps(items, default=hook) == stc.encode("[null]")
 
 
+def test_borrowed_strings_outlive_their_containers() -> None:
+    """The document borrows the text of ASCII `str`s until the output is
+    written: strings and keys already pushed stay readable when a hook drops
+    every other reference to them (and allocates new strings that could take
+    their memory), and strings a hook returns, referenced by nothing else,
+    are written as they were."""
+    made = ["".join(["value-", str(i), "-x" * (i % 9)]) for i in range(300)]
+    keys = ["".join(["key-", str(i), "-y" * (i % 7)]) for i in range(300)]
+    expected = [*made, {k: v for k, v in zip(keys, made, strict=True)}, "fresh-0", "fresh-1"]
+    text = json.dumps(expected, separators=(",", ":"))
+    data: list[Any] = [*made, {k: v for k, v in zip(keys, made, strict=True)}, object(), object()]
+    del made, keys
+    turn = iter(range(2))
+    junk: list[str] = []
+
+    def hook(obj: object) -> Any:
+        i = next(turn)
+        if i == 0:
+            # The list and dict already pushed lose their strings.
+            data[:-2] = [None] * (len(data) - 2)
+            junk.extend("".join(["overwrite", str(n)]) * 3 for n in range(3000))
+        return "".join(["fresh-", str(i)])
+
+    assert stc.dumps(data, default=hook) == stc.encode(text)
+    assert stc.decode(stc.encode(text)) == text
+
+
 def test_non_finite_floats_still_refused() -> None:
     for bad in (math.inf, -math.inf, math.nan):
         with pytest.raises(ValueError, match="not JSON compliant"):
