@@ -14,7 +14,10 @@
 //!   `Number::new(lexeme)` (the same parts, found by a scan of its own);
 //! - a sink that overrides only `number` (the provided `number_parts`)
 //!   sees the same events, the same lexemes in the same order, and the same
-//!   result (the same error: kind, offset, line, column, message);
+//!   result (the same error: kind, offset, line, column, message); the first
+//!   sink also asks for the reader's ASCII flags on strings (the hidden
+//!   `Sink::ASCII_FLAGS` of the one-byte writer, 9a6165f), so the reader's
+//!   two string scans are compared too;
 //! - both sinks refusing at the same number (its index taken from the first
 //!   byte) stop the reader with the same `Failure` after the same events.
 //!
@@ -80,8 +83,8 @@ enum Reader {
 /// and compares what they saw and how the reader ended; returns the count of
 /// numbers seen.
 fn compare(text: &str, reader: Reader, stop: Option<usize>) -> usize {
-    let mut parts = Recorder::new(text, stop, true);
-    let mut plain = Recorder::new(text, stop, false);
+    let mut parts = Recorder::<true>::new(text, stop);
+    let mut plain = Recorder::<false>::new(text, stop);
     let (a, b) = match reader {
         Reader::Stc(version) => {
             let options = DecodeOptions::default().version(version);
@@ -127,18 +130,20 @@ enum Event<'a> {
 }
 
 /// Records every event; counts numbers and refuses at number `stop`.
-struct Recorder<'a> {
+/// `PARTS`: overrides `number_parts` (else only `number`), and asks the
+/// reader for its ASCII flags on strings (the hidden `Sink::ASCII_FLAGS`,
+/// which only the one-byte writer sets: the reader's other string scan,
+/// `plain_run_ascii`, must end each string where `plain_run` does).
+struct Recorder<'a, const PARTS: bool> {
     input: &'a str,
     stop: Option<usize>,
-    /// Overrides `number_parts` (else only `number`).
-    parts: bool,
     numbers: usize,
     events: Vec<Event<'a>>,
 }
 
-impl<'a> Recorder<'a> {
-    fn new(input: &'a str, stop: Option<usize>, parts: bool) -> Self {
-        Recorder { input, stop, parts, numbers: 0, events: Vec::new() }
+impl<'a, const PARTS: bool> Recorder<'a, PARTS> {
+    fn new(input: &'a str, stop: Option<usize>) -> Self {
+        Recorder { input, stop, numbers: 0, events: Vec::new() }
     }
 
     /// Records a number; `Err(index)` when this is the one to refuse.
@@ -159,7 +164,9 @@ impl<'a> Recorder<'a> {
     }
 }
 
-impl<'a> Sink<'a, usize> for Recorder<'a> {
+impl<'a, const PARTS: bool> Sink<'a, usize> for Recorder<'a, PARTS> {
+    const ASCII_FLAGS: bool = PARTS;
+
     fn null(&mut self) -> Result<(), usize> {
         self.events.push(Event::Null);
         Ok(())
@@ -169,12 +176,12 @@ impl<'a> Sink<'a, usize> for Recorder<'a> {
         Ok(())
     }
     fn number(&mut self, lexeme: &'a str) -> Result<(), usize> {
-        assert!(!self.parts, "a reader called number, not number_parts, for {lexeme:?}");
+        assert!(!PARTS, "a reader called number, not number_parts, for {lexeme:?}");
         assert!(is_json_number(lexeme), "number {lexeme:?} is not a JSON number");
         self.record_number(lexeme)
     }
     fn number_parts(&mut self, n: Number<'a>) -> Result<(), usize> {
-        if !self.parts {
+        if !PARTS {
             // The provided method: hands the lexeme to `number`.
             return self.number(n.lexeme());
         }
