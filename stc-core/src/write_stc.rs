@@ -987,9 +987,13 @@ impl<'d, 'a> Plan<'d, 'a> {
             table.finish().map(|tokens| tokens.saturating_add(table_extra))
         };
         if let Some(cost) = table {
-            // `cost < lower + table_extra`: every row's extra (what its
-            // containers cost beyond their stand-ins) is in both.
-            if objects_exact && cost < lower.saturating_add(table_extra) {
+            // Version 2 only for rows of scalars: there a container's cost
+            // depends on where it stands, and the bound does not hold
+            // (proptest `v2_encode_then_decode_is_the_identity` found rows
+            // of nested objects whose plain form costs what the table does,
+            // 58 = 58; see proptest-regressions), so such a table is priced
+            // against plain and compact as before.
+            if objects_exact && (!nested || !self.v2) && cost < lower.saturating_add(table_extra) {
                 #[cfg(test)]
                 self.price_rows_as_objects(i, end, keys);
                 return Some((cost, true));
