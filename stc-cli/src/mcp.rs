@@ -196,7 +196,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let mut options = ProxyOptions::new(program, command.collect());
-    options.rewrite = RewriteOptions {
+    options.engine.rewrite = RewriteOptions {
         min_bytes: args.min_bytes,
         max_bytes: args.max_bytes,
         profile: args.profile.into(),
@@ -224,14 +224,14 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         let truncate = TruncateOptions {
             plan,
             token_budget: args.budget,
-            tokenizer: options.rewrite.gate.tokenizer,
-            limits: options.rewrite.limits,
+            tokenizer: options.engine.rewrite.gate.tokenizer,
+            limits: options.engine.rewrite.limits,
             version: args.stc_version,
         };
-        options.stash = Some(StashOptions { store, truncate, tool });
+        options.engine.stash = Some(StashOptions { store, truncate, tool });
     }
-    options.include_tools = args.include_tools;
-    options.exclude_tools = args.exclude_tools;
+    options.engine.include_tools = args.include_tools;
+    options.engine.exclude_tools = args.exclude_tools;
     options.max_message_bytes = args.max_message_bytes;
     options.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
     match stc_mcp::proxy::run(options) {

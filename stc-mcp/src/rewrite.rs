@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use stc_core::{Chosen, EncodeOptions, GateOptions, Limits, Profile, Version};
+use stc_core::{Chosen, Document, EncodeOptions, GateOptions, Limits, Profile, Version};
 use stc_stash::{references_in, Kept, Key, StashStore, TruncateError, TruncateOptions};
 
 /// When and how a JSON text block is re-encoded.
@@ -133,7 +133,7 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
     }
     let source = cut.as_deref().unwrap_or(text);
     let encode = EncodeOptions::default().profile(options.profile).limits(options.limits).version(options.version);
-    let gated = stc_core::encode_gated(source, &encode, &options.gate).ok()?;
+    let gated = Document::parse_json(source, &options.limits).ok()?.encode_gated_with(&encode, &options.gate);
     if cut.is_some() {
         let keys = references_in(&gated.text);
         return Some(Encoded { text: gated.text, truncated: true, keys });
@@ -226,8 +226,9 @@ struct ToolResultView<'a> {
     meta: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
+/// A content block, as far as the rewrite looks at it.
 #[derive(Deserialize)]
-struct BlockView<'a> {
+pub(crate) struct BlockView<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -268,10 +269,23 @@ pub fn rewrite_tool_result_with(
     if view.meta.as_ref().is_some_and(|m| m.contains_key(crate::stash::RETRIEVED_META)) {
         return None;
     }
+    rewrite_blocks(result, view.content?, options, truncation)
+}
+
+/// Re-encodes the JSON text blocks among `blocks`, which were read from
+/// `outer` (a result or a whole message; their spans borrow from it), and
+/// returns `outer` with the new texts spliced in; `None` when nothing
+/// changed. The caller has checked `isError` and `_meta`.
+pub(crate) fn rewrite_blocks(
+    outer: &str,
+    blocks: Vec<BlockView<'_>>,
+    options: &RewriteOptions,
+    truncation: Option<Truncation>,
+) -> Option<(String, RewriteStats, Vec<Key>)> {
     let mut keys = Vec::new();
     let mut splices = Vec::new();
     let mut stats = RewriteStats::default();
-    for block in view.content.unwrap_or_default() {
+    for block in blocks {
         let (Some(kind), Some(raw)) = (block.kind, block.text) else { continue };
         if kind != "text" {
             continue;
@@ -280,7 +294,7 @@ pub fn rewrite_tool_result_with(
         let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) else { continue };
         if let Some(encoded) = encode_text_with(&text, options, truncation) {
             let Ok(quoted) = serde_json::to_string(&encoded.text) else { continue };
-            let start = offset_in(result, raw.get());
+            let start = offset_in(outer, raw.get());
             stats.blocks += 1;
             stats.bytes_before += text.len();
             stats.bytes_after += encoded.text.len();
@@ -292,7 +306,28 @@ pub fn rewrite_tool_result_with(
     if splices.is_empty() {
         return None;
     }
-    Some((splice(result, &splices), stats, keys))
+    Some((splice(outer, &splices), stats, keys))
+}
+
+/// [`add_instructions`] in the `result` of a whole response message.
+pub(crate) fn add_instructions_in(message: &str, primer: &str) -> Option<String> {
+    map_result(message, |r| add_instructions(r, primer))
+}
+
+/// [`add_tool`] in the `result` of a whole response message.
+pub(crate) fn add_tool_in(message: &str, name: &str, tool: &str) -> AddTool {
+    let mut found = AddTool::NotHere;
+    let new = map_result(message, |r| match add_tool(r, name, tool) {
+        AddTool::Added(new) => Some(new),
+        other => {
+            found = other;
+            None
+        }
+    });
+    match new {
+        Some(new) => AddTool::Added(new),
+        None => found,
+    }
 }
 
 /// Adds `primer` to the `instructions` of an `initialize` result (the text of
