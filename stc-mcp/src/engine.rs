@@ -88,6 +88,56 @@ pub struct StashOptions {
     pub tool: ToolName,
 }
 
+/// What the proxy does with `structuredContent` (`--structured`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Structured {
+    /// Per request, from the client's identity: for the hosts of
+    /// [`TEXT_ONLY_HOSTS`] as [`Structured::Text`], for others as
+    /// [`Structured::Keep`].
+    #[default]
+    Auto,
+    /// Never touch `structuredContent` or `outputSchema`.
+    Keep,
+    /// For every client: a tool result's `structuredContent` is dropped and
+    /// its data goes into the text as STC
+    /// ([`rewrite::text_for_structured`]); `tools/list` results lose their
+    /// tools' `outputSchema` ([`rewrite::strip_output_schemas`]), so that no
+    /// result breaks a schema the client was given.
+    Text,
+}
+
+impl std::str::FromStr for Structured {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Structured, String> {
+        match s {
+            "auto" => Ok(Structured::Auto),
+            "keep" => Ok(Structured::Keep),
+            "text" => Ok(Structured::Text),
+            _ => Err(format!("unknown structured-content policy {s:?} (auto, keep or text)")),
+        }
+    }
+}
+
+/// Hosts known to show the model only `structuredContent` when a tool result
+/// has it (they hand the model `JSON.stringify(structuredContent)` and drop
+/// the text blocks), by the `clientInfo.name` they send, with the product
+/// they are: under [`Structured::Auto`] their results carry the data as STC
+/// text instead.
+///
+/// - `claude-code`: Claude Code (anthropics/claude-code #55677, #79944);
+/// - `Visual Studio Code`, `Visual Studio Code - Insiders`: VS Code's MCP
+///   client, which sends the product name (microsoft/vscode #290063).
+pub const TEXT_ONLY_HOSTS: &[(&str, &str)] = &[
+    ("claude-code", "Claude Code"),
+    ("Visual Studio Code", "VS Code"),
+    ("Visual Studio Code - Insiders", "VS Code Insiders"),
+];
+
+/// True if the client is one of [`TEXT_ONLY_HOSTS`] (exact name).
+pub fn reads_only_structured(client: &ClientInfo) -> bool {
+    TEXT_ONLY_HOSTS.iter().any(|(name, _)| *name == client.name)
+}
+
 /// What the engine does to messages, whatever the transport.
 #[derive(Debug, Clone, Default)]
 pub struct EngineOptions {
@@ -99,9 +149,23 @@ pub struct EngineOptions {
     pub exclude_tools: Vec<String>,
     /// Truncation with the stash, and the retrieve tool (off when `None`).
     pub stash: Option<StashOptions>,
+    /// What is done with `structuredContent` and `outputSchema`.
+    pub structured: Structured,
 }
 
 impl EngineOptions {
+    /// Whether a client gets results without `structuredContent` (and tool
+    /// lists without `outputSchema`): always with [`Structured::Text`], for
+    /// [`TEXT_ONLY_HOSTS`] with [`Structured::Auto`]. A client that has not
+    /// said who it is counts as unknown.
+    pub fn text_only(&self, client: Option<&ClientInfo>) -> bool {
+        match self.structured {
+            Structured::Keep => false,
+            Structured::Text => true,
+            Structured::Auto => client.is_some_and(reads_only_structured),
+        }
+    }
+
     /// Whether results of the tool `name` are re-encoded.
     pub fn encodes_tool(&self, name: &str) -> bool {
         (self.include_tools.is_empty() || self.include_tools.iter().any(|t| t == name))
@@ -433,6 +497,8 @@ pub(crate) struct ResultView<'a> {
     pub(crate) result_type: Option<Cow<'a, str>>,
     #[serde(rename = "_meta", borrow, default)]
     meta: Option<ResultMetaView<'a>>,
+    #[serde(rename = "structuredContent", borrow, default)]
+    structured: Option<&'a RawValue>,
 }
 
 impl ResultView<'_> {
@@ -549,8 +615,16 @@ impl Engine {
             return Seen::Forward(None, params.request_id.map(rewrite::id_key));
         }
         let Some(id) = view.id else { return Seen::Forward(None, None) };
-        let (meta_client, protocol) = match params.meta {
-            Some(m) => (m.client_info.and_then(InfoView::owned), m.protocol.map(Cow::into_owned)),
+        let (meta_client, protocol) = match &params.meta {
+            Some(m) => (
+                m.client_info.as_ref().and_then(|i| {
+                    Some(Arc::new(ClientInfo {
+                        name: i.name.as_deref()?.to_string(),
+                        version: i.version.as_deref().map(str::to_string),
+                    }))
+                }),
+                m.protocol.as_deref().map(str::to_string),
+            ),
             None => (None, None),
         };
         let tool = if method == "tools/call" { params.name.as_deref().map(str::to_string) } else { None };
@@ -562,11 +636,12 @@ impl Engine {
                 Kind::Discover
             }
             "server/discover" => Kind::Discover,
-            "tools/list" if self.stash.is_some() => Kind::ToolsList,
+            "tools/list" if self.stash.is_some() || self.options.structured != Structured::Keep => Kind::ToolsList,
             "tools/call" => {
                 if let (Some(stash), Some(name)) = (&self.stash, tool.as_deref()) {
                     if name == stash.tool.as_str() && !session.collided.load(Ordering::SeqCst) {
-                        return Seen::Local(self.retrieve(session, id, params.arguments));
+                        let modern = params.meta.as_ref().is_some_and(|m| m.protocol.is_some());
+                        return Seen::Local(self.retrieve(session, id, params.arguments, modern));
                     }
                 }
                 match tool.as_deref() {
@@ -590,7 +665,9 @@ impl Engine {
     }
 
     /// The proxy's answer to a call of its retrieve tool.
-    fn retrieve(&self, session: &Session, id: &RawValue, arguments: Option<&RawValue>) -> LocalAnswer {
+    /// `modern`: the request came with 2026-07-28 `_meta`, so the result
+    /// carries `resultType` (required from that revision on).
+    fn retrieve(&self, session: &Session, id: &RawValue, arguments: Option<&RawValue>, modern: bool) -> LocalAnswer {
         let stash = self.stash.as_ref().expect("retrieve is intercepted only with a stash");
         let key = retrieve_key(arguments);
         let store = LazyStore::opened(stash.spec.clone(), stash.store.clone());
@@ -600,7 +677,7 @@ impl Engine {
             id: id.to_owned(),
             job: Box::new(move || {
                 let outcome = key.and_then(|key| crate::stash::retrieve(&store, &shown, &key, &tool));
-                match outcome {
+                let mut result = match outcome {
                     Ok((key, payload)) => serde_json::json!({
                         "content": [{"type": "text", "text": payload}],
                         "isError": false,
@@ -609,7 +686,11 @@ impl Engine {
                     Err(message) => {
                         serde_json::json!({"content": [{"type": "text", "text": message}], "isError": true})
                     }
+                };
+                if modern {
+                    result["resultType"] = "complete".into();
                 }
+                result
             }),
         }
     }
@@ -660,8 +741,19 @@ impl Engine {
                     }
                     _ => None,
                 };
-                let (new, stats, keys) =
-                    rewrite::rewrite_blocks(message, result.content?, &self.options.rewrite, truncation)?;
+                let options = &self.options.rewrite;
+                let (new, stats, keys) = if result.structured.is_some() && self.options.text_only(ticket.client()) {
+                    let mut out = None;
+                    let new = rewrite::map_result(message, |r| {
+                        let (new, s, k) = rewrite::text_for_structured(r, options, truncation)?;
+                        out = Some((s, k));
+                        Some(new)
+                    })?;
+                    let (s, k) = out?;
+                    (new, s, k)
+                } else {
+                    rewrite::rewrite_blocks(message, result.content?, options, truncation)?
+                };
                 if let Ok(mut s) = self.stats.lock() {
                     s.blocks += stats.blocks;
                     s.bytes_before += stats.bytes_before;
@@ -672,11 +764,20 @@ impl Engine {
                 Some(new)
             }
             Kind::ToolsList => {
-                let stash = self.stash.as_ref()?;
+                let stripped = if self.options.text_only(ticket.client()) {
+                    rewrite::map_result(message, rewrite::strip_output_schemas)
+                } else {
+                    None
+                };
+                let Some(stash) = self.stash.as_ref() else { return stripped };
                 if session.collided.load(Ordering::SeqCst) {
-                    return None;
+                    return stripped;
                 }
-                match rewrite::add_tool_in(message, stash.tool.as_str(), &stash.definition) {
+                match rewrite::add_tool_in(
+                    stripped.as_deref().unwrap_or(message),
+                    stash.tool.as_str(),
+                    &stash.definition,
+                ) {
                     AddTool::Added(new) => {
                         session.armed.store(true, Ordering::SeqCst);
                         Some(new)
@@ -688,9 +789,9 @@ impl Engine {
                              {0} go to the server, and truncation is off (choose another name with --retrieve-tool)",
                             stash.tool.as_str()
                         );
-                        None
+                        stripped
                     }
-                    AddTool::NotHere => None,
+                    AddTool::NotHere => stripped,
                 }
             }
             Kind::Other => None,
