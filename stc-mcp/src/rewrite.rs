@@ -398,8 +398,9 @@ fn object_text<'a>(members: impl IntoIterator<Item = (String, Cow<'a, str>)>) ->
 /// For a host that shows the model only `structuredContent`: the result
 /// (text of the `result` member of a `tools/call` response) without
 /// `structuredContent`, its data carried by the text. If a text block
-/// already holds the same JSON as `structuredContent`, the text blocks are
-/// re-encoded as usual; otherwise the text blocks are replaced by one text
+/// already holds the same JSON as `structuredContent` (or, when
+/// `structuredContent` is an object of one string member, that string), the
+/// text blocks are re-encoded as usual; otherwise the text blocks are replaced by one text
 /// block with the gated STC of `structuredContent` (the data the host showed
 /// the model), placed where the first text block was. Other blocks stay.
 /// `None` when the result has no `structuredContent` (or is malformed).
@@ -417,6 +418,11 @@ pub fn text_for_structured(
     };
     let minified = |text: &str| Document::parse_json(text, &options.limits).ok().map(|d| d.to_json());
     let wanted = minified(structured.get());
+    // `{"content": TEXT}` (e.g. a file server's read): a text block holding TEXT is the same data.
+    let only_string: Option<String> = object_members(structured.get()).and_then(|m| match m.as_slice() {
+        [(_, v)] => serde_json::from_str::<String>(v.get()).ok(),
+        _ => None,
+    });
     let mut same = false;
     let mut texts = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
@@ -426,8 +432,8 @@ pub fn text_for_structured(
         }
         texts.push(i);
         if let Some(raw) = view.text {
-            let text: Option<Cow<str>> = serde_json::from_str(raw.get()).ok();
-            same |= wanted.is_some() && text.and_then(|t| minified(&t)) == wanted;
+            let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) else { continue };
+            same |= only_string.as_deref() == Some(&*text) || (wanted.is_some() && minified(&text) == wanted);
         }
     }
     let mut stats = RewriteStats::default();
