@@ -31,6 +31,10 @@ pub struct McpArgs {
     max_message_bytes: usize,
     #[command(flatten)]
     store: McpStoreArgs,
+    /// STC version the tools write, read and measure when a call gives none: 2 (column groups,
+    /// absent cells `~`, keyed tables; the instructions explain them), or 1.
+    #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
+    stc_version: Version,
 }
 
 /// Which store a stash store option names.
@@ -115,10 +119,10 @@ pub struct McpProxyArgs {
     /// How the gate counts tokens.
     #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate)]
     tokenizer: TokenizerArg,
-    /// STC version of the re-encoded text blocks: 1, or 2 (column groups, absent cells `~`,
-    /// keyed tables; the primer added to the instructions then explains them). Needs a client
-    /// model that reads what the primer says; budgets are measured in this version.
-    #[arg(long, default_value = "1", value_parser = parse_version, value_name = "VERSION")]
+    /// STC version of the re-encoded text blocks: 2 (column groups, absent cells `~`, keyed
+    /// tables; the primer added to the instructions explains them), or 1. Budgets are measured
+    /// in this version.
+    #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
     stc_version: Version,
     /// What to do with `structuredContent`: `auto` drops it, and carries its data as STC text,
     /// for hosts that show the model only `structuredContent` (Claude Code, VS Code: by the
@@ -178,6 +182,7 @@ pub fn run_server(args: McpArgs) -> ExitCode {
         limits: Limits::default().max_depth(args.max_depth),
         max_message_bytes: args.max_message_bytes,
         stash: Some(stash),
+        version: args.stc_version,
     };
     match stc_mcp::serve_stdio(options) {
         Ok(()) => ExitCode::SUCCESS,
