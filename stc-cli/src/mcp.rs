@@ -153,6 +153,13 @@ pub struct McpProxyArgs {
     /// Deepest nesting of arrays and objects parsed in a text block.
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
+    /// Append the savings ledger to FILE as JSON lines: one per tool call (tool, tokens in and
+    /// out in the --tokenizer's count, blocks rewritten, truncations, retrieves), a summary at exit.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+    /// No one-line ledger summary on stderr at exit.
+    #[arg(long)]
+    quiet: bool,
     /// Messages (lines) longer than this are forwarded in parts without being inspected.
     #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
     max_message_bytes: usize,
@@ -248,8 +255,13 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
     options.engine.exclude_tools = args.exclude_tools;
     options.max_message_bytes = args.max_message_bytes;
     options.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
+    options.stats_file = args.stats;
+    let quiet = args.quiet;
     match stc_mcp::proxy::run(options) {
         Ok(exit) => {
+            if !quiet {
+                eprintln!("{}", exit.ledger.summary());
+            }
             let failed = exit.child_status.is_some_and(|s| !s.success());
             if exit.orphaned_requests > 0 || (failed && !exit.client_closed) {
                 let status = exit.child_status.map_or_else(|| "unknown status".to_string(), |s| s.to_string());

@@ -76,6 +76,11 @@ impl Drop for TempDir {
 
 /// Runs the SDK client in `python` with `spec`; returns what it printed.
 fn client(python: &str, spec: Value) -> Value {
+    client_and_stderr(python, spec).0
+}
+
+/// [`client`], and the client's stderr (where the SDK passes the server's).
+fn client_and_stderr(python: &str, spec: Value) -> (Value, String) {
     let mut child = Command::new(python)
         .arg(fixture("sdk_client.py"))
         .arg(spec.to_string())
@@ -109,7 +114,8 @@ fn client(python: &str, spec: Value) -> Value {
     };
     let (stdout, stderr) = (reader.join().unwrap(), err_reader.join().unwrap());
     assert!(status.success(), "the SDK client failed ({status}): {}\n{spec}", tail(&stderr));
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("client output is not JSON ({e}): {stdout}"))
+    let v = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("client output is not JSON ({e}): {stdout}"));
+    (v, stderr)
 }
 
 fn tail(text: &str) -> &str {
@@ -350,4 +356,45 @@ fn stc_mcp_answers_the_sdk2_client_in_both_modes() {
         let text = step(&r, 1)["texts"][0].as_str().unwrap();
         assert!(text.starts_with("[20]{id,name}:"), "{mode}: {text}");
     }
+}
+
+/// The ledger: per tool, calls and o200k tokens in and out, truncations and
+/// retrieves, as JSON lines in the --stats file and one line on stderr.
+#[test]
+fn the_ledger_counts_per_tool_in_the_stats_file_and_on_stderr() {
+    let dir = TempDir::new("ledger");
+    let stats = dir.path("stats.jsonl");
+    let options = ["--tokenizer", "o200k_base", "--stats", stats.as_str(), "--budget", "300", "--store", "memory"];
+    let spec = json!({
+        "command": proxied(&options, &server2()), "name": "claude-code",
+        "steps": [["list"], ["call", "obj", {"n": 40}], ["call", "rows", {"n": 3}], ["call", "obj", {"n": 200}]]
+    });
+    let (r, stderr) = client_and_stderr(&python2(), spec);
+    // The third call is cut by the budget.
+    let cut = step(&r, 3)["texts"][0].as_str().unwrap().to_string();
+    assert!(cut.contains("stc_stash"), "{cut}");
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&stats).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let calls: Vec<&Value> = lines.iter().filter(|l| l["event"] == "call").collect();
+    assert_eq!(calls.len(), 3, "{lines:?}");
+    assert!(calls.iter().all(|c| c["tokenizer"] == "o200k_base"));
+    let first = calls[0];
+    assert_eq!(first["tool"], "obj");
+    // tokens_in: the text block and structuredContent the server sent; out: the one STC block.
+    let direct =
+        client(&python2(), json!({"command": server2(), "name": "claude-code", "steps": [["call", "obj", {"n": 40}]]}));
+    let d = step(&direct, 0);
+    let expected_in =
+        o200k(d["texts"][0].as_str().unwrap()) + o200k(&serde_json::to_string(&d["structuredContent"]).unwrap());
+    let in_tokens = first["tokens_in"].as_u64().unwrap() as usize;
+    // structuredContent as the server wrote it and as the client re-serialized it may differ in spacing/key order.
+    assert!(in_tokens.abs_diff(expected_in) * 20 < expected_in, "{in_tokens} against {expected_in}");
+    assert_eq!(first["tokens_out"].as_u64().unwrap() as usize, o200k(step(&r, 1)["texts"][0].as_str().unwrap()));
+    assert_eq!(calls[2]["truncations"], 1);
+    let summary = &lines.last().unwrap()["ledger"];
+    assert_eq!(summary["tools"]["obj"]["calls"], 2);
+    assert_eq!(summary["tools"]["rows"]["calls"], 1);
+    assert_eq!(summary["total"]["calls"], 3);
+    assert!(summary["total"]["tokens_out"].as_u64() < summary["total"]["tokens_in"].as_u64());
+    assert!(stderr.contains("stc mcp-proxy: 3 tool calls, "), "{}", tail(&stderr));
 }

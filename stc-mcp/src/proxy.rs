@@ -89,6 +89,9 @@ pub struct ProxyOptions {
     pub max_message_bytes: usize,
     /// How long the child may take to exit after the client closed stdin.
     pub shutdown_grace: Duration,
+    /// Append the ledger as JSON lines to this file: one line per settled
+    /// `tools/call`, one summary line at exit (`--stats`).
+    pub stats_file: Option<std::path::PathBuf>,
 }
 
 impl ProxyOptions {
@@ -100,6 +103,7 @@ impl ProxyOptions {
             engine: EngineOptions::default(),
             max_message_bytes: 64 * 1024 * 1024,
             shutdown_grace: Duration::from_secs(5),
+            stats_file: None,
         }
     }
 }
@@ -115,6 +119,8 @@ pub struct ProxyExit {
     pub orphaned_requests: usize,
     /// What was re-encoded.
     pub stats: RewriteStats,
+    /// The savings ledger at exit.
+    pub ledger: crate::engine::LedgerSnapshot,
 }
 
 /// Failure to run the proxy at all.
@@ -155,6 +161,14 @@ where
     // The store first: a bad store is reported without starting the server.
     let engine = Arc::new(Engine::new(options.engine.clone()).map_err(|e| ProxyError(e.0))?);
     let session = Arc::new(Session::new());
+    if let Some(path) = &options.stats_file {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| ProxyError(format!("cannot open the stats file {}: {e}", path.display())))?;
+        engine.set_stats_sink(Box::new(file));
+    }
     let mut child = Command::new(&options.command)
         .args(&options.args)
         .stdin(Stdio::piped())
@@ -207,7 +221,14 @@ where
     let _ = upstream.await;
     drop(to_client);
     let _ = writer.await;
-    Ok(ProxyExit { child_status, client_closed, orphaned_requests: orphans.len(), stats: engine.stats() })
+    engine.finish_stats();
+    Ok(ProxyExit {
+        child_status,
+        client_closed,
+        orphaned_requests: orphans.len(),
+        stats: engine.stats(),
+        ledger: engine.ledger(),
+    })
 }
 
 /// Forwards the child's output to the client, rewriting responses, until the

@@ -255,6 +255,13 @@ pub(crate) struct BlockView<'a> {
     meta: Option<&'a RawValue>,
 }
 
+impl<'a> BlockView<'a> {
+    /// The `text` of a text block, as its JSON string (escaped).
+    pub(crate) fn text_raw(&self) -> Option<&'a RawValue> {
+        (self.kind.as_deref() == Some("text")).then_some(self.text).flatten()
+    }
+}
+
 /// Re-encodes the JSON text blocks of a `tools/call` result (the text of the
 /// `result` member). Returns the new result text, or `None` when nothing
 /// changed. Error results (`isError: true`), retrieved stash content
