@@ -130,6 +130,10 @@ pub struct McpProxyArgs {
     /// never touches it. Where it is dropped, `tools/list` loses the tools' `outputSchema`.
     #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(["auto", "keep", "text"]).map(|s| s.parse::<Structured>().expect("checked")), value_name = "POLICY")]
     structured: Structured,
+    /// Merge a result of several JSON text blocks (the Python SDK sends a list as one block per
+    /// element) into one block holding their array, where that takes fewer tokens: true or false.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    merge_blocks: bool,
     /// Where the gate keeps JSON, leave the text exactly as the server wrote it
     /// (default: send the gate's minified JSON).
     #[arg(long)]
@@ -223,6 +227,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         gate: GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into()),
         limits: Limits::default().max_depth(args.max_depth),
         keep_json_text: args.keep_json_text,
+        merge_blocks: args.merge_blocks,
         version: args.stc_version,
     };
     if args.budget.is_some() || args.truncate_arrays_at.is_some() {

@@ -398,3 +398,34 @@ fn the_ledger_counts_per_tool_in_the_stats_file_and_on_stderr() {
     assert!(summary["total"]["tokens_out"].as_u64() < summary["total"]["tokens_in"].as_u64());
     assert!(stderr.contains("stc mcp-proxy: 3 tool calls, "), "{}", tail(&stderr));
 }
+
+/// The Python SDK sends a `list[dict]` (or a list of models) as one text
+/// block per element; through the proxy they become one block holding the
+/// array (a table), in fewer o200k tokens than the blocks one by one.
+#[test]
+fn list_results_of_many_json_blocks_become_one_stc_array() {
+    let steps = json!([["call", "rows", {"n": 40}], ["call", "typed", {"n": 40}]]);
+    let merged = client(&python2(), json!({"command": proxied(&[], &server2()), "steps": steps}));
+    let apart =
+        client(&python2(), json!({"command": proxied(&["--merge-blocks", "false"], &server2()), "steps": steps}));
+    let direct = client(&python2(), json!({"command": server2(), "steps": steps}));
+    let d_texts = |i: usize| -> Vec<String> {
+        step(&direct, i)["texts"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect()
+    };
+    for i in 0..2 {
+        let (m, a) = (step(&merged, i), step(&apart, i));
+        assert_eq!(a["texts"].as_array().unwrap().len(), 40);
+        assert_eq!(m["texts"].as_array().unwrap().len(), 1, "{m}");
+        let block = &m["content"][0];
+        assert_eq!(block["_meta"]["dev.stc/mergedBlocks"], 40);
+        assert!(has_marker(block));
+        let text = block["text"].as_str().unwrap();
+        assert!(text.starts_with("[40]{"), "{text}");
+        // Element i is block i, and the data is the structured content's.
+        assert_eq!(value(text), m["structuredContent"]["result"]);
+        let one_by_one: usize = a["texts"].as_array().unwrap().iter().map(|t| o200k(t.as_str().unwrap())).sum();
+        let direct: usize = d_texts(i).iter().map(|t| o200k(t)).sum();
+        eprintln!("list result {i}: o200k direct {direct}, blocks one by one {one_by_one}, merged {}", o200k(text));
+        assert!(o200k(text) * 10 < one_by_one * 8, "{} against {one_by_one}", o200k(text));
+    }
+}

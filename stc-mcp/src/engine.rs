@@ -828,7 +828,22 @@ impl Engine {
             let (s, k) = out?;
             (new, s, k)
         } else {
-            rewrite::rewrite_blocks(message, result.content?, options, truncation)?
+            let blocks = result.content?;
+            let merged = if options.merge_blocks && blocks.len() > 1 {
+                let mut out = None;
+                rewrite::map_result(message, |r| {
+                    let (new, s, k) = rewrite::merge_blocks(r, options, truncation)?;
+                    out = Some((s, k));
+                    Some(new)
+                })
+                .zip(out)
+            } else {
+                None
+            };
+            match merged {
+                Some((new, (s, k))) => (new, s, k),
+                None => rewrite::rewrite_blocks(message, blocks, options, truncation)?,
+            }
         };
         if let Ok(mut s) = self.stats.lock() {
             s.blocks += stats.blocks;
