@@ -12,18 +12,22 @@
 //!   JSON object or array, within the size bounds, becomes gated STC; the
 //!   gate sends minified JSON where STC would not save enough tokens (or
 //!   keeps the server's text, with [`crate::RewriteOptions::keep_json_text`]).
-//!   `structuredContent`, images, resources, error results (`isError`) and
-//!   JSON-RPC errors are never touched. Tools can be included or excluded by
-//!   name;
-//! - in the `result` of the response to `initialize`, the STC primer
-//!   ([`crate::primer`] of [`crate::RewriteOptions::version`]: [`crate::STC_PRIMER`],
-//!   or [`crate::STC_PRIMER_V2`] when the proxy writes version 2) is appended
-//!   to the server's `instructions` (or set when it has none).
+//!   Images, resources, error results (`isError`), interim results
+//!   (`resultType` other than `complete`) and JSON-RPC errors are never
+//!   touched; `structuredContent` only as [`crate::engine::Structured`] says
+//!   (for hosts that show the model only it). Tools can be included or
+//!   excluded by name;
+//! - in the `result` of the response to `initialize` or `server/discover`, the
+//!   STC primer ([`crate::primer`] of [`crate::RewriteOptions::version`]:
+//!   [`crate::STC_PRIMER`], or [`crate::STC_PRIMER_V2`] when the proxy writes
+//!   version 2) is appended to the server's `instructions` (or set when it
+//!   has none).
 //!
 //! **Versions** ([`crate::RewriteOptions::version`], `--stc-version`): text blocks
-//! are written in that STC version (default 1); with version 2, truncation
-//! budgets are measured in version 2 too. An MCP text block has no media
-//! type, so the version is announced only by the primer.
+//! are written in that STC version (the library's default 1; `stc mcp-proxy`'s
+//! default 2); truncation budgets are measured in the same version. Each
+//! block written as STC names its format and version in its `_meta`
+//! ([`crate::rewrite::FORMAT_META`]), and the primer explains it.
 //!
 //! Decisions:
 //! - **Malformed lines** (not JSON, or not JSON-RPC) are passed through

@@ -431,12 +431,8 @@ pub fn merge_blocks(
         meta = format!("{},{meta}", format_member(options.version));
     }
     let block = format!(r#"{{"type":"text","text":{},"_meta":{{{meta}}}}}"#, serde_json::to_string(&text).ok()?);
-    let stats = RewriteStats {
-        blocks: texts.len(),
-        bytes_before,
-        bytes_after: text.len(),
-        truncated: usize::from(truncated),
-    };
+    let stats =
+        RewriteStats { blocks: texts.len(), bytes_before, bytes_after: text.len(), truncated: usize::from(truncated) };
     let new = object_text(members.iter().map(|(k, v)| {
         let v = if k == "content" { Cow::Owned(format!("[{block}]")) } else { Cow::Borrowed(v.get()) };
         (k.clone(), v)
