@@ -429,3 +429,27 @@ fn list_results_of_many_json_blocks_become_one_stc_array() {
         assert!(o200k(text) * 10 < one_by_one * 8, "{} against {one_by_one}", o200k(text));
     }
 }
+
+/// 2026-07-28's multi-round `tools/call`: the server's `input_required`
+/// result reaches the client byte for byte (checked on both sides of the
+/// proxy with `tee`), the client retries with the request state, and the
+/// final result comes back as STC.
+#[test]
+fn input_required_results_pass_untouched_and_the_final_result_is_stc() {
+    let dir = TempDir::new("input-required");
+    let (server_log, client_log) = (dir.path("server.out"), dir.path("client.out"));
+    let inner = format!("'{}' '{}' | tee '{server_log}'", python2(), fixture("fixture_server2.py"));
+    let outer = format!("'{}' mcp-proxy --quiet -- sh -c \"{inner}\" | tee '{client_log}'", stc());
+    let spec = json!({"command": ["sh", "-c", outer], "mode": "auto", "steps": [["call", "later", {"n": 30}]]});
+    let r = client(&python2(), spec);
+    let text = step(&r, 0)["texts"][0].as_str().unwrap();
+    assert!(text.starts_with("{count:30,items[30]{"), "{text}");
+    let interim = |log: &str| -> String {
+        let all = std::fs::read_to_string(log).unwrap();
+        all.lines()
+            .find(|l| l.contains("\"input_required\""))
+            .unwrap_or_else(|| panic!("no input_required in {all}"))
+            .to_string()
+    };
+    assert_eq!(interim(&server_log), interim(&client_log));
+}
