@@ -1060,6 +1060,18 @@ mod tests {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{text}}}]}}}}"#)
     }
 
+    /// An HTTP transport shares them between tasks.
+    #[test]
+    fn the_engine_types_are_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Engine>();
+        shared::<Session>();
+        shared::<Pending>();
+        shared::<Ticket>();
+        fn sent<T: Send>() {}
+        sent::<LocalAnswer>();
+    }
+
     #[test]
     fn a_tool_result_is_rewritten_only_when_its_request_was_seen() {
         let engine = Engine::new(EngineOptions::default()).unwrap();
