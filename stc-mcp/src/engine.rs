@@ -744,6 +744,11 @@ impl Engine {
                     None => (None, RewriteStats::default()),
                 };
                 let tokens_out = match &new {
+                    // Blocks replaced one by one: the counts of the replaced texts tell.
+                    Some(_) if stats.tokens_before > 0 => {
+                        (tokens_in + stats.tokens_after as u64).saturating_sub(stats.tokens_before as u64)
+                    }
+                    // A rebuilt result (structured content or merged blocks): count it.
                     Some(new) => serde_json::from_str::<ServerView>(new)
                         .ok()
                         .and_then(|v| v.result)
@@ -1087,6 +1092,16 @@ mod tests {
         assert!(new.contains(r#""text":"[20]{id,name,ok}:"#), "{new}");
         assert!(pending.is_empty());
         assert_eq!(engine.stats().blocks, 1);
+        // The ledger: tokens of the text as sent and as received.
+        let count = |t: &str| stc_core::Tokenizer::Estimate.count(t) as u64;
+        let sent: serde_json::Value = serde_json::from_str(&new).unwrap();
+        let ledger = engine.ledger();
+        let t = ledger.tools["t"];
+        assert_eq!((t.calls, t.blocks_rewritten), (1, 1));
+        assert_eq!(t.tokens_in, count(&table(20)));
+        assert_eq!(t.tokens_out, count(sent["result"]["content"][0]["text"].as_str().unwrap()));
+        assert!(t.tokens_out < t.tokens_in);
+        assert_eq!(ledger.total, t);
     }
 
     #[test]

@@ -68,6 +68,11 @@ pub struct RewriteStats {
     pub bytes_after: usize,
     /// Text blocks whose arrays or strings were cut (stash markers added).
     pub truncated: usize,
+    /// Tokens of the replaced texts, in the gate's tokenizer (set by the
+    /// block-by-block rewrite; 0 where a result was rebuilt).
+    pub tokens_before: usize,
+    /// Tokens of the texts that replaced them.
+    pub tokens_after: usize,
 }
 
 /// Truncation with the stash before the gate: what is cut is stashed in
@@ -343,6 +348,8 @@ pub(crate) fn rewrite_blocks(
             stats.bytes_before += text.len();
             stats.bytes_after += encoded.text.len();
             stats.truncated += usize::from(encoded.truncated);
+            stats.tokens_before += options.gate.tokenizer.count(&text);
+            stats.tokens_after += options.gate.tokenizer.count(&encoded.text);
             keys.extend(encoded.keys);
             splices.push((start, start + raw.get().len(), quoted));
         }
@@ -431,8 +438,13 @@ pub fn merge_blocks(
         meta = format!("{},{meta}", format_member(options.version));
     }
     let block = format!(r#"{{"type":"text","text":{},"_meta":{{{meta}}}}}"#, serde_json::to_string(&text).ok()?);
-    let stats =
-        RewriteStats { blocks: texts.len(), bytes_before, bytes_after: text.len(), truncated: usize::from(truncated) };
+    let stats = RewriteStats {
+        blocks: texts.len(),
+        bytes_before,
+        bytes_after: text.len(),
+        truncated: usize::from(truncated),
+        ..RewriteStats::default()
+    };
     let new = object_text(members.iter().map(|(k, v)| {
         let v = if k == "content" { Cow::Owned(format!("[{block}]")) } else { Cow::Borrowed(v.get()) };
         (k.clone(), v)
@@ -543,7 +555,8 @@ pub fn text_for_structured(
         let parsed: Vec<BlockView> = serde_json::from_str(array).ok()?;
         match rewrite_blocks(array, parsed, options, truncation) {
             Some((new, s, k)) => {
-                stats = s;
+                // structuredContent goes too: the token counts of the blocks alone do not tell.
+                stats = RewriteStats { tokens_before: 0, tokens_after: 0, ..s };
                 keys = k;
                 new
             }
