@@ -186,8 +186,11 @@ fn sdk2_client_in_auto_and_legacy_mode_gets_the_primer_and_stc_from_an_sdk2_serv
         assert!(text.starts_with("{count:30,items[30]{id,name,email,score,active}:"), "{mode}: {text}");
         assert!(has_marker(block), "{mode}: {block}");
         assert_eq!(value(text), obj["structuredContent"], "{mode}");
-        // Per-element blocks of a list result are each re-encoded or left as they are, never merged here.
-        assert_eq!(step(&r, 2)["content"].as_array().unwrap().len(), 3, "{mode}");
+        // A list result's per-element blocks become one block of their array.
+        let rows = step(&r, 2);
+        assert_eq!(rows["content"].as_array().unwrap().len(), 1, "{mode}: {rows}");
+        assert_eq!(rows["content"][0]["_meta"]["dev.stc/mergedBlocks"], 3, "{mode}");
+        assert_eq!(value(rows["texts"][0].as_str().unwrap()), rows["structuredContent"]["result"], "{mode}");
     }
 }
 
