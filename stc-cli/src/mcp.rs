@@ -125,8 +125,10 @@ pub struct McpProxyArgs {
     /// Accepted for compatibility: minified JSON where the gate keeps JSON is the default now.
     #[arg(long, hide = true, conflicts_with = "keep_json_text")]
     minify: bool,
-    /// Truncate JSON text blocks until their compact STC has at most TOKENS tokens (counted
-    /// like --tokenizer); what is cut is stashed and the retrieve tool is added to the server's tools.
+    /// Truncate JSON text blocks until the text sent has at most TOKENS tokens, counted exactly
+    /// in o200k_base (cl100k_base with --tokenizer cl100k_base); what is cut is stashed and the
+    /// retrieve tool is added to the server's tools. A block that cannot be cut that far is
+    /// reported in the result's _meta["dev.stc/budget"] and on stderr.
     #[arg(long, value_name = "TOKENS")]
     budget: Option<usize>,
     /// Keep at most N records of a record array (and N head + N/4 tail elements of other
@@ -138,6 +140,11 @@ pub struct McpProxyArgs {
     retrieve_tool: String,
     #[command(flatten)]
     store: McpStoreArgs,
+    /// File whose contents (at least 16 bytes) seal the keys of the proxy's markers, so that
+    /// proxies sharing a store and this secret answer each other's markers. Default:
+    /// $STC_MARKER_SECRET, else a random secret of this process.
+    #[arg(long, value_name = "PATH")]
+    marker_secret_file: Option<PathBuf>,
     /// Deepest nesting of arrays and objects parsed in a text block.
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
@@ -220,15 +227,30 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        let secret = match stc_mcp::stash::marker_secret(
+            args.marker_secret_file.as_deref(),
+            std::env::var_os(stc_mcp::stash::MARKER_SECRET_ENV).as_deref(),
+        ) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("stc mcp-proxy: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
         let plan = args.truncate_arrays_at.map(PlanOptions::with_array_budget).unwrap_or_default();
+        // A budget holds in an exact tokenizer: the estimate's is o200k_base.
+        let tokenizer = match options.rewrite.gate.tokenizer {
+            stc_core::Tokenizer::Estimate => stc_core::Tokenizer::O200kBase,
+            exact => exact,
+        };
         let truncate = TruncateOptions {
             plan,
             token_budget: args.budget,
-            tokenizer: options.rewrite.gate.tokenizer,
+            tokenizer,
             limits: options.rewrite.limits,
             version: args.stc_version,
         };
-        options.stash = Some(StashOptions { store, truncate, tool });
+        options.stash = Some(StashOptions { store, truncate, tool, secret });
     }
     options.include_tools = args.include_tools;
     options.exclude_tools = args.exclude_tools;

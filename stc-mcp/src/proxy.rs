@@ -44,9 +44,20 @@
 //! **The stash** ([`ProxyOptions::stash`], `--budget`/`--truncate-arrays-at`):
 //! - the retrieve tool ([`StashOptions::tool`]) is appended to the last page of
 //!   every `tools/list` result; its `tools/call` requests are answered by the
-//!   proxy itself, never forwarded, and only for keys of markers this proxy has
-//!   shown the client (anything else is a tool error); the answer is the stashed
-//!   original with `_meta: {"stc/retrieved": KEY}`, never re-encoded or truncated;
+//!   proxy itself, never forwarded, and only for the sealed keys (`KEY.TAG`,
+//!   [`stc_stash::Seal`]) of markers shown to this client by a proxy with this
+//!   secret ([`StashOptions::secret`]): no session state, so it holds for the
+//!   sessionless revision 2026-07-28 and across proxy processes that share a
+//!   store and a secret. Bare keys, wrong seals and another client's markers
+//!   are tool errors, decided before the store is read. The client's identity
+//!   is the `clientInfo` name of `initialize`, or of a request's
+//!   `_meta["io.modelcontextprotocol/clientInfo"]`. The answer is the stashed
+//!   original with `_meta: {"stc/retrieved": KEY}`, never re-encoded or
+//!   truncated (only this answer is exempt: the same content read again is
+//!   cut as usual);
+//! - with a token budget, the text actually sent is counted in the budget's
+//!   tokenizer; a text block over it (nothing more can be cut) is reported in
+//!   the result's `_meta["dev.stc/budget"]` and on stderr, never silently;
 //! - JSON text blocks are truncated (what is cut is stashed, the markers say
 //!   `call tool NAME with key=KEY`) and then gated, but only once the client
 //!   has been shown the retrieve tool in a `tools/list` result: a marker must
@@ -65,7 +76,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use stc_stash::{Recovery, StashStore, ToolName, TruncateOptions};
+use stc_stash::{MarkerSecret, Recovery, Seal, StashStore, ToolName, TruncateOptions};
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
@@ -73,7 +84,7 @@ use tokio::sync::{mpsc, Notify};
 
 use crate::frame::{LineReader, Piece};
 use crate::rewrite::{self, AddTool, Envelope, RewriteOptions, RewriteStats, Truncation};
-use crate::stash::{LazyStore, Shown, StoreSpec, RETRIEVED_META};
+use crate::stash::{client_identity, Authority, LazyStore, StoreSpec, RETRIEVED_META};
 
 /// Truncation with the stash in the proxy.
 #[derive(Debug, Clone)]
@@ -85,6 +96,10 @@ pub struct StashOptions {
     pub truncate: TruncateOptions,
     /// The name of the retrieve tool the proxy adds.
     pub tool: ToolName,
+    /// The secret that seals marker keys (`KEY.TAG`, bound to the client's
+    /// identity): processes sharing a store and this secret answer each
+    /// other's markers ([`crate::stash::marker_secret`]).
+    pub secret: MarkerSecret,
 }
 
 /// Settings of `stc mcp-proxy`.
@@ -176,7 +191,9 @@ struct Session {
     tool: ToolName,
     /// The tool's definition, as appended to `tools/list` results.
     definition: String,
-    shown: Shown,
+    secret: MarkerSecret,
+    /// The client's identity as last stated (`initialize`, or a request's `_meta`).
+    client: Mutex<String>,
     /// The client has been shown the retrieve tool.
     armed: AtomicBool,
     /// The server has a tool of the same name: no truncation, no interception.
@@ -198,15 +215,35 @@ impl Session {
             truncate,
             definition: retrieve_tool_definition(options.tool.as_str()),
             tool: options.tool.clone(),
-            shown: Shown::default(),
+            secret: options.secret.clone(),
+            client: Mutex::new(String::new()),
             armed: AtomicBool::new(false),
             collided: AtomicBool::new(false),
         })
     }
 
-    fn truncation(&self) -> Option<Truncation<'_>> {
-        (self.armed.load(Ordering::SeqCst) && !self.collided.load(Ordering::SeqCst))
-            .then(|| Truncation { store: self.store.as_ref(), options: &self.truncate })
+    /// The truncation options for the current client (markers sealed for
+    /// it), when truncation is on.
+    fn truncation(&self) -> Option<TruncateOptions> {
+        (self.armed.load(Ordering::SeqCst) && !self.collided.load(Ordering::SeqCst)).then(|| {
+            let mut options = self.truncate.clone();
+            options.plan.seal = Some(self.seal(None));
+            options
+        })
+    }
+
+    /// The seal for `client`, or for the client as last stated.
+    fn seal(&self, client: Option<&str>) -> Seal {
+        match client {
+            Some(c) => Seal::new(self.secret.clone(), c),
+            None => Seal::new(self.secret.clone(), &self.client.lock().map(|c| c.clone()).unwrap_or_default()),
+        }
+    }
+
+    fn note_client(&self, params: Option<&serde_json::value::RawValue>) {
+        if let (Some(name), Ok(mut c)) = (client_identity(params), self.client.lock()) {
+            *c = name;
+        }
     }
 
     fn intercepts(&self, name: &str) -> bool {
@@ -220,14 +257,15 @@ pub fn retrieve_tool_definition(name: &str) -> String {
         "name": name,
         "title": "Retrieve stashed data",
         "description": "Get back the original data that a stash marker (an object whose first member is stc_stash) \
-            in a tool result stands for: pass the marker's key. Answers only for markers shown in this session. \
+            in a tool result stands for: pass the marker's key exactly as written (KEY.TAG). Answers only for \
+            markers shown to this client. \
             Returns the original JSON exactly, not re-encoded and not truncated.",
         "inputSchema": {
             "type": "object",
             "properties": {"key": {
                 "type": "string",
-                "description": "The key of a stash marker: 24 lowercase hex characters.",
-                "pattern": "^[0-9a-f]{24}$"
+                "description": "The key of a stash marker, exactly as the marker writes it: 24 lowercase hex \
+                    characters, a dot and 16 more."
             }},
             "required": ["key"],
             "additionalProperties": false
@@ -448,15 +486,15 @@ fn treat_response(ctx: &Ctx<'_>, message: &str, stats: &mut RewriteStats) -> Opt
             rewrite::map_result(message, |r| rewrite::add_instructions(r, crate::primer(options.rewrite.version)))
         }
         Track::Encode => rewrite::map_result(message, |r| {
-            let truncation = ctx.session.and_then(Session::truncation);
-            let (new, s, keys) = rewrite::rewrite_tool_result_with(r, &options.rewrite, truncation)?;
+            let truncate = ctx.session.and_then(Session::truncation);
+            let truncation =
+                ctx.session.zip(truncate.as_ref()).map(|(s, o)| Truncation { store: s.store.as_ref(), options: o });
+            let (new, s, _keys) = rewrite::rewrite_tool_result_with(r, &options.rewrite, truncation)?;
             stats.blocks += s.blocks;
             stats.bytes_before += s.bytes_before;
             stats.bytes_after += s.bytes_after;
             stats.truncated += s.truncated;
-            if let Some(session) = ctx.session {
-                session.shown.add(keys);
-            }
+            stats.over_budget += s.over_budget;
             Some(new)
         }),
         Track::ToolsList => {
@@ -504,6 +542,9 @@ fn track_request(options: &ProxyOptions, session: Option<&Session>, pending: &Pe
     }
     if !envelope.is_request() {
         return;
+    }
+    if let Some(session) = session {
+        session.note_client(envelope.params);
     }
     let Some(id) = envelope.id else { return };
     let track = match method {
@@ -609,13 +650,16 @@ fn answer_retrieve(
     let id = envelope.id?.get().to_string();
     let key = retrieve_key(envelope.params);
     let store = LazyStore::opened(session.spec.clone(), session.store.clone());
-    let shown = session.shown.clone();
+    // The identity this request states (revision 2026-07-28), else the session's.
+    let seal = session.seal(client_identity(envelope.params).as_deref());
     let tool = session.tool.as_str().to_string();
     Some(async move {
         let outcome = match key {
-            Ok(key) => tokio::task::spawn_blocking(move || crate::stash::retrieve(&store, &shown, &key, &tool))
-                .await
-                .unwrap_or_else(|e| Err(format!("retrieve failed: {e}"))),
+            Ok(key) => tokio::task::spawn_blocking(move || {
+                crate::stash::retrieve(&store, Authority::Sealed(&seal), &key, &tool)
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("retrieve failed: {e}"))),
             Err(m) => Err(m),
         };
         let result = match outcome {

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use stc_core::{Chosen, EncodeOptions, GateOptions, Limits, Profile, Version};
-use stc_stash::{references_in, Kept, Key, StashStore, TruncateError, TruncateOptions};
+use stc_stash::{references_in, Key, StashStore, TruncateError, TruncateOptions};
 
 /// When and how a JSON text block is re-encoded.
 #[derive(Debug, Clone)]
@@ -62,7 +62,14 @@ pub struct RewriteStats {
     pub bytes_after: usize,
     /// Text blocks whose arrays or strings were cut (stash markers added).
     pub truncated: usize,
+    /// Text blocks sent over the token budget (nothing more could be cut);
+    /// each is reported in the result's `_meta` ([`BUDGET_META`]).
+    pub over_budget: usize,
 }
+
+/// The `_meta` member of a tool result that reports text blocks sent over
+/// the token budget: `{"budget":B,"tokenizer":"o200k_base","blocks":[{"index":I,"tokens":T,"over":T-B}]}`.
+pub const BUDGET_META: &str = "dev.stc/budget";
 
 /// Truncation with the stash before the gate: what is cut is stashed in
 /// `store`, and the output carries markers.
@@ -105,9 +112,10 @@ pub fn encode_text(text: &str, options: &RewriteOptions) -> Option<String> {
 
 /// [`encode_text`], with truncation first when `truncation` is given: if the
 /// stash cuts something, the truncated JSON is gated and always sent (STC or
-/// minified JSON, both with the markers). A store failure is reported on
-/// stderr and the text is sent without truncation. Content the store marked
-/// retrieved is left exactly as it is. The text is written in
+/// minified JSON, both with the markers; with a token budget, whichever has
+/// fewer tokens in the budget's tokenizer when the gate's choice has more). A
+/// store failure is reported on stderr and the text is sent without
+/// truncation. The text is written in
 /// [`RewriteOptions::version`]; the truncation budget is measured in the
 /// version of `truncation`'s options (the proxy sets both alike).
 pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option<Truncation>) -> Option<Encoded> {
@@ -123,9 +131,6 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
     if let Some(t) = truncation {
         match stc_stash::truncate(text, Some(t.store), t.options) {
             Ok(out) if out.kept.is_none() => cut = Some(out.json),
-            // Content the store handed out in full (`stc retrieve`, a retrieve
-            // tool) passes as it is: neither cut nor re-encoded.
-            Ok(out) if out.kept == Some(Kept::Retrieved) => return None,
             Ok(_) => {}
             Err(TruncateError::Input(_)) => return None,
             Err(e) => eprintln!("stc mcp-proxy: not truncated: {e}"),
@@ -135,8 +140,17 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
     let encode = EncodeOptions::default().profile(options.profile).limits(options.limits).version(options.version);
     let gated = stc_core::encode_gated(source, &encode, &options.gate).ok()?;
     if cut.is_some() {
-        let keys = references_in(&gated.text);
-        return Some(Encoded { text: gated.text, truncated: true, keys });
+        let mut text = gated.text;
+        if let (Chosen::Json, Some(t)) = (gated.chosen, truncation.filter(|t| t.options.token_budget.is_some())) {
+            // The gate's minified JSON may cost more than the STC the budget was met in.
+            if let Ok(stc) = stc_core::encode_with(source, &encode) {
+                if t.options.tokenizer.count(&stc) < t.options.tokenizer.count(&text) {
+                    text = stc;
+                }
+            }
+        }
+        let keys = references_in(&text);
+        return Some(Encoded { text, truncated: true, keys });
     }
     let send = match gated.chosen {
         Chosen::Stc => true,
@@ -271,14 +285,24 @@ pub fn rewrite_tool_result_with(
     let mut keys = Vec::new();
     let mut splices = Vec::new();
     let mut stats = RewriteStats::default();
-    for block in view.content.unwrap_or_default() {
+    let budget = truncation.and_then(|t| Some((t.options.token_budget?, t.options.tokenizer)));
+    let mut over = Vec::new();
+    for (index, block) in view.content.unwrap_or_default().into_iter().enumerate() {
         let (Some(kind), Some(raw)) = (block.kind, block.text) else { continue };
         if kind != "text" {
             continue;
         }
         // A JSON string without escapes is its own text; others are unescaped first.
         let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) else { continue };
-        if let Some(encoded) = encode_text_with(&text, options, truncation) {
+        let encoded = encode_text_with(&text, options, truncation);
+        if let Some((limit, tokenizer)) = budget {
+            // The budget holds for the text actually sent, in its tokenizer.
+            let tokens = tokenizer.count(encoded.as_ref().map_or(&text, |e| &e.text));
+            if tokens > limit {
+                over.push(serde_json::json!({"index": index, "tokens": tokens, "over": tokens - limit}));
+            }
+        }
+        if let Some(encoded) = encoded {
             let Ok(quoted) = serde_json::to_string(&encoded.text) else { continue };
             let start = offset_in(result, raw.get());
             stats.blocks += 1;
@@ -289,10 +313,74 @@ pub fn rewrite_tool_result_with(
             splices.push((start, start + raw.get().len(), quoted));
         }
     }
-    if splices.is_empty() {
+    if splices.is_empty() && over.is_empty() {
         return None;
     }
-    Some((splice(result, &splices), stats, keys))
+    let mut new = splice(result, &splices);
+    if let (Some((limit, tokenizer)), false) = (budget, over.is_empty()) {
+        stats.over_budget = over.len();
+        for b in &over {
+            eprintln!(
+                "stc mcp-proxy: text block {} of a tool result has {} {} tokens, {} over the budget of {limit}: \
+                 nothing more can be cut (reported in _meta[\"{BUDGET_META}\"])",
+                b["index"],
+                b["tokens"],
+                tokenizer.name(),
+                b["over"]
+            );
+        }
+        let report = serde_json::json!({"budget": limit, "tokenizer": tokenizer.name(), "blocks": over});
+        new = add_meta(&new, BUDGET_META, &report.to_string()).unwrap_or(new);
+    }
+    Some((new, stats, keys))
+}
+
+/// Adds the member `name: value` (`value` a JSON text) to the `_meta` object
+/// of a result (the text of the `result` member), creating `_meta` when there
+/// is none. `None` when the result or its `_meta` is not an object.
+///
+/// ```
+/// use stc_mcp::rewrite::add_meta;
+/// assert_eq!(add_meta(r#"{"a":1}"#, "x/y", "2").unwrap(), r#"{"_meta":{"x/y":2},"a":1}"#);
+/// assert_eq!(add_meta(r#"{"_meta":{"k":0}}"#, "x/y", "2").unwrap(), r#"{"_meta":{"x/y":2,"k":0}}"#);
+/// assert_eq!(add_meta(r#"{"_meta":{ }}"#, "x/y", "2").unwrap(), r#"{"_meta":{"x/y":2}}"#);
+/// assert_eq!(add_meta("{}", "x/y", "2").unwrap(), r#"{"_meta":{"x/y":2}}"#);
+/// ```
+pub fn add_meta(result: &str, name: &str, value: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct WithMeta<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<&'a RawValue>,
+    }
+    if !result.trim_start().starts_with('{') {
+        return None;
+    }
+    let view: WithMeta = serde_json::from_str(result).ok()?;
+    let member = format!("{}:{value}", serde_json::to_string(name).ok()?);
+    let (container, at) = match view.meta {
+        Some(meta) => {
+            if !meta.get().starts_with('{') {
+                return None;
+            }
+            (meta.get(), offset_in(result, meta.get()))
+        }
+        None => {
+            let open = result.len() - result.trim_start().len();
+            let rest = &result[open + 1..];
+            let member = format!("\"_meta\":{{{member}}}");
+            return Some(if rest.trim_start().starts_with('}') {
+                splice(result, &[(open + 1, open + 1 + (rest.len() - rest.trim_start().len()), member)])
+            } else {
+                splice(result, &[(open + 1, open + 1, format!("{member},"))])
+            });
+        }
+    };
+    let rest = &container[1..];
+    Some(if rest.trim_start().starts_with('}') {
+        splice(result, &[(at + 1, at + 1 + (rest.len() - rest.trim_start().len()), member)])
+    } else {
+        splice(result, &[(at + 1, at + 1, format!("{member},"))])
+    })
 }
 
 /// Adds `primer` to the `instructions` of an `initialize` result (the text of
@@ -582,16 +670,41 @@ mod tests {
         let result = format!(r#"{{"content":[{}],"_meta":{{"stc/retrieved":"k"}}}}"#, text_block(&table(500)));
         assert_eq!(rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)), None);
         assert!(store.is_empty().unwrap());
-        // Content the store marked retrieved (e.g. `stc retrieve` output from a shell tool): left as it is.
+        // The same content in an ordinary result (e.g. `stc retrieve` output from a
+        // shell tool, or another read of the file): cut as usual.
         let original = table(500);
-        let key = store.stash(stc_core::decode(&original).unwrap().as_bytes()).unwrap().key;
-        assert!(store.mark_retrieved(&key).unwrap());
         let plain = format!(r#"{{"content":[{}]}}"#, text_block(&original));
-        assert_eq!(rewrite_tool_result_with(&plain, &RewriteOptions::default(), Some(t)), None);
-        // Without the mark it would be cut.
-        let other = table(400);
-        let plain = format!(r#"{{"content":[{}]}}"#, text_block(&other));
         assert_eq!(rewrite_tool_result_with(&plain, &RewriteOptions::default(), Some(t)).unwrap().1.truncated, 1);
+        assert_eq!(rewrite_tool_result_with(&plain, &RewriteOptions::default(), Some(t)).unwrap().1.truncated, 1);
+    }
+
+    #[test]
+    fn a_block_over_the_budget_is_reported_in_meta() {
+        let store = stc_stash::MemoryStore::new();
+        let tokenizer = stc_core::Tokenizer::O200kBase;
+        let options = TruncateOptions { token_budget: Some(50), tokenizer, ..TruncateOptions::default() };
+        let t = Truncation { store: &store, options: &options };
+        // An object of many small members: nothing can be cut; and a plain text.
+        let object = format!("{{{}}}", (0..100).map(|i| format!(r#""k{i}":{i}"#)).collect::<Vec<_>>().join(","));
+        let words = "word ".repeat(100);
+        let result = format!(r#"{{"content":[{},{}],"_meta":{{"x":1}}}}"#, text_block(&object), text_block(&words));
+        let (new, stats, _) = rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)).unwrap();
+        assert_eq!(stats.over_budget, 2);
+        let v: serde_json::Value = serde_json::from_str(&new).unwrap();
+        let report = &v["_meta"][BUDGET_META];
+        assert_eq!((report["budget"].as_u64(), report["tokenizer"].as_str()), (Some(50), Some("o200k_base")));
+        let sent = v["content"][0]["text"].as_str().unwrap();
+        assert_eq!(report["blocks"][0]["tokens"].as_u64(), Some(tokenizer.count(sent) as u64));
+        assert_eq!(report["blocks"][0]["over"].as_u64(), Some(tokenizer.count(sent) as u64 - 50));
+        assert_eq!(report["blocks"][1]["index"], 1);
+        assert_eq!(v["_meta"]["x"], 1);
+        // Within the budget: no report.
+        let small = format!(r#"{{"content":[{}]}}"#, text_block(&table(500)));
+        let options = TruncateOptions { token_budget: Some(400), tokenizer, ..TruncateOptions::default() };
+        let t = Truncation { store: &store, options: &options };
+        let (new, stats, _) = rewrite_tool_result_with(&small, &RewriteOptions::default(), Some(t)).unwrap();
+        assert_eq!(stats.over_budget, 0);
+        assert!(!new.contains(BUDGET_META));
     }
 
     #[test]

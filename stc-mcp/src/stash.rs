@@ -1,24 +1,31 @@
 //! The stash in the MCP services: which store holds what a truncation left
-//! out, which keys a session has shown its client, and the retrieve tool
-//! that answers only for those keys.
+//! out, how a retrieve tool knows which keys it may answer for, and the
+//! host limits that `--budget auto` follows.
 //!
 //! Seed 001 (Stash) is explicit that a stateless retrieve tool accepting any
 //! hash is not an authorized one: anyone who can guess or copy a key from
-//! elsewhere would read whatever another session stashed. So both `stc mcp`
-//! and `stc mcp-proxy` keep a [`Shown`] set per session (the process's one
-//! stdio connection) and refuse every other key with a tool error, before the
-//! store is read.
+//! elsewhere would read whatever another session stashed. Two authorities
+//! ([`Authority`]) refuse every other key with a tool error, before the store
+//! is read:
+//! - `stc mcp` keeps a [`Shown`] set per session (its one stdio connection);
+//! - `stc mcp-proxy` **seals** the keys its markers write (`KEY.TAG`, a keyed
+//!   BLAKE3 MAC bound to the client's identity, [`stc_stash::Seal`]), so it
+//!   needs no session state: the MCP revision 2026-07-28 has no sessions, and
+//!   several proxy processes that share a store and a secret
+//!   ([`marker_secret`]) answer each other's markers.
 //!
 //! Retrieved content is handed out exactly as stashed, never re-encoded or
-//! truncated: the store notes the retrieval ([`StashStore::mark_retrieved`],
-//! which `stc_stash::truncate` respects), and the result carries
-//! `_meta: {"stc/retrieved": KEY}`, which `stc mcp-proxy` never rewrites.
+//! truncated: the result carries `_meta: {"stc/retrieved": KEY}`, which
+//! `stc mcp-proxy` never rewrites. Only that result is exempt: nothing is
+//! noted in the store, so a later read of the same content, by this client or
+//! any other, is cut as usual.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use stc_stash::{Key, Lookup, MemoryStore, RedisStore, SqliteStore, StashStore, StoreError};
+use stc_stash::{Key, Lookup, MarkerSecret, MemoryStore, RedisStore, Seal, SqliteStore, StashStore, StoreError};
 
 /// Default name of the retrieve tool.
 pub const DEFAULT_RETRIEVE_TOOL: &str = "stc_retrieve";
@@ -123,32 +130,64 @@ fn shown_text(text: &str) -> String {
     }
 }
 
+/// Who may retrieve what: the authority a retrieve tool checks a key against
+/// before it reads the store.
+#[derive(Debug, Clone, Copy)]
+pub enum Authority<'a> {
+    /// The keys this session has shown (`stc mcp`: one stdio session).
+    Shown(&'a Shown),
+    /// Sealed keys (`KEY.TAG`) of markers shown to this client by a process
+    /// with this secret (`stc mcp-proxy`: no session state).
+    Sealed(&'a Seal),
+}
+
 /// What a retrieve request gets: the payload, or the text of a tool error.
 ///
-/// The key is parsed first (24 lowercase hex), then checked against the keys
-/// this session has shown; only then is the store read. A found payload is
-/// checked against its key and marked retrieved in the store.
+/// The key is checked first against the [`Authority`] (its form, then that it
+/// was shown: in the session's set, or by its seal); only then is the store
+/// read. A found payload is checked against its key. Nothing is noted in the
+/// store.
 ///
 /// ```
-/// use stc_mcp::stash::{retrieve, LazyStore, Shown, StoreSpec};
+/// use stc_mcp::stash::{retrieve, Authority, LazyStore, Shown, StoreSpec};
+/// use stc_stash::{MarkerSecret, Seal};
 /// let store = LazyStore::new(StoreSpec::Memory);
 /// let shown = Shown::default();
 /// let key = store.get().unwrap().stash(b"[1,2,3]").unwrap().key;
-/// assert!(retrieve(&store, &shown, key.as_str(), "stc_retrieve").unwrap_err().contains("not shown"));
+/// let by_session = Authority::Shown(&shown);
+/// assert!(retrieve(&store, by_session, key.as_str(), "stc_retrieve").unwrap_err().contains("not shown"));
 /// shown.add([key]);
-/// assert_eq!(retrieve(&store, &shown, key.as_str(), "stc_retrieve").unwrap().1, "[1,2,3]");
-/// assert!(retrieve(&store, &shown, "../etc/passwd", "stc_retrieve").unwrap_err().contains("invalid key"));
+/// assert_eq!(retrieve(&store, by_session, key.as_str(), "stc_retrieve").unwrap().1, "[1,2,3]");
+/// assert!(retrieve(&store, by_session, "../etc/passwd", "stc_retrieve").unwrap_err().contains("invalid key"));
+/// // Sealed: the marker's KEY.TAG for this client, nothing else.
+/// let seal = Seal::new(MarkerSecret::from_material(b"0123456789abcdef").unwrap(), "client-a");
+/// let by_seal = Authority::Sealed(&seal);
+/// assert_eq!(retrieve(&store, by_seal, &seal.seal(&key), "stc_retrieve").unwrap().1, "[1,2,3]");
+/// assert!(retrieve(&store, by_seal, key.as_str(), "stc_retrieve").unwrap_err().contains("has no seal"));
 /// ```
-pub fn retrieve(store: &LazyStore, shown: &Shown, key_text: &str, tool: &str) -> Result<(Key, String), String> {
+pub fn retrieve(
+    store: &LazyStore,
+    authority: Authority<'_>,
+    key_text: &str,
+    tool: &str,
+) -> Result<(Key, String), String> {
     const NO_RETRY: &str = "retrying will not help; re-run the tool call that produced the marker to get fresh data";
-    let key = Key::parse(key_text).map_err(|e| format!("invalid key {}: {e}", shown_text(key_text)))?;
-    if !shown.contains(&key) {
-        return Err(format!(
-            "key {key} was not shown in this session: {tool} answers only for the keys of stash markers that this \
-             server has sent to this client (a retrieve that accepted any key would hand out what other sessions \
-             stashed)"
-        ));
-    }
+    let key = match authority {
+        Authority::Shown(shown) => {
+            let key = Key::parse(key_text).map_err(|e| format!("invalid key {}: {e}", shown_text(key_text)))?;
+            if !shown.contains(&key) {
+                return Err(format!(
+                    "key {key} was not shown in this session: {tool} answers only for the keys of stash markers \
+                     that this server has sent to this client (a retrieve that accepted any key would hand out \
+                     what other sessions stashed)"
+                ));
+            }
+            key
+        }
+        Authority::Sealed(seal) => seal.open(key_text).map_err(|e| {
+            format!("{e}; {tool} answers only for markers this proxy has shown to this client; retrying will not help")
+        })?,
+    };
     let store = store.get().map_err(|e| store_failure(&e))?;
     match store.retrieve(&key) {
         Ok(Lookup::Found(payload)) => {
@@ -160,10 +199,6 @@ pub fn retrieve(store: &LazyStore, shown: &Shown, key_text: &str, tool: &str) ->
             }
             let text = String::from_utf8(payload)
                 .map_err(|_| format!("the stash entry {key} is not UTF-8 text; {NO_RETRY}"))?;
-            // From now on the stash never cuts this content again.
-            if let Err(e) = store.mark_retrieved(&key) {
-                eprintln!("stc: warning: could not note the retrieval of {key} ({e})");
-            }
             Ok((key, text))
         }
         Ok(Lookup::Expired) => Err(format!(
@@ -176,6 +211,66 @@ pub fn retrieve(store: &LazyStore, shown: &Shown, key_text: &str, tool: &str) ->
         }
         Err(e) => Err(store_failure(&e)),
     }
+}
+
+/// The `_meta` key of the client's `Implementation` on every request of the
+/// MCP revision 2026-07-28.
+pub const CLIENT_INFO_META: &str = "io.modelcontextprotocol/clientInfo";
+
+/// The client identity a request states: `clientInfo.name` of an
+/// `initialize` request's params, or the name in the params'
+/// `_meta["io.modelcontextprotocol/clientInfo"]` (revision 2026-07-28).
+/// Only the name: an upgraded client still retrieves the markers of a
+/// conversation it resumes. `None` when the request states none.
+///
+/// ```
+/// use stc_mcp::stash::client_identity;
+/// let p = |s: &str| serde_json::value::RawValue::from_string(s.to_string()).unwrap();
+/// assert_eq!(client_identity(Some(&p(r#"{"clientInfo":{"name":"claude-code","version":"2.1"}}"#))).as_deref(), Some("claude-code"));
+/// assert_eq!(client_identity(Some(&p(r#"{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"vscode"}}}"#))).as_deref(), Some("vscode"));
+/// assert_eq!(client_identity(Some(&p(r#"{"name":"a tool"}"#))), None);
+/// ```
+pub fn client_identity(params: Option<&serde_json::value::RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Info {
+        name: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "io.modelcontextprotocol/clientInfo")]
+        client_info: Option<Info>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "clientInfo")]
+        client_info: Option<Info>,
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    let p: Params = serde_json::from_str(params?.get()).ok()?;
+    p.meta.and_then(|m| m.client_info).or(p.client_info).map(|i| i.name)
+}
+
+/// Environment variable with the marker secret (below `--marker-secret-file`).
+pub const MARKER_SECRET_ENV: &str = "STC_MARKER_SECRET";
+
+/// The secret that seals markers: the contents of `file` if given, else the
+/// value of `env` (`$STC_MARKER_SECRET`) if set, else 32 random bytes from the
+/// operating system (markers then hold for this process only). Material must
+/// have at least [`stc_stash::MIN_SECRET_BYTES`] bytes.
+pub fn marker_secret(file: Option<&Path>, env: Option<&OsStr>) -> Result<MarkerSecret, String> {
+    if let Some(path) = file {
+        let material =
+            std::fs::read(path).map_err(|e| format!("cannot read the marker secret file {}: {e}", path.display()))?;
+        return MarkerSecret::from_material(&material).map_err(|e| format!("{}: {e}", path.display()));
+    }
+    if let Some(value) = env {
+        let material = value.as_encoded_bytes();
+        return MarkerSecret::from_material(material).map_err(|e| format!("${MARKER_SECRET_ENV}: {e}"));
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| format!("cannot draw a random marker secret: {e}"))?;
+    Ok(MarkerSecret::from_random(bytes))
 }
 
 /// The message for a store failure, saying whether retrying can help.

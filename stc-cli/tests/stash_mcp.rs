@@ -1,0 +1,200 @@
+//! The stash through `stc mcp-proxy` with real processes: the official Python
+//! MCP SDK client (`stc-mcp/tests/fixtures/stash_client.py`), the proxy, and
+//! the SDK's server (`fixture_server.py`), several proxy processes sharing one
+//! SQLite store.
+//!
+//! - Issue 24, point 5: a retrieve in one session used to turn truncation off
+//!   for the same content in every other session (for 7 days); now only the
+//!   retrieve's own result is exempt.
+//! - Retrieve without sessions: markers carry sealed keys (`KEY.TAG`, a keyed
+//!   BLAKE3 MAC bound to the client's identity); proxies sharing a store and a
+//!   secret answer each other's markers; bare keys, other clients' markers,
+//!   other secrets and forged seals are refused before the store is read.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn stc() -> &'static str {
+    env!("CARGO_BIN_EXE_stc")
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+fn python() -> PathBuf {
+    let p = match std::env::var_os("STC_MCP_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => root().join("target/mcp-venv/bin/python"),
+    };
+    assert!(p.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh` first", p.display());
+    p
+}
+
+struct DataDir(PathBuf);
+
+impl DataDir {
+    fn new(name: &str) -> DataDir {
+        let dir = std::env::temp_dir().join(format!("stc-stash-mcp-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        DataDir(dir)
+    }
+
+    fn secret(&self, name: &str, material: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, material).unwrap();
+        path
+    }
+}
+
+impl Drop for DataDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One MCP session: the SDK client named `client` starts `stc mcp-proxy
+/// PROXY_ARGS -- fixture` (its own process, the data dir's SQLite store) and
+/// runs `steps`; the results, one per step.
+fn session(dir: &DataDir, client: &str, proxy_args: &[&str], steps: &[&str]) -> Vec<Value> {
+    let fixture = root().join("stc-mcp/tests/fixtures/fixture_server.py");
+    let out = Command::new(python())
+        .arg(root().join("stc-mcp/tests/fixtures/stash_client.py"))
+        .arg(client)
+        .args(steps)
+        .arg("--")
+        .arg(stc())
+        .arg("mcp-proxy")
+        .args(proxy_args)
+        .arg("--")
+        .arg(python())
+        .arg(&fixture)
+        .env("STC_DATA_DIR", &dir.0)
+        .env_remove("STC_MARKER_SECRET")
+        .output()
+        .expect("the SDK client");
+    assert!(out.status.success(), "client {client}: {}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), steps.len());
+    lines
+}
+
+fn args(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+fn text(v: &Value) -> &str {
+    v["text"].as_str().unwrap()
+}
+
+/// The key a marker writes, from its retrieve instruction.
+fn written_key(text: &str) -> String {
+    let at = text.find("with key=").expect("a retrieve instruction") + "with key=".len();
+    text[at..].chars().take_while(|c| c.is_ascii_hexdigit() || *c == '.').collect()
+}
+
+/// The fixture's table as the stash holds it (canonical minified JSON).
+fn original(rows: usize) -> String {
+    let lines: Vec<String> = (0..rows)
+        .map(|i| {
+            let status = if i % 7 == 3 { "error" } else { "ok" };
+            format!(r#"{{"id":{i},"name":"item-{i}","price":{i}.50,"weight":1e3,"status":"{status}"}}"#)
+        })
+        .collect();
+    format!("[{}]", lines.join(","))
+}
+
+#[test]
+fn a_retrieve_in_one_session_leaves_the_next_sessions_read_cut() {
+    let dir = DataDir::new("exempt");
+    let proxy = ["--budget", "500"];
+    // Session 1: read (cut), retrieve (the whole original, exempt), read again (cut again).
+    let one = session(&dir, "alpha", &proxy, &["read:500", "retrieve-last", "read:500"]);
+    let cut = text(&one[0]);
+    assert!(cut.starts_with("{stc_stash:{"), "{cut:.200}");
+    assert!(stc_core::Tokenizer::O200kBase.count(cut) <= 500);
+    assert_eq!(one[1]["isError"], false, "{}", one[1]);
+    assert_eq!(text(&one[1]), original(500));
+    assert_eq!(one[1]["meta"]["stc/retrieved"].as_str(), Some(&written_key(cut)[..24]));
+    assert_eq!(text(&one[2]), cut, "the same session's next read is cut as before");
+    // Session 2, another proxy process on the same store: cut as before too.
+    let two = session(&dir, "beta", &proxy, &["read:500"]);
+    let cut2 = text(&two[0]);
+    assert!(cut2.starts_with("{stc_stash:{"), "{cut2:.200}");
+    assert!(cut2.len() * 10 < original(500).len());
+    assert_eq!(stc_stash::references_in(cut2), stc_stash::references_in(cut));
+}
+
+#[test]
+fn sealed_markers_are_answered_across_proxy_processes_sharing_a_store_and_a_secret() {
+    let dir = DataDir::new("sealed");
+    let shared = dir.secret("shared", "a secret shared by the proxies of this test\n");
+    let other = dir.secret("other", "another deployment's secret, 32 bytes");
+    let with = |secret: &Path| {
+        vec!["--budget".to_string(), "500".into(), "--marker-secret-file".into(), secret.display().to_string()]
+    };
+    let (shared_args, other_args) = (with(&shared), with(&other));
+
+    // Process A shows client "alpha" a marker.
+    let a = session(&dir, "alpha", &args(&shared_args), &["read:300"]);
+    let sealed = written_key(text(&a[0]));
+    let (key, tag) = sealed.split_once('.').unwrap();
+    assert_eq!((key.len(), tag.len()), (24, 16));
+    let forged = format!("{key}.{}", if tag.starts_with('0') { "1".repeat(16) } else { "0".repeat(16) });
+    let retrieve = format!("retrieve:{sealed}");
+
+    // Process B (same secret, same store) answers alpha's retrieve of that marker.
+    let b = session(
+        &dir,
+        "alpha",
+        &args(&shared_args),
+        &[&retrieve, &format!("retrieve:{key}"), &format!("retrieve:{forged}")],
+    );
+    assert_eq!(b[0]["isError"], false, "{}", b[0]);
+    assert_eq!(text(&b[0]), original(300));
+    // A bare key (old-style marker), a forged seal: tool errors.
+    assert_eq!(b[1]["isError"], true);
+    assert!(text(&b[1]).contains("has no seal"), "{}", b[1]);
+    assert_eq!(b[2]["isError"], true);
+    assert!(text(&b[2]).contains("was not shown to this client"), "{}", b[2]);
+    // Another client with the same secret, and the same client under another secret: refused.
+    let c = session(&dir, "gamma", &args(&shared_args), &[&retrieve]);
+    assert_eq!(c[0]["isError"], true);
+    assert!(text(&c[0]).contains("was not shown to this client"), "{}", c[0]);
+    let d = session(&dir, "alpha", &args(&other_args), &[&retrieve]);
+    assert_eq!(d[0]["isError"], true);
+    assert!(text(&d[0]).contains("was not shown to this client"), "{}", d[0]);
+    // Without a secret, each process draws its own: another process cannot answer.
+    let e = session(&dir, "alpha", &["--budget", "500"], &[&retrieve]);
+    assert_eq!(e[0]["isError"], true, "{}", e[0]);
+    // The refusals come before the store is read: a sealed key of an entry the
+    // store does not hold is refused for its seal, not as missing.
+    let absent = format!("retrieve:{}.{}", "0".repeat(24), tag);
+    let f = session(&dir, "alpha", &args(&shared_args), &[&absent]);
+    assert!(text(&f[0]).contains("was not shown to this client"), "{}", f[0]);
+}
+
+#[test]
+fn a_secret_that_is_too_short_or_unreadable_stops_the_proxy() {
+    let dir = DataDir::new("badsecret");
+    let short = dir.secret("short", "tiny");
+    for (args, want) in [
+        (vec!["--budget", "100", "--marker-secret-file", short.to_str().unwrap()], "at least 16 bytes"),
+        (vec!["--budget", "100", "--marker-secret-file", "/nonexistent/secret"], "cannot read the marker secret file"),
+    ] {
+        let out = Command::new(stc()).arg("mcp-proxy").args(&args).args(["--", "cat"]).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{err}");
+    }
+    let out = Command::new(stc())
+        .args(["mcp-proxy", "--budget", "100", "--", "cat"])
+        .env("STC_MARKER_SECRET", "short")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("$STC_MARKER_SECRET"));
+}
