@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use stc_core::{Chosen, EncodeOptions, GateOptions, Limits, Profile, Version};
+use stc_core::{Chosen, Document, EncodeOptions, GateOptions, Limits, Profile, Version};
 use stc_stash::{references_in, Key, StashStore, TruncateError, TruncateOptions};
 
 /// When and how a JSON text block is re-encoded.
@@ -63,12 +63,12 @@ pub struct RewriteStats {
     /// Text blocks whose arrays or strings were cut (stash markers added).
     pub truncated: usize,
     /// Text blocks sent over the token budget (nothing more could be cut);
-    /// each is reported in the result's `_meta` ([`BUDGET_META`]).
+    /// each is reported in its block's `_meta` ([`BUDGET_META`]).
     pub over_budget: usize,
 }
 
-/// The `_meta` member of a tool result that reports text blocks sent over
-/// the token budget: `{"budget":B,"tokenizer":"o200k_base","blocks":[{"index":I,"tokens":T,"over":T-B}]}`.
+/// The `_meta` member of a text block sent over the token budget:
+/// `{"budget":B,"tokenizer":"o200k_base","tokens":T,"over":T-B}`.
 pub const BUDGET_META: &str = "dev.stc/budget";
 
 /// Truncation with the stash before the gate: what is cut is stashed in
@@ -81,11 +81,28 @@ pub struct Truncation<'a> {
     pub options: &'a TruncateOptions,
 }
 
+/// The `_meta` member of a content block the proxy rewrote as STC: its
+/// value names the format and version, as a media type with parameters
+/// (see [`format_name`]). Blocks the gate left as JSON carry no marker.
+pub const FORMAT_META: &str = "dev.stc/format";
+
+/// The value of [`FORMAT_META`] for text of `version`:
+/// `application/stc+json; version=N`, the media type `stc-http` uses.
+///
+/// ```
+/// assert_eq!(stc_mcp::rewrite::format_name(stc_core::Version::V2), "application/stc+json; version=2");
+/// ```
+pub fn format_name(version: Version) -> String {
+    format!("{}; version={version}", stc_core::MEDIA_TYPE)
+}
+
 /// One re-encoded text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Encoded {
     /// The text to send.
     pub text: String,
+    /// True if `text` is STC (the gate chose it), false if it is JSON.
+    pub stc: bool,
     /// True if something was cut.
     pub truncated: bool,
     /// The stash keys of the markers in `text`.
@@ -138,25 +155,25 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
     }
     let source = cut.as_deref().unwrap_or(text);
     let encode = EncodeOptions::default().profile(options.profile).limits(options.limits).version(options.version);
-    let gated = stc_core::encode_gated(source, &encode, &options.gate).ok()?;
+    let gated = Document::parse_json(source, &options.limits).ok()?.encode_gated_with(&encode, &options.gate);
     if cut.is_some() {
-        let mut text = gated.text;
-        if let (Chosen::Json, Some(t)) = (gated.chosen, truncation.filter(|t| t.options.token_budget.is_some())) {
+        let (mut text, mut stc) = (gated.text, gated.chosen == Chosen::Stc);
+        if let (false, Some(t)) = (stc, truncation.filter(|t| t.options.token_budget.is_some())) {
             // The gate's minified JSON may cost more than the STC the budget was met in.
-            if let Ok(stc) = stc_core::encode_with(source, &encode) {
-                if t.options.tokenizer.count(&stc) < t.options.tokenizer.count(&text) {
-                    text = stc;
+            if let Ok(encoded) = stc_core::encode_with(source, &encode) {
+                if t.options.tokenizer.count(&encoded) < t.options.tokenizer.count(&text) {
+                    (text, stc) = (encoded, true);
                 }
             }
         }
         let keys = references_in(&text);
-        return Some(Encoded { text, truncated: true, keys });
+        return Some(Encoded { text, stc, truncated: true, keys });
     }
     let send = match gated.chosen {
         Chosen::Stc => true,
         Chosen::Json => !options.keep_json_text && gated.text != text,
     };
-    send.then(|| Encoded { text: gated.text, truncated: false, keys: Vec::new() })
+    send.then(|| Encoded { stc: gated.chosen == Chosen::Stc, text: gated.text, truncated: false, keys: Vec::new() })
 }
 
 /// Byte offset of `inner` within `outer`; `inner` must borrow from `outer`.
@@ -240,12 +257,15 @@ struct ToolResultView<'a> {
     meta: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
+/// A content block, as far as the rewrite looks at it.
 #[derive(Deserialize)]
-struct BlockView<'a> {
+pub(crate) struct BlockView<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     text: Option<&'a RawValue>,
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
 }
 
 /// Re-encodes the JSON text blocks of a `tools/call` result (the text of the
@@ -282,12 +302,24 @@ pub fn rewrite_tool_result_with(
     if view.meta.as_ref().is_some_and(|m| m.contains_key(crate::stash::RETRIEVED_META)) {
         return None;
     }
+    rewrite_blocks(result, view.content?, options, truncation)
+}
+
+/// Re-encodes the JSON text blocks among `blocks`, which were read from
+/// `outer` (a result or a whole message; their spans borrow from it), and
+/// returns `outer` with the new texts spliced in; `None` when nothing
+/// changed. The caller has checked `isError` and `_meta`.
+pub(crate) fn rewrite_blocks(
+    outer: &str,
+    blocks: Vec<BlockView<'_>>,
+    options: &RewriteOptions,
+    truncation: Option<Truncation>,
+) -> Option<(String, RewriteStats, Vec<Key>)> {
     let mut keys = Vec::new();
     let mut splices = Vec::new();
     let mut stats = RewriteStats::default();
     let budget = truncation.and_then(|t| Some((t.options.token_budget?, t.options.tokenizer)));
-    let mut over = Vec::new();
-    for (index, block) in view.content.unwrap_or_default().into_iter().enumerate() {
+    for (index, block) in blocks.into_iter().enumerate() {
         let (Some(kind), Some(raw)) = (block.kind, block.text) else { continue };
         if kind != "text" {
             continue;
@@ -295,92 +327,286 @@ pub fn rewrite_tool_result_with(
         // A JSON string without escapes is its own text; others are unescaped first.
         let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) else { continue };
         let encoded = encode_text_with(&text, options, truncation);
-        if let Some((limit, tokenizer)) = budget {
-            // The budget holds for the text actually sent, in its tokenizer.
-            let tokens = tokenizer.count(encoded.as_ref().map_or(&text, |e| &e.text));
-            if tokens > limit {
-                over.push(serde_json::json!({"index": index, "tokens": tokens, "over": tokens - limit}));
-            }
-        }
-        if let Some(encoded) = encoded {
+        // Members for the block's `_meta`: the format of re-encoded STC, an overrun.
+        let mut members = Vec::new();
+        let mut replacement = None;
+        if let Some(encoded) = &encoded {
             let Ok(quoted) = serde_json::to_string(&encoded.text) else { continue };
-            let start = offset_in(result, raw.get());
+            if encoded.stc {
+                members.push(format_member(options.version));
+            }
             stats.blocks += 1;
             stats.bytes_before += text.len();
             stats.bytes_after += encoded.text.len();
             stats.truncated += usize::from(encoded.truncated);
-            keys.extend(encoded.keys);
+            keys.extend(encoded.keys.iter().copied());
+            replacement = Some(quoted);
+        }
+        if let Some((limit, tokenizer)) = budget {
+            // The budget holds for the text actually sent, in its tokenizer: never a silent overrun.
+            let tokens = tokenizer.count(encoded.as_ref().map_or(&text, |e| &e.text));
+            if tokens > limit {
+                stats.over_budget += 1;
+                eprintln!(
+                    "stc mcp-proxy: text block {index} of a tool result has {tokens} {} tokens, {} over the budget \
+                     of {limit}: nothing more can be cut (reported in the block's _meta[\"{BUDGET_META}\"])",
+                    tokenizer.name(),
+                    tokens - limit
+                );
+                let report = serde_json::json!({
+                    "budget": limit, "tokenizer": tokenizer.name(), "tokens": tokens, "over": tokens - limit
+                });
+                members.push(format!("\"{BUDGET_META}\":{report}"));
+            }
+        }
+        if !members.is_empty() {
+            let member = members.join(",");
+            match block.meta {
+                None => {
+                    let text = replacement.get_or_insert_with(|| raw.get().to_string());
+                    text.push_str(&format!(",\"_meta\":{{{member}}}"));
+                }
+                Some(meta) => {
+                    if let Some(splice) = insert_member(outer, meta, &member) {
+                        splices.push(splice);
+                    }
+                }
+            }
+        }
+        if let Some(quoted) = replacement {
+            let start = offset_in(outer, raw.get());
             splices.push((start, start + raw.get().len(), quoted));
         }
     }
-    if splices.is_empty() && over.is_empty() {
+    if splices.is_empty() {
         return None;
     }
-    let mut new = splice(result, &splices);
-    if let (Some((limit, tokenizer)), false) = (budget, over.is_empty()) {
-        stats.over_budget = over.len();
-        for b in &over {
-            eprintln!(
-                "stc mcp-proxy: text block {} of a tool result has {} {} tokens, {} over the budget of {limit}: \
-                 nothing more can be cut (reported in _meta[\"{BUDGET_META}\"])",
-                b["index"],
-                b["tokens"],
-                tokenizer.name(),
-                b["over"]
-            );
-        }
-        let report = serde_json::json!({"budget": limit, "tokenizer": tokenizer.name(), "blocks": over});
-        new = add_meta(&new, BUDGET_META, &report.to_string()).unwrap_or(new);
-    }
-    Some((new, stats, keys))
+    splices.sort_by_key(|s| s.0);
+    Some((splice(outer, &splices), stats, keys))
 }
 
-/// Adds the member `name: value` (`value` a JSON text) to the `_meta` object
-/// of a result (the text of the `result` member), creating `_meta` when there
-/// is none. `None` when the result or its `_meta` is not an object.
-///
-/// ```
-/// use stc_mcp::rewrite::add_meta;
-/// assert_eq!(add_meta(r#"{"a":1}"#, "x/y", "2").unwrap(), r#"{"_meta":{"x/y":2},"a":1}"#);
-/// assert_eq!(add_meta(r#"{"_meta":{"k":0}}"#, "x/y", "2").unwrap(), r#"{"_meta":{"x/y":2,"k":0}}"#);
-/// assert_eq!(add_meta(r#"{"_meta":{ }}"#, "x/y", "2").unwrap(), r#"{"_meta":{"x/y":2}}"#);
-/// assert_eq!(add_meta("{}", "x/y", "2").unwrap(), r#"{"_meta":{"x/y":2}}"#);
-/// ```
-pub fn add_meta(result: &str, name: &str, value: &str) -> Option<String> {
-    #[derive(Deserialize)]
-    struct WithMeta<'a> {
-        #[serde(rename = "_meta", borrow, default)]
-        meta: Option<&'a RawValue>,
-    }
-    if !result.trim_start().starts_with('{') {
+/// `"dev.stc/format":"application/stc+json; version=N"`.
+fn format_member(version: Version) -> String {
+    format!("\"{FORMAT_META}\":\"{}\"", format_name(version))
+}
+
+/// The splice that adds `member` (`"key":value`) first in the JSON object
+/// `object` (a span of `outer`); `None` when `object` is not an object.
+fn insert_member(outer: &str, object: &RawValue, member: &str) -> Option<(usize, usize, String)> {
+    let text = object.get();
+    if !text.starts_with('{') {
         return None;
     }
-    let view: WithMeta = serde_json::from_str(result).ok()?;
-    let member = format!("{}:{value}", serde_json::to_string(name).ok()?);
-    let (container, at) = match view.meta {
-        Some(meta) => {
-            if !meta.get().starts_with('{') {
-                return None;
+    let at = offset_in(outer, text) + 1;
+    let empty = text[1..].trim_start().starts_with('}');
+    Some((at, at, if empty { member.to_string() } else { format!("{member},") }))
+}
+
+/// The members of a JSON object text, in order, values as raw spans.
+fn object_members(object: &str) -> Option<Vec<(String, &RawValue)>> {
+    struct Members;
+    impl<'de> serde::de::Visitor<'de> for Members {
+        type Value = Vec<(String, &'de RawValue)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                out.push(entry);
             }
-            (meta.get(), offset_in(result, meta.get()))
+            Ok(out)
         }
-        None => {
-            let open = result.len() - result.trim_start().len();
-            let rest = &result[open + 1..];
-            let member = format!("\"_meta\":{{{member}}}");
-            return Some(if rest.trim_start().starts_with('}') {
-                splice(result, &[(open + 1, open + 1 + (rest.len() - rest.trim_start().len()), member)])
-            } else {
-                splice(result, &[(open + 1, open + 1, format!("{member},"))])
-            });
+    }
+    let mut de = serde_json::Deserializer::from_str(object);
+    let out = serde::Deserializer::deserialize_map(&mut de, Members).ok()?;
+    de.end().ok()?;
+    Some(out)
+}
+
+/// Writes members as a JSON object.
+fn object_text<'a>(members: impl IntoIterator<Item = (String, Cow<'a, str>)>) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
         }
+        out.push_str(&serde_json::to_string(&k).unwrap_or_default());
+        out.push(':');
+        out.push_str(&v);
+    }
+    out.push('}');
+    out
+}
+
+/// For a host that shows the model only `structuredContent`: the result
+/// (text of the `result` member of a `tools/call` response) without
+/// `structuredContent`, its data carried by the text. If a text block
+/// already holds the same JSON as `structuredContent` (or, when
+/// `structuredContent` is an object of one string member, that string), the
+/// text blocks are re-encoded as usual; otherwise the text blocks are replaced by one text
+/// block with the gated STC of `structuredContent` (the data the host showed
+/// the model), placed where the first text block was. Other blocks stay.
+/// `None` when the result has no `structuredContent` (or is malformed).
+pub fn text_for_structured(
+    result: &str,
+    options: &RewriteOptions,
+    truncation: Option<Truncation>,
+) -> Option<(String, RewriteStats, Vec<Key>)> {
+    let members = object_members(result)?;
+    let structured = members.iter().find(|(k, _)| k == "structuredContent")?.1;
+    let content = members.iter().find(|(k, _)| k == "content").map(|m| m.1);
+    let blocks: Vec<&RawValue> = match content {
+        Some(c) => serde_json::from_str(c.get()).ok()?,
+        None => Vec::new(),
     };
-    let rest = &container[1..];
-    Some(if rest.trim_start().starts_with('}') {
-        splice(result, &[(at + 1, at + 1 + (rest.len() - rest.trim_start().len()), member)])
+    let minified = |text: &str| Document::parse_json(text, &options.limits).ok().map(|d| d.to_json());
+    let wanted = minified(structured.get());
+    // `{"content": TEXT}` (e.g. a file server's read): a text block holding TEXT is the same data.
+    let only_string: Option<String> = object_members(structured.get()).and_then(|m| match m.as_slice() {
+        [(_, v)] => serde_json::from_str::<String>(v.get()).ok(),
+        _ => None,
+    });
+    let mut same = false;
+    let mut texts = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let Ok(view) = serde_json::from_str::<BlockView>(b.get()) else { continue };
+        if view.kind.as_deref() != Some("text") {
+            continue;
+        }
+        texts.push(i);
+        if let Some(raw) = view.text {
+            let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) else { continue };
+            same |= only_string.as_deref() == Some(&*text) || (wanted.is_some() && minified(&text) == wanted);
+        }
+    }
+    let mut stats = RewriteStats::default();
+    let mut keys = Vec::new();
+    let new_content = if same {
+        // Re-encode the blocks as usual (a copy of the content array, rewritten).
+        let array = content?.get();
+        let parsed: Vec<BlockView> = serde_json::from_str(array).ok()?;
+        match rewrite_blocks(array, parsed, options, truncation) {
+            Some((new, s, k)) => {
+                stats = s;
+                keys = k;
+                new
+            }
+            None => array.to_string(),
+        }
     } else {
-        splice(result, &[(at + 1, at + 1, format!("{member},"))])
-    })
+        let json = structured.get();
+        let (text, stc) = match encode_text_with(json, options, truncation) {
+            Some(e) => {
+                stats.truncated += usize::from(e.truncated);
+                keys = e.keys;
+                (e.text, e.stc)
+            }
+            None => (wanted.clone().unwrap_or_else(|| json.to_string()), false),
+        };
+        stats.blocks = 1;
+        stats.bytes_before = json.len();
+        stats.bytes_after = text.len();
+        let mut block = format!(r#"{{"type":"text","text":{}"#, serde_json::to_string(&text).ok()?);
+        if stc {
+            block.push_str(&format!(",\"_meta\":{{{}}}", format_member(options.version)));
+        }
+        block.push('}');
+        let at = texts.first().copied().unwrap_or(0);
+        let mut out: Vec<String> = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            if i == at {
+                out.push(block.clone());
+            }
+            if !texts.contains(&i) {
+                out.push(b.get().to_string());
+            }
+        }
+        if at >= blocks.len() {
+            out.push(block);
+        }
+        format!("[{}]", out.join(","))
+    };
+    let mut had_content = false;
+    let mut out: Vec<(String, Cow<str>)> = Vec::new();
+    for (k, v) in &members {
+        match k.as_str() {
+            "structuredContent" => {}
+            "content" => {
+                had_content = true;
+                out.push((k.clone(), Cow::Owned(new_content.clone())));
+            }
+            _ => out.push((k.clone(), Cow::Borrowed(v.get()))),
+        }
+    }
+    if !had_content {
+        out.insert(0, ("content".to_string(), Cow::Owned(new_content)));
+    }
+    Some((object_text(out), stats, keys))
+}
+
+/// For a host that shows the model only `structuredContent`: a `tools/list`
+/// result (text of `result`) without the tools' `outputSchema` (a tool that
+/// has one must return `structuredContent`, which such hosts do not get).
+/// A `cacheScope` of `public` becomes `private` (the list now depends on
+/// who asked). `None` when no tool had an `outputSchema`.
+///
+/// ```
+/// use stc_mcp::rewrite::strip_output_schemas;
+/// let r = r#"{"tools":[{"name":"a","outputSchema":{"type":"object"},"inputSchema":{}}],"cacheScope":"public","ttlMs":60000}"#;
+/// assert_eq!(strip_output_schemas(r).unwrap(), r#"{"tools":[{"name":"a","inputSchema":{}}],"cacheScope":"private","ttlMs":60000}"#);
+/// assert_eq!(strip_output_schemas(r#"{"tools":[{"name":"a"}]}"#), None);
+/// ```
+pub fn strip_output_schemas(result: &str) -> Option<String> {
+    let members = object_members(result)?;
+    let tools = members.iter().find(|(k, _)| k == "tools")?.1;
+    let list: Vec<&RawValue> = serde_json::from_str(tools.get()).ok()?;
+    let mut changed = false;
+    let mut new_tools = Vec::with_capacity(list.len());
+    for tool in list {
+        match object_members(tool.get()) {
+            Some(m) if m.iter().any(|(k, _)| k == "outputSchema") => {
+                changed = true;
+                new_tools.push(object_text(
+                    m.into_iter().filter(|(k, _)| k != "outputSchema").map(|(k, v)| (k, Cow::Borrowed(v.get()))),
+                ));
+            }
+            _ => new_tools.push(tool.get().to_string()),
+        }
+    }
+    if !changed {
+        return None;
+    }
+    let new_tools = format!("[{}]", new_tools.join(","));
+    Some(object_text(members.iter().map(|(k, v)| {
+        let v = match k.as_str() {
+            "tools" => Cow::Owned(new_tools.clone()),
+            "cacheScope" if v.get() == "\"public\"" => Cow::Borrowed("\"private\""),
+            _ => Cow::Borrowed(v.get()),
+        };
+        (k.clone(), v)
+    })))
+}
+
+/// [`add_instructions`] in the `result` of a whole response message.
+pub(crate) fn add_instructions_in(message: &str, primer: &str) -> Option<String> {
+    map_result(message, |r| add_instructions(r, primer))
+}
+
+/// [`add_tool`] in the `result` of a whole response message.
+pub(crate) fn add_tool_in(message: &str, name: &str, tool: &str) -> AddTool {
+    let mut found = AddTool::NotHere;
+    let new = map_result(message, |r| match add_tool(r, name, tool) {
+        AddTool::Added(new) => Some(new),
+        other => {
+            found = other;
+            None
+        }
+    });
+    match new {
+        Some(new) => AddTool::Added(new),
+        None => found,
+    }
 }
 
 /// Adds `primer` to the `instructions` of an `initialize` result (the text of
@@ -671,7 +897,7 @@ mod tests {
         assert_eq!(rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)), None);
         assert!(store.is_empty().unwrap());
         // The same content in an ordinary result (e.g. `stc retrieve` output from a
-        // shell tool, or another read of the file): cut as usual.
+        // shell tool, or another read of the file): cut as usual, every time.
         let original = table(500);
         let plain = format!(r#"{{"content":[{}]}}"#, text_block(&original));
         assert_eq!(rewrite_tool_result_with(&plain, &RewriteOptions::default(), Some(t)).unwrap().1.truncated, 1);
@@ -679,25 +905,30 @@ mod tests {
     }
 
     #[test]
-    fn a_block_over_the_budget_is_reported_in_meta() {
+    fn a_block_over_the_budget_is_reported_in_its_meta() {
         let store = stc_stash::MemoryStore::new();
         let tokenizer = stc_core::Tokenizer::O200kBase;
         let options = TruncateOptions { token_budget: Some(50), tokenizer, ..TruncateOptions::default() };
         let t = Truncation { store: &store, options: &options };
-        // An object of many small members: nothing can be cut; and a plain text.
+        // An object of many small members (nothing can be cut), and a plain text with a _meta of its own.
         let object = format!("{{{}}}", (0..100).map(|i| format!(r#""k{i}":{i}"#)).collect::<Vec<_>>().join(","));
         let words = "word ".repeat(100);
-        let result = format!(r#"{{"content":[{},{}],"_meta":{{"x":1}}}}"#, text_block(&object), text_block(&words));
+        let result = format!(
+            r#"{{"content":[{},{{"type":"text","text":{},"_meta":{{"x":1}}}}]}}"#,
+            text_block(&object),
+            serde_json::to_string(&words).unwrap()
+        );
         let (new, stats, _) = rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)).unwrap();
         assert_eq!(stats.over_budget, 2);
         let v: serde_json::Value = serde_json::from_str(&new).unwrap();
-        let report = &v["_meta"][BUDGET_META];
-        assert_eq!((report["budget"].as_u64(), report["tokenizer"].as_str()), (Some(50), Some("o200k_base")));
         let sent = v["content"][0]["text"].as_str().unwrap();
-        assert_eq!(report["blocks"][0]["tokens"].as_u64(), Some(tokenizer.count(sent) as u64));
-        assert_eq!(report["blocks"][0]["over"].as_u64(), Some(tokenizer.count(sent) as u64 - 50));
-        assert_eq!(report["blocks"][1]["index"], 1);
-        assert_eq!(v["_meta"]["x"], 1);
+        let report = &v["content"][0]["_meta"][BUDGET_META];
+        assert_eq!((report["budget"].as_u64(), report["tokenizer"].as_str()), (Some(50), Some("o200k_base")));
+        assert_eq!(report["tokens"].as_u64(), Some(tokenizer.count(sent) as u64));
+        assert_eq!(report["over"].as_u64(), Some(tokenizer.count(sent) as u64 - 50));
+        assert_eq!(v["content"][1]["text"], words.as_str());
+        assert_eq!(v["content"][1]["_meta"]["x"], 1);
+        assert_eq!(v["content"][1]["_meta"][BUDGET_META]["tokens"].as_u64(), Some(tokenizer.count(&words) as u64));
         // Within the budget: no report.
         let small = format!(r#"{{"content":[{}]}}"#, text_block(&table(500)));
         let options = TruncateOptions { token_budget: Some(400), tokenizer, ..TruncateOptions::default() };

@@ -213,44 +213,6 @@ pub fn retrieve(
     }
 }
 
-/// The `_meta` key of the client's `Implementation` on every request of the
-/// MCP revision 2026-07-28.
-pub const CLIENT_INFO_META: &str = "io.modelcontextprotocol/clientInfo";
-
-/// The client identity a request states: `clientInfo.name` of an
-/// `initialize` request's params, or the name in the params'
-/// `_meta["io.modelcontextprotocol/clientInfo"]` (revision 2026-07-28).
-/// Only the name: an upgraded client still retrieves the markers of a
-/// conversation it resumes. `None` when the request states none.
-///
-/// ```
-/// use stc_mcp::stash::client_identity;
-/// let p = |s: &str| serde_json::value::RawValue::from_string(s.to_string()).unwrap();
-/// assert_eq!(client_identity(Some(&p(r#"{"clientInfo":{"name":"claude-code","version":"2.1"}}"#))).as_deref(), Some("claude-code"));
-/// assert_eq!(client_identity(Some(&p(r#"{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"vscode"}}}"#))).as_deref(), Some("vscode"));
-/// assert_eq!(client_identity(Some(&p(r#"{"name":"a tool"}"#))), None);
-/// ```
-pub fn client_identity(params: Option<&serde_json::value::RawValue>) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Info {
-        name: String,
-    }
-    #[derive(serde::Deserialize)]
-    struct Meta {
-        #[serde(rename = "io.modelcontextprotocol/clientInfo")]
-        client_info: Option<Info>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Params {
-        #[serde(rename = "clientInfo")]
-        client_info: Option<Info>,
-        #[serde(rename = "_meta")]
-        meta: Option<Meta>,
-    }
-    let p: Params = serde_json::from_str(params?.get()).ok()?;
-    p.meta.and_then(|m| m.client_info).or(p.client_info).map(|i| i.name)
-}
-
 /// Environment variable with the marker secret (below `--marker-secret-file`).
 pub const MARKER_SECRET_ENV: &str = "STC_MARKER_SECRET";
 
