@@ -83,6 +83,22 @@ impl McpStoreArgs {
     }
 }
 
+/// `--budget` of `stc mcp-proxy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// A number of tokens.
+    Tokens(usize),
+    /// The host's limit, where one is known (`stc_mcp::stash::auto_budget`).
+    Auto,
+}
+
+fn parse_budget(text: &str) -> Result<Budget, String> {
+    match text {
+        "auto" => Ok(Budget::Auto),
+        n => n.parse().map(Budget::Tokens).map_err(|_| format!("{n:?} is neither a number of tokens nor auto")),
+    }
+}
+
 /// Arguments of `stc mcp-proxy`.
 #[derive(clap::Args)]
 #[command(after_help = "Example client configuration:\n  \
@@ -136,9 +152,11 @@ pub struct McpProxyArgs {
     /// Truncate JSON text blocks until the text sent has at most TOKENS tokens, counted exactly
     /// in o200k_base (cl100k_base with --tokenizer cl100k_base); what is cut is stashed and the
     /// retrieve tool is added to the server's tools. A block that cannot be cut that far is
-    /// reported in the result's _meta["dev.stc/budget"] and on stderr.
-    #[arg(long, value_name = "TOKENS")]
-    budget: Option<usize>,
+    /// reported in its _meta["dev.stc/budget"] and on stderr. `auto`: follow the host's limit
+    /// where one is known (Claude Code: 90% of its 25,000-token cap, or a tool's
+    /// _meta["anthropic/maxResultSizeChars"] at 4 characters a token); other hosts are not cut.
+    #[arg(long, value_name = "TOKENS|auto", value_parser = parse_budget)]
+    budget: Option<Budget>,
     /// Keep at most N records of a record array (and N head + N/4 tail elements of other
     /// arrays) in JSON text blocks; what is cut is stashed and the retrieve tool is added.
     #[arg(long, value_name = "N")]
@@ -253,12 +271,16 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         };
         let truncate = TruncateOptions {
             plan,
-            token_budget: args.budget,
+            token_budget: match args.budget {
+                Some(Budget::Tokens(n)) => Some(n),
+                _ => None,
+            },
             tokenizer,
             limits: options.engine.rewrite.limits,
             version: args.stc_version,
         };
-        options.engine.stash = Some(StashOptions { store, truncate, tool, secret });
+        let auto_budget = args.budget == Some(Budget::Auto);
+        options.engine.stash = Some(StashOptions { store, truncate, tool, secret, auto_budget });
     }
     options.engine.structured = args.structured;
     options.engine.include_tools = args.include_tools;

@@ -198,3 +198,92 @@ fn a_secret_that_is_too_short_or_unreadable_stops_the_proxy() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("$STC_MARKER_SECRET"));
 }
+
+/// A proxy around `cat`: the test writes the server's responses itself (cat
+/// echoes each line: a request comes back first, then the response written).
+struct Raw {
+    child: std::process::Child,
+    lines: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+}
+
+impl Raw {
+    fn spawn(args: &[&str]) -> Raw {
+        let mut child = Command::new(stc())
+            .arg("mcp-proxy")
+            .args(args)
+            .args(["--", "cat"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        Raw { child, lines: std::io::BufRead::lines(std::io::BufReader::new(out)) }
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write;
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn recv(&mut self) -> Value {
+        serde_json::from_str(&self.lines.next().unwrap().unwrap()).unwrap()
+    }
+
+    /// Sends a request, drops its echo, answers it with `result`; the proxy's version of the answer.
+    fn exchange(&mut self, request: Value, result: Value) -> Value {
+        let id = request["id"].clone();
+        self.send(&request.to_string());
+        self.recv();
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string());
+        self.recv()
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `--budget auto`: Claude Code's cap (90% of 25,000 tokens), a tool's
+/// `anthropic/maxResultSizeChars` (at 4 characters a token), and no cut for a
+/// host whose limit is unknown (here named in a request's 2026-07-28 `_meta`).
+#[test]
+fn budget_auto_follows_the_hosts_limit() {
+    let mut raw = Raw::spawn(&["--budget", "auto", "--store", "memory"]);
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "claude-code", "version": "2.1"}}});
+    raw.exchange(init, serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "cat", "version": "1"}}));
+    let tools = serde_json::json!({"tools": [
+        {"name": "capped", "inputSchema": {"type": "object"}, "_meta": {"anthropic/maxResultSizeChars": 4000}},
+        {"name": "plain", "inputSchema": {"type": "object"}}]});
+    let list = raw.exchange(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), tools);
+    assert_eq!(list["result"]["tools"][2]["name"], "stc_retrieve");
+    let table = original(4000); // over 22,500 o200k tokens as STC
+    let o200k = stc_core::Tokenizer::O200kBase;
+    let call = |id: u64, tool: &str, meta: Value| serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}, "_meta": meta}});
+    let result = serde_json::json!({"content": [{"type": "text", "text": table}]});
+    let sent = |v: &Value| v["result"]["content"][0]["text"].as_str().unwrap().to_string();
+    // The tool's cap: 4,000 characters, 1,000 tokens.
+    let capped = sent(&raw.exchange(call(2, "capped", serde_json::json!({})), result.clone()));
+    assert!(o200k.count(&capped) <= 1000 && capped.starts_with("{stc_stash:"), "{}", o200k.count(&capped));
+    // Claude Code's default cap: 22,500 o200k tokens; a result that fits it whole is not cut.
+    let plain = sent(&raw.exchange(call(3, "plain", serde_json::json!({})), result.clone()));
+    let tokens = o200k.count(&plain);
+    assert!(tokens <= 22_500 && plain.starts_with("{stc_stash:"), "{tokens}");
+    let fits = original(1000);
+    let small = serde_json::json!({"content": [{"type": "text", "text": fits}]});
+    let whole = sent(&raw.exchange(call(5, "plain", serde_json::json!({})), small));
+    assert!(!whole.contains("stc_stash") && o200k.count(&whole) > 10_000);
+    assert_eq!(stc_core::decode(&whole).unwrap(), fits);
+    // Another host (identity in the request's _meta): no known limit, no cut.
+    let other = serde_json::json!({"io.modelcontextprotocol/clientInfo": {"name": "some-host", "version": "1"}});
+    let whole = sent(&raw.exchange(call(4, "plain", other), result));
+    assert!(!whole.contains("stc_stash"));
+    assert_eq!(stc_core::decode(&whole).unwrap(), table);
+}

@@ -91,6 +91,12 @@ pub struct StashOptions {
     /// state, and processes sharing a store and this secret answer each
     /// other's markers ([`crate::stash::marker_secret`]).
     pub secret: MarkerSecret,
+    /// `--budget auto`: each result's token budget follows the host's limit
+    /// ([`crate::stash::auto_budget`] of the request's client and the tool's
+    /// `_meta` in `tools/list`), replacing `truncate.token_budget`; a result
+    /// whose whole text fits it is not cut, and a result for a host without a
+    /// known limit is not cut.
+    pub auto_budget: bool,
 }
 
 /// What the proxy does with `structuredContent` (`--structured`).
@@ -200,9 +206,26 @@ struct Stash {
     /// The tool's definition, as appended to `tools/list` results.
     definition: String,
     secret: MarkerSecret,
+    auto_budget: bool,
+    /// Each tool's `_meta` from the last `tools/list` results (for `--budget auto`).
+    tool_metas: Mutex<HashMap<String, serde_json::Value>>,
 }
 
 impl Stash {
+    /// The truncation options for one result of `tool` to `client`: markers
+    /// sealed for the client; with `--budget auto`, the host's budget, or
+    /// `None` (no cut) when no limit is known.
+    fn options_for(&self, client: Option<&ClientInfo>, tool: Option<&str>) -> Option<TruncateOptions> {
+        let mut options = self.truncate.clone();
+        options.plan.seal = Some(self.seal(client));
+        if self.auto_budget {
+            let metas = self.tool_metas.lock().ok()?;
+            let meta = tool.and_then(|t| metas.get(t));
+            options.token_budget = Some(crate::stash::auto_budget(client.map(|c| c.name.as_str()), meta)?);
+        }
+        Some(options)
+    }
+
     /// The seal of the markers shown to `client` (its `clientInfo` name; an
     /// unnamed client is the empty name).
     fn seal(&self, client: Option<&ClientInfo>) -> Seal {
@@ -551,6 +574,8 @@ impl Engine {
                     definition: retrieve_tool_definition(s.tool.as_str()),
                     tool: s.tool.clone(),
                     secret: s.secret.clone(),
+                    auto_budget: s.auto_budget,
+                    tool_metas: Mutex::default(),
                 })
             }
             None => None,
@@ -762,13 +787,15 @@ impl Engine {
                 // Markers are sealed for the client of this request.
                 let sealed = match &self.stash {
                     Some(s) if session.armed.load(Ordering::SeqCst) && !session.collided.load(Ordering::SeqCst) => {
-                        let mut options = s.truncate.clone();
-                        options.plan.seal = Some(s.seal(ticket.client()));
-                        Some((s, options))
+                        s.options_for(ticket.client(), ticket.tool()).map(|options| (s, options))
                     }
                     _ => None,
                 };
-                let truncation = sealed.as_ref().map(|(s, options)| Truncation { store: s.store.as_ref(), options });
+                let truncation = sealed.as_ref().map(|(s, options)| Truncation {
+                    store: s.store.as_ref(),
+                    options,
+                    whole_if_fits: s.auto_budget,
+                });
                 let options = &self.options.rewrite;
                 let (new, stats, keys) = if result.structured.is_some() && self.options.text_only(ticket.client()) {
                     let mut out = None;
@@ -799,6 +826,14 @@ impl Engine {
                     None
                 };
                 let Some(stash) = self.stash.as_ref() else { return stripped };
+                if stash.auto_budget {
+                    // The tools' result caps (`anthropic/maxResultSizeChars`) for `--budget auto`.
+                    if let Some(raw) = serde_json::from_str::<rewrite::Envelope>(message).ok().and_then(|e| e.result) {
+                        if let Ok(mut metas) = stash.tool_metas.lock() {
+                            metas.extend(crate::stash::tool_metas(raw.get()));
+                        }
+                    }
+                }
                 if session.collided.load(Ordering::SeqCst) {
                     return stripped;
                 }

@@ -79,6 +79,9 @@ pub struct Truncation<'a> {
     pub store: &'a dyn StashStore,
     /// Budgets and the recovery instruction of the markers.
     pub options: &'a TruncateOptions,
+    /// With a token budget: a text whose whole encoding already fits is not
+    /// cut at all (`--budget auto`: cut only what the host would cut).
+    pub whole_if_fits: bool,
 }
 
 /// The `_meta` member of a content block the proxy rewrote as STC: its
@@ -143,6 +146,12 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
     match text.trim_start_matches([' ', '\t', '\r', '\n']).as_bytes().first() {
         Some(b'{') | Some(b'[') => {}
         _ => return None,
+    }
+    if let Some((t, budget)) = truncation.filter(|t| t.whole_if_fits).and_then(|t| Some((t, t.options.token_budget?))) {
+        let whole = encode_text_with(text, options, None);
+        if t.options.tokenizer.count(whole.as_ref().map_or(text, |w| &w.text)) <= budget {
+            return whole;
+        }
     }
     let mut cut = None;
     if let Some(t) = truncation {
@@ -870,7 +879,7 @@ mod tests {
     fn truncation_cuts_stashes_and_reports_the_keys_then_gates() {
         let store = stc_stash::MemoryStore::new();
         let options = TruncateOptions { token_budget: Some(300), ..TruncateOptions::default() };
-        let t = Truncation { store: &store, options: &options };
+        let t = Truncation { store: &store, options: &options, whole_if_fits: false };
         let big = table(500);
         let result = format!(r#"{{"content":[{}]}}"#, text_block(&big));
         let (new, stats, keys) = rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)).unwrap();
@@ -892,7 +901,7 @@ mod tests {
     fn retrieved_results_are_never_rewritten() {
         let store = stc_stash::MemoryStore::new();
         let options = TruncateOptions { token_budget: Some(100), ..TruncateOptions::default() };
-        let t = Truncation { store: &store, options: &options };
+        let t = Truncation { store: &store, options: &options, whole_if_fits: false };
         let result = format!(r#"{{"content":[{}],"_meta":{{"stc/retrieved":"k"}}}}"#, text_block(&table(500)));
         assert_eq!(rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)), None);
         assert!(store.is_empty().unwrap());
@@ -909,7 +918,7 @@ mod tests {
         let store = stc_stash::MemoryStore::new();
         let tokenizer = stc_core::Tokenizer::O200kBase;
         let options = TruncateOptions { token_budget: Some(50), tokenizer, ..TruncateOptions::default() };
-        let t = Truncation { store: &store, options: &options };
+        let t = Truncation { store: &store, options: &options, whole_if_fits: false };
         // An object of many small members (nothing can be cut), and a plain text with a _meta of its own.
         let object = format!("{{{}}}", (0..100).map(|i| format!(r#""k{i}":{i}"#)).collect::<Vec<_>>().join(","));
         let words = "word ".repeat(100);
@@ -932,7 +941,7 @@ mod tests {
         // Within the budget: no report.
         let small = format!(r#"{{"content":[{}]}}"#, text_block(&table(500)));
         let options = TruncateOptions { token_budget: Some(400), tokenizer, ..TruncateOptions::default() };
-        let t = Truncation { store: &store, options: &options };
+        let t = Truncation { store: &store, options: &options, whole_if_fits: false };
         let (new, stats, _) = rewrite_tool_result_with(&small, &RewriteOptions::default(), Some(t)).unwrap();
         assert_eq!(stats.over_budget, 0);
         assert!(!new.contains(BUDGET_META));

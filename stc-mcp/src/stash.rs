@@ -243,3 +243,80 @@ pub fn store_failure(e: &StoreError) -> String {
         format!("{e}; retrying will not help")
     }
 }
+
+/// The `_meta` member of a tool (in `tools/list`) by which a server sets
+/// Claude Code's result cap for that tool, in characters.
+pub const MAX_RESULT_SIZE_CHARS_META: &str = "anthropic/maxResultSizeChars";
+
+/// Hosts whose tool-result cap is known, by the `clientInfo.name` they send,
+/// with that cap in tokens: Claude Code truncates an MCP tool result above
+/// 25,000 tokens by default (`MAX_MCP_OUTPUT_TOKENS`).
+pub const HOST_RESULT_CAPS: &[(&str, usize)] = &[("claude-code", 25_000)];
+
+/// Hosts that honour [`MAX_RESULT_SIZE_CHARS_META`] (it is Anthropic's key).
+const CHAR_CAP_HOSTS: &[&str] = &["claude-code"];
+
+/// Characters per o200k token assumed when a cap in characters becomes a
+/// token budget: 4 is below the mean of JSON and STC text (about 4.4 on the
+/// corpus's outputs), so the text usually stays inside the cap; a budget in
+/// tokens cannot promise a character count.
+pub const CHARS_PER_TOKEN: usize = 4;
+
+/// Share of a host's token cap that `--budget auto` uses: the host counts in
+/// its own tokenizer, the budget in o200k_base; Claude's tokenizer gives more
+/// tokens than o200k_base for the same text, so a tenth is left as margin.
+pub const HOST_CAP_SHARE_PERCENT: usize = 90;
+
+/// The token budget `--budget auto` gives one tool result: the tool's
+/// [`MAX_RESULT_SIZE_CHARS_META`] (`tool_meta` is the tool's `_meta` from
+/// `tools/list`), for a host that honours it, as tokens
+/// ([`CHARS_PER_TOKEN`]); else the host's default cap ([`HOST_RESULT_CAPS`],
+/// by `client`, the `clientInfo.name`), [`HOST_CAP_SHARE_PERCENT`] of it.
+/// `None` when no limit is known (another host, or no identity): nothing is
+/// cut for it.
+///
+/// ```
+/// use stc_mcp::stash::auto_budget;
+/// use serde_json::json;
+/// assert_eq!(auto_budget(Some("claude-code"), None), Some(22_500));
+/// assert_eq!(auto_budget(Some("claude-code"), Some(&json!({"anthropic/maxResultSizeChars": 40000}))), Some(10_000));
+/// assert_eq!(auto_budget(Some("some-other-host"), Some(&json!({"anthropic/maxResultSizeChars": 40000}))), None);
+/// assert_eq!(auto_budget(None, None), None);
+/// // A meta value that is not a positive integer is ignored.
+/// assert_eq!(auto_budget(Some("claude-code"), Some(&json!({"anthropic/maxResultSizeChars": "big"}))), Some(22_500));
+/// ```
+pub fn auto_budget(client: Option<&str>, tool_meta: Option<&serde_json::Value>) -> Option<usize> {
+    let client = client?;
+    let chars = tool_meta
+        .and_then(|m| m.get(MAX_RESULT_SIZE_CHARS_META))
+        .and_then(serde_json::Value::as_u64)
+        .filter(|c| *c > 0 && CHAR_CAP_HOSTS.contains(&client));
+    if let Some(chars) = chars {
+        let chars = usize::try_from(chars).unwrap_or(usize::MAX);
+        return Some((chars / CHARS_PER_TOKEN).max(1));
+    }
+    let (_, cap) = HOST_RESULT_CAPS.iter().find(|(name, _)| *name == client)?;
+    Some(cap * HOST_CAP_SHARE_PERCENT / 100)
+}
+
+/// The `_meta` of each tool in a `tools/list` result (the text of the
+/// `result` member), by tool name: what [`auto_budget`] reads.
+pub fn tool_metas(result: &str) -> Vec<(String, serde_json::Value)> {
+    #[derive(serde::Deserialize)]
+    struct Tool {
+        name: String,
+        #[serde(rename = "_meta", default)]
+        meta: Option<serde_json::Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct List {
+        #[serde(default)]
+        tools: Vec<serde_json::Value>,
+    }
+    let Ok(list) = serde_json::from_str::<List>(result) else { return Vec::new() };
+    list.tools
+        .into_iter()
+        .filter_map(|t| serde_json::from_value::<Tool>(t).ok())
+        .filter_map(|t| Some((t.name, t.meta?)))
+        .collect()
+}
