@@ -154,7 +154,7 @@ pub struct McpProxyArgs {
     /// retrieve tool is added to the server's tools. A block that cannot be cut that far is
     /// reported in its _meta["dev.stc/budget"] and on stderr. `auto`: follow the host's limit
     /// where one is known (Claude Code: 90% of its 25,000-token cap, or a tool's
-    /// _meta["anthropic/maxResultSizeChars"] at 4 characters a token); other hosts are not cut.
+    /// _meta["anthropic/maxResultSizeChars"] at 5 characters a token); other hosts are not cut.
     #[arg(long, value_name = "TOKENS|auto", value_parser = parse_budget)]
     budget: Option<Budget>,
     /// Keep at most N records of a record array (and N head + N/4 tail elements of other

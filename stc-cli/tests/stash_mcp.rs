@@ -251,7 +251,7 @@ impl Drop for Raw {
 }
 
 /// `--budget auto`: Claude Code's cap (90% of 25,000 tokens), a tool's
-/// `anthropic/maxResultSizeChars` (at 4 characters a token), and no cut for a
+/// `anthropic/maxResultSizeChars` (at 5 characters a token), and no cut for a
 /// host whose limit is unknown (here named in a request's 2026-07-28 `_meta`).
 #[test]
 fn budget_auto_follows_the_hosts_limit() {
@@ -269,9 +269,10 @@ fn budget_auto_follows_the_hosts_limit() {
     let call = |id: u64, tool: &str, meta: Value| serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}, "_meta": meta}});
     let result = serde_json::json!({"content": [{"type": "text", "text": table}]});
     let sent = |v: &Value| v["result"]["content"][0]["text"].as_str().unwrap().to_string();
-    // The tool's cap: 4,000 characters, 1,000 tokens.
+    // The tool's cap: 4,000 characters, 800 tokens (5 characters a token), within 4,000 characters.
     let capped = sent(&raw.exchange(call(2, "capped", serde_json::json!({})), result.clone()));
-    assert!(o200k.count(&capped) <= 1000 && capped.starts_with("{stc_stash:"), "{}", o200k.count(&capped));
+    assert!(o200k.count(&capped) <= 800 && capped.starts_with("{stc_stash:"), "{}", o200k.count(&capped));
+    assert!(capped.chars().count() <= 4000);
     // Claude Code's default cap: 22,500 o200k tokens; a result that fits it whole is not cut.
     let plain = sent(&raw.exchange(call(3, "plain", serde_json::json!({})), result.clone()));
     let tokens = o200k.count(&plain);
