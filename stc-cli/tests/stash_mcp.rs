@@ -288,3 +288,53 @@ fn budget_auto_follows_the_hosts_limit() {
     assert!(!whole.contains("stc_stash"));
     assert_eq!(stc_core::decode(&whole).unwrap(), table);
 }
+
+/// The Python SDK 2.3.0 client in `auto` mode speaks the revision 2026-07-28
+/// to the SDK 2.x server through the proxy: no `initialize`, the client's
+/// identity in every request's `_meta`. A marker shown through proxy process
+/// A is answered by process B (same store, same secret) for the same client
+/// name, and refused for another name.
+#[test]
+fn the_sessionless_revision_retrieves_across_processes_by_seal() {
+    let python2 = root().join("target/mcp2-venv/bin/python");
+    assert!(python2.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh`", python2.display());
+    let dir = DataDir::new("modern");
+    let secret = dir.secret("secret", "the secret of this test's proxies");
+    let fixture = root().join("stc-mcp/tests/fixtures/fixture_server2.py");
+    let run = |name: &str, steps: Value| -> Value {
+        let command = serde_json::json!([
+            stc(),
+            "mcp-proxy",
+            "--budget",
+            "600",
+            "--marker-secret-file",
+            secret,
+            "--",
+            python2,
+            fixture
+        ]);
+        let spec = serde_json::json!({"command": command, "mode": "auto", "name": name,
+            "env": {"STC_DATA_DIR": dir.0, "PATH": std::env::var("PATH").unwrap_or_default()}, "steps": steps});
+        let out = Command::new(&python2)
+            .arg(root().join("stc-mcp/tests/fixtures/sdk_client.py"))
+            .arg(spec.to_string())
+            .output()
+            .expect("the SDK 2.x client");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let a = run("alpha", serde_json::json!([["list"], ["call", "obj", {"n": 500}]]));
+    assert_eq!(a["protocol"], "2026-07-28", "{a}");
+    let text = a["steps"][1]["texts"][0].as_str().unwrap();
+    assert!(text.starts_with("{count:500,items:{stc_stash:"), "{text:.300}");
+    let sealed = written_key(text);
+    let b = run("alpha", serde_json::json!([["list"], ["call", "stc_retrieve", {"key": sealed}]]));
+    let got = &b["steps"][1];
+    assert_eq!(got["isError"], false, "{got}");
+    let items: Value = serde_json::from_str(got["texts"][0].as_str().unwrap()).unwrap();
+    assert_eq!(items.as_array().unwrap().len(), 500);
+    assert_eq!(items[499]["email"], "user499@example.com");
+    let c = run("mallory", serde_json::json!([["list"], ["call", "stc_retrieve", {"key": sealed}]]));
+    assert_eq!(c["steps"][1]["isError"], true);
+    assert!(c["steps"][1]["texts"][0].as_str().unwrap().contains("was not shown to this client"), "{c}");
+}
