@@ -322,3 +322,27 @@ pub fn tool_metas(result: &str) -> Vec<(String, serde_json::Value)> {
         .filter_map(|t| Some((t.name, t.meta?)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stc_stash::{MarkerSecret, Seal};
+
+    /// Refusals are decided before any store is opened or read: with a store
+    /// that cannot be reached, a bad key still gets its own error, never
+    /// "unavailable"; only a good seal reaches the store.
+    #[test]
+    fn sealed_refusals_come_before_the_store() {
+        let store = LazyStore::new(StoreSpec::Redis("redis://127.0.0.1:1/".into()));
+        let seal = Seal::new(MarkerSecret::from_material(b"0123456789abcdef").unwrap(), "alpha");
+        let other = Seal::new(MarkerSecret::from_material(b"0123456789abcdef").unwrap(), "beta");
+        let key = Key::of(b"[1]");
+        let ask = |text: &str| retrieve(&store, Authority::Sealed(&seal), text, "stc_retrieve").unwrap_err();
+        assert!(ask(key.as_str()).contains("has no seal"));
+        assert!(ask(&other.seal(&key)).contains("was not shown to this client"));
+        assert!(ask(&format!("{key}.0000000000000000")).contains("was not shown to this client"));
+        assert!(ask("../../etc/passwd").contains("invalid key"));
+        assert!(ask(&format!("{key}.{}", "g".repeat(16))).contains("invalid key"));
+        assert!(ask(&seal.seal(&key)).contains("retrying may help"), "the good seal reaches the (unreachable) store");
+    }
+}
