@@ -58,7 +58,7 @@ export interface TruncateOptionsOf<Store, Tokenizer, Version> {
 }
 
 /** Why `truncate` sent the original. */
-export type Kept = 'nothing_to_cut' | 'no_store' | 'retrieved' | 'has_markers' | 'no_saving';
+export type Kept = 'nothing_to_cut' | 'no_store' | 'has_markers' | 'no_saving';
 
 /** One part `truncate` left out. */
 export interface Omission {

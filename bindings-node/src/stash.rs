@@ -144,10 +144,8 @@ impl StashHandle {
         let env = env.raw();
         let key = stc_stash::parse_key(&key).map_err(|e| throw_retrieve(env, &e))?;
         let store = self.get(env)?;
-        // Like `stc retrieve`: this content is never cut again. A failure to
-        // note it does not lose the payload.
-        let (text, _unmarked) = stc_stash::retrieve_text(store.as_ref(), &key).map_err(|e| throw_retrieve(env, &e))?;
-        Ok(text)
+        // Like `stc retrieve`: nothing is noted; the same content truncated again is cut as usual.
+        stc_stash::retrieve_text(store.as_ref(), &key).map_err(|e| throw_retrieve(env, &e))
     }
 }
 

@@ -214,7 +214,10 @@ test('retrieveTool, retrieved originals, markers and invalid input', () => {
   // A string that names no valid tool: a RangeError, as in stc-wasm (js-shared/test/options.mjs).
   assert.ok(catchErr(() => truncate(DOC, { stash, retrieveTool: 'rm -rf /' })) instanceof RangeError);
   const items = stash.retrieve(out.keys[0]);
-  assert.equal(truncate(items, { stash, truncateArraysAt: 8 }).kept, 'retrieved');
+  // Issue 24: only the retrieve's own output is exempt; the same content is cut again.
+  const again = truncate(items, { stash, truncateArraysAt: 8 });
+  assert.equal(again.kept, null);
+  assert.deepEqual(again.keys, out.keys);
   assert.equal(truncate(out.json, { stash, truncateArraysAt: 8 }).kept, 'has_markers');
   assert.equal(truncate('{"a":[1,2,3]}', { stash }).kept, 'nothing_to_cut');
   const e = catchErr(() => truncate('{"items": [1, 2', { stash }));

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use pyo3::exceptions::{PyRuntimeWarning, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyTuple, PyType};
@@ -221,13 +221,7 @@ fn store_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn StashSto
 fn retrieve_from(py: Python<'_>, key: &str, store: impl FnOnce() -> PyResult<Arc<dyn StashStore>>) -> PyResult<String> {
     let key = stc_stash::parse_key(key).map_err(|e| retrieve_error(py, &e))?;
     let store = store()?;
-    let (text, unmarked) =
-        py.detach(|| stc_stash::retrieve_text(store.as_ref(), &key)).map_err(|e| retrieve_error(py, &e))?;
-    if let Some(e) = unmarked {
-        let msg = format!("could not note the retrieval of {key} ({e}); an STC component may shorten it again");
-        PyErr::warn(py, &py.get_type::<PyRuntimeWarning>(), &std::ffi::CString::new(msg)?, 1)?;
-    }
-    Ok(text)
+    py.detach(|| stc_stash::retrieve_text(store.as_ref(), &key)).map_err(|e| retrieve_error(py, &e))
 }
 
 /// `stc.retrieve(key, *, stash)`: the exact original stashed under `key`.

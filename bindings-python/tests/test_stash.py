@@ -250,12 +250,13 @@ def test_retrieve_tool_names_a_tool_call_and_is_validated() -> None:
         stc.truncate(DOC, stash=stash, retrieve_tool="rm -rf /")
 
 
-def test_retrieved_original_is_never_cut_again() -> None:
+def test_a_retrieve_does_not_exempt_the_content_from_later_cuts() -> None:
+    # Issue 24: only the retrieve's own output is exempt; the same content is cut again.
     stash = stc.MemoryStash()
     (key,) = stc.truncate(DOC, stash=stash, truncate_arrays_at=8).keys
     items = stash.retrieve(key)
     again = stc.truncate(items, stash=stash, truncate_arrays_at=8)
-    assert not again.truncated and again.kept == "retrieved"
+    assert again.truncated and again.kept is None and again.keys == [key]
 
 
 def test_small_and_marked_inputs_are_kept() -> None:

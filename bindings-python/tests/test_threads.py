@@ -28,7 +28,7 @@ STC_TEXT = stc.encode(JSON_TEXT)
 # The stash: truncation and store I/O release the GIL whatever the size.
 STASH = stc.MemoryStash()
 (STASH_KEY,) = stc.truncate(JSON_TEXT, stash=STASH, truncate_arrays_at=8).keys
-OTHER_STASH = stc.MemoryStash()  # never retrieved from, so truncate keeps cutting
+OTHER_STASH = stc.MemoryStash()
 
 WORK: dict[str, Callable[[], Any]] = {
     "decode": lambda: stc.decode(STC_TEXT),

@@ -210,9 +210,7 @@ fn stash_opt(options: &JsValue, required: bool) -> Result<Option<Arc<MemoryStore
 fn retrieve_in(store: Arc<MemoryStore>, key: &JsValue) -> Result<String, JsValue> {
     let key = key.as_string().ok_or_else(|| type_error("key must be a string"))?;
     let key = stc_stash::parse_key(&key).map_err(|e| retrieve_error(&e))?;
-    // A failure to note the retrieval cannot happen in memory; the payload is what counts.
-    let (text, _unmarked) = stc_stash::retrieve_text(store.as_ref(), &key).map_err(|e| retrieve_error(&e))?;
-    Ok(text)
+    stc_stash::retrieve_text(store.as_ref(), &key).map_err(|e| retrieve_error(&e))
 }
 
 /// `retrieve(key, {stash})`: the exact original stashed under `key`. The key

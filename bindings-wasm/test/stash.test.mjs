@@ -37,10 +37,11 @@ test('500 records become a budget-sized rendering whose key retrieves the whole 
   assert.equal(stash.size, 1);
   assert.equal(retrieve(out.keys[0], { stash }), json);
   assert.equal(stash.retrieve(out.keys[0]), json);
-  // Retrieved content is never cut again.
+  // Issue 24: only the retrieve's own output is exempt; the same content is cut again.
   const again = truncate(json, { stash, budget: 800 });
-  assert.equal(again.truncated, false);
-  assert.equal(again.kept, 'retrieved');
+  assert.equal(again.truncated, true);
+  assert.equal(again.kept, null);
+  assert.deepEqual(again.keys, out.keys);
 });
 
 test('no stash: nothing is cut silently; lossy cuts without keys', () => {

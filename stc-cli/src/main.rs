@@ -288,9 +288,11 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
                     gated.json_tokens,
                     gate.tokenizer.name()
                 );
+                retrieve::check_budget(&args.stash, &gated.text);
                 write_output(input, &gated.text)
-            } else if truncated.is_some() {
+            } else if truncated.is_some() || args.stash.has_budget() {
                 let text = stc_core::encode_with(json, &options).map_err(|e| input.fail(e))?;
+                retrieve::check_budget(&args.stash, &text);
                 write_output(input, &text)
             } else {
                 let doc = Document::parse_json(json, &options.limits).map_err(|e| input.fail(e))?;
@@ -686,6 +688,10 @@ fn main() -> ExitCode {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`stc decode big | head`) is not an error worth a message.
             let _ = stdout.write_all(output.as_bytes()).and_then(|_| stdout.flush());
+            if retrieve::over_budget() {
+                // `stc encode --budget`: the output is written, but it is over the budget.
+                return ExitCode::from(retrieve::OVER_BUDGET_EXIT);
+            }
             ExitCode::SUCCESS
         }
         Err(f) => {

@@ -87,6 +87,22 @@ impl McpStoreArgs {
     }
 }
 
+/// `--budget` of `stc mcp-proxy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// A number of tokens.
+    Tokens(usize),
+    /// The host's limit, where one is known (`stc_mcp::stash::auto_budget`).
+    Auto,
+}
+
+fn parse_budget(text: &str) -> Result<Budget, String> {
+    match text {
+        "auto" => Ok(Budget::Auto),
+        n => n.parse().map(Budget::Tokens).map_err(|_| format!("{n:?} is neither a number of tokens nor auto")),
+    }
+}
+
 /// Arguments of `stc mcp-proxy`.
 #[derive(clap::Args)]
 #[command(after_help = "Example client configuration:\n  \
@@ -141,10 +157,14 @@ pub struct McpProxyArgs {
     /// Accepted for compatibility: minified JSON where the gate keeps JSON is the default now.
     #[arg(long, hide = true, conflicts_with = "keep_json_text")]
     minify: bool,
-    /// Truncate JSON text blocks until their compact STC has at most TOKENS tokens (counted
-    /// like --tokenizer); what is cut is stashed and the retrieve tool is added to the server's tools.
-    #[arg(long, value_name = "TOKENS")]
-    budget: Option<usize>,
+    /// Truncate JSON text blocks until the text sent has at most TOKENS tokens, counted exactly
+    /// in o200k_base (cl100k_base with --tokenizer cl100k_base); what is cut is stashed and the
+    /// retrieve tool is added to the server's tools. A block that cannot be cut that far is
+    /// reported in its _meta["dev.stc/budget"] and on stderr. `auto`: follow the host's limit
+    /// where one is known (Claude Code: 90% of its 25,000-token cap, or a tool's
+    /// _meta["anthropic/maxResultSizeChars"] at 5 characters a token); other hosts are not cut.
+    #[arg(long, value_name = "TOKENS|auto", value_parser = parse_budget)]
+    budget: Option<Budget>,
     /// Keep at most N records of a record array (and N head + N/4 tail elements of other
     /// arrays) in JSON text blocks; what is cut is stashed and the retrieve tool is added.
     #[arg(long, value_name = "N")]
@@ -154,6 +174,11 @@ pub struct McpProxyArgs {
     retrieve_tool: String,
     #[command(flatten)]
     store: McpStoreArgs,
+    /// File whose contents (at least 16 bytes) seal the keys of the proxy's markers, so that
+    /// proxies sharing a store and this secret answer each other's markers. Default:
+    /// $STC_MARKER_SECRET, else a random secret of this process.
+    #[arg(long, value_name = "PATH")]
+    marker_secret_file: Option<PathBuf>,
     /// Deepest nesting of arrays and objects parsed in a text block.
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
@@ -245,15 +270,34 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        let secret = match stc_mcp::stash::marker_secret(
+            args.marker_secret_file.as_deref(),
+            std::env::var_os(stc_mcp::stash::MARKER_SECRET_ENV).as_deref(),
+        ) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("stc mcp-proxy: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
         let plan = args.truncate_arrays_at.map(PlanOptions::with_array_budget).unwrap_or_default();
+        // A budget holds in an exact tokenizer: the estimate's is o200k_base.
+        let tokenizer = match options.engine.rewrite.gate.tokenizer {
+            stc_core::Tokenizer::Estimate => stc_core::Tokenizer::O200kBase,
+            exact => exact,
+        };
         let truncate = TruncateOptions {
             plan,
-            token_budget: args.budget,
-            tokenizer: options.engine.rewrite.gate.tokenizer,
+            token_budget: match args.budget {
+                Some(Budget::Tokens(n)) => Some(n),
+                _ => None,
+            },
+            tokenizer,
             limits: options.engine.rewrite.limits,
             version: args.stc_version,
         };
-        options.engine.stash = Some(StashOptions { store, truncate, tool });
+        let auto_budget = args.budget == Some(Budget::Auto);
+        options.engine.stash = Some(StashOptions { store, truncate, tool, secret, auto_budget });
     }
     options.engine.structured = args.structured;
     options.engine.include_tools = args.include_tools;

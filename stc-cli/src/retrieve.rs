@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use stc_stash::{
     paths, truncate as stash_truncate, Kept, PlanOptions, Recovery, RedisStore, SqliteStore, StashStore, StoreError,
@@ -97,14 +98,12 @@ pub fn run(args: RetrieveArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(format!("{e}; {}", e.retry_hint())),
     };
+    // Nothing is noted in the store: only this output is the retrieved original;
+    // the same content read again (by anyone) is cut as usual.
     match stc_stash::retrieve(store.as_ref(), &key) {
-        Ok(got) => {
-            // From now on the stash never cuts this content again (unless noting it failed).
-            if let Some(e) = got.unmarked {
-                eprintln!("stc retrieve: warning: could not note the retrieval ({e}); an STC component may shorten this output again");
-            }
+        Ok(payload) => {
             let mut out = std::io::stdout().lock();
-            match out.write_all(&got.payload).and_then(|_| out.flush()) {
+            match out.write_all(&payload).and_then(|_| out.flush()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => fail(format!("cannot write the payload: {e}")),
@@ -117,9 +116,10 @@ pub fn run(args: RetrieveArgs) -> ExitCode {
 /// The stash options of `stc encode`.
 #[derive(clap::Args)]
 pub struct EncodeStashArgs {
-    /// Truncate until the compact STC output has at most TOKENS tokens (estimated):
+    /// Truncate until the output has at most TOKENS tokens, counted exactly in o200k_base:
     /// arrays and long strings are cut, what is cut is stashed and the output says
-    /// how to get it back (`stc retrieve KEY`).
+    /// how to get it back (`stc retrieve KEY`). When the output cannot be cut that far, it is
+    /// still written, stderr says by how much it is over, and the exit status is 3.
     #[arg(long, value_name = "TOKENS")]
     budget: Option<usize>,
     /// Keep at most N records of a record array (and N head + N/4 tail
@@ -136,6 +136,43 @@ pub struct EncodeStashArgs {
     retrieve_tool: Option<String>,
     #[command(flatten)]
     store: StoreArgs,
+}
+
+/// The exit status of `stc encode --budget` when the output is over the budget.
+pub const OVER_BUDGET_EXIT: u8 = 3;
+
+/// The tokenizer a budget is counted in.
+pub const BUDGET_TOKENIZER: stc_core::Tokenizer = stc_core::Tokenizer::O200kBase;
+
+static OVER_BUDGET: AtomicBool = AtomicBool::new(false);
+
+/// True once [`check_budget`] found an output over its budget.
+pub fn over_budget() -> bool {
+    OVER_BUDGET.load(Ordering::SeqCst)
+}
+
+impl EncodeStashArgs {
+    /// True if a token budget was given.
+    pub fn has_budget(&self) -> bool {
+        self.budget.is_some()
+    }
+}
+
+/// Counts the text `stc encode --budget` writes, in [`BUDGET_TOKENIZER`]; if
+/// it is over the budget, says so and by how much on stderr and notes it for
+/// the exit status ([`OVER_BUDGET_EXIT`]).
+pub fn check_budget(args: &EncodeStashArgs, text: &str) {
+    let Some(budget) = args.budget else { return };
+    let tokens = BUDGET_TOKENIZER.count(text);
+    if tokens > budget {
+        OVER_BUDGET.store(true, Ordering::SeqCst);
+        eprintln!(
+            "stc: budget not met: the output has {tokens} {} tokens, {} over the budget of {budget}; nothing more \
+             can be cut (only arrays and long strings are cut, and each cut leaves a marker)",
+            BUDGET_TOKENIZER.name(),
+            tokens - budget
+        );
+    }
 }
 
 /// What [`truncate`] takes from `stc encode`'s settings: the reader limits,
@@ -189,9 +226,9 @@ pub fn truncate(
     let options = TruncateOptions {
         plan,
         token_budget: args.budget,
+        tokenizer: BUDGET_TOKENIZER,
         limits: settings.limits(),
         version: settings.version(),
-        ..TruncateOptions::default()
     };
     let store = if args.no_stash { None } else { Some(args.store.open()?) };
     let out = stash_truncate(json, store.as_deref(), &options)?;
@@ -200,7 +237,6 @@ pub fn truncate(
             let why = match why {
                 Kept::NothingToCut => "nothing long enough to cut",
                 Kept::NoStore => "no stash store",
-                Kept::Retrieved => "the input is a retrieved stash payload (never cut again)",
                 Kept::HasMarkers => "the input already holds stash markers",
                 Kept::NoSaving => "cutting would not save tokens",
             };
@@ -213,9 +249,10 @@ pub fn truncate(
                 None => "not stashed (--no-stash)".to_string(),
             };
             eprintln!(
-                "stc: truncated {} tokens to {} (estimate, STC version {}); {} omission(s) {where_}",
+                "stc: truncated {} tokens to {} ({}, compact STC version {}); {} omission(s) {where_}",
                 out.original_tokens,
                 out.tokens,
+                options.tokenizer.name(),
                 options.version,
                 out.omissions.len()
             );

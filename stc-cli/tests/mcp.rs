@@ -649,6 +649,12 @@ fn estimate(text: &str) -> usize {
     stc_core::Tokenizer::Estimate.count(text)
 }
 
+/// The key a marker writes (`KEY.TAG` where the proxy sealed it), from its retrieve instruction.
+fn written_key(text: &str) -> String {
+    let at = text.find("with key=").expect("a retrieve instruction") + "with key=".len();
+    text[at..].chars().take_while(|c| c.is_ascii_hexdigit() || *c == '.').collect()
+}
+
 fn meta_retrieved(result: &CallToolResult) -> Option<String> {
     let meta = serde_json::to_value(result).unwrap();
     meta["_meta"]["stc/retrieved"].as_str().map(str::to_string)
@@ -695,11 +701,11 @@ async fn server_encode_with_budget_then_retrieve_gives_the_original_and_refuses_
     assert_eq!(back.structured_content.as_ref().unwrap()["json"], canonical(&original).as_str());
     assert_eq!(meta_retrieved(&back).as_deref(), Some(key.as_str()));
 
-    // Encoding the retrieved original again with a budget does not cut it again.
+    // Only the retrieve output is exempt: encoding the same content again with a
+    // budget cuts it as before (issue 24: a retrieve used to turn cutting off).
     let again = call(&client, "stc_encode", json!({"json": only_text(&back), "budget": 400})).await;
-    assert_eq!(again.structured_content.as_ref().unwrap()["truncated"], false);
-    assert!(stc_stash::references_in(&only_text(&again)).is_empty());
-    assert_eq!(canonical(&only_text(&again)), canonical(&original));
+    assert_eq!(again.structured_content.as_ref().unwrap()["truncated"], true);
+    assert_eq!(stc_stash::references_in(&only_text(&again)), keys);
 
     // A key that is in the same store but that this session never showed: refused.
     let foreign = dir.foreign_key();
@@ -760,8 +766,12 @@ async fn proxy_budget_truncates_with_a_marker_and_its_retrieve_tool_gives_the_ex
     assert!(estimate(&text) * 10 < estimate(&canonical(&original)));
     let keys = stc_stash::references_in(&text);
     assert_eq!(keys.len(), 1);
+    // The marker's key is sealed for this client: KEY.TAG.
+    let sealed = written_key(&text);
     let key = keys[0].to_string();
-    assert!(text.contains(&format!("If needed, call tool stc_retrieve with key={key}")), "{text:.400}");
+    assert_eq!(sealed.len(), 24 + 1 + 16);
+    assert!(sealed.starts_with(&format!("{key}.")), "{sealed}");
+    assert!(text.contains(&format!("If needed, call tool stc_retrieve with key={sealed}")), "{text:.400}");
     // The kept rows decode to exactly the original's rows (first and last kept, lexemes intact).
     let shown: Value = serde_json::from_str(&canonical(&text)).unwrap();
     let all: Value = serde_json::from_str(&canonical(&original)).unwrap();
@@ -771,19 +781,22 @@ async fn proxy_budget_truncates_with_a_marker_and_its_retrieve_tool_gives_the_ex
     assert!(canonical(&text).contains(r#""price":0.50,"weight":1e3"#));
 
     // The added tool, answered by the proxy itself: the exact original, not re-encoded, not truncated.
-    let back = call(&client, "stc_retrieve", json!({"key": key})).await;
+    let back = call(&client, "stc_retrieve", json!({"key": sealed})).await;
     assert_eq!(back.is_error, Some(false), "{back:?}");
     assert_eq!(only_text(&back), canonical(&original));
     assert_eq!(meta_retrieved(&back).as_deref(), Some(key.as_str()));
     // Retrieving twice works (no one-shot entries); the store is the data dir's SQLite file.
-    assert_eq!(only_text(&call(&client, "stc_retrieve", json!({"key": key})).await), canonical(&original));
+    assert_eq!(only_text(&call(&client, "stc_retrieve", json!({"key": sealed})).await), canonical(&original));
     assert!(dir.0.join("stash.db").exists());
 
-    // A key in the same store that this proxy never showed, a malformed key, bad arguments: tool errors.
+    // A bare key (even this marker's), a key in the same store that this proxy never showed,
+    // a forged seal, a malformed key, bad arguments: tool errors.
+    let r = call(&client, "stc_retrieve", json!({"key": key})).await;
+    assert!(r.is_error == Some(true) && only_text(&r).contains("has no seal"), "{r:?}");
     let foreign = dir.foreign_key();
-    let r = call(&client, "stc_retrieve", json!({"key": foreign})).await;
+    let r = call(&client, "stc_retrieve", json!({"key": format!("{foreign}.0123456789abcdef")})).await;
     assert_eq!(r.is_error, Some(true));
-    assert!(only_text(&r).contains("was not shown in this session"), "{r:?}");
+    assert!(only_text(&r).contains("was not shown to this client"), "{r:?}");
     let r = call(&client, "stc_retrieve", json!({"key": "'; DROP TABLE stash; --"})).await;
     assert!(r.is_error == Some(true) && only_text(&r).contains("invalid key"), "{r:?}");
     let r = call(&client, "stc_retrieve", json!({"id": key})).await;
@@ -880,8 +893,8 @@ fn proxy_answers_retrieve_calls_itself_also_inside_a_batch() {
     let back: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
     let text = back["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("items[4]{id,name,v}:"), "{text}");
-    let key = stc_stash::references_in(text)[0].to_string();
-    assert!(text.contains(&format!("call tool get_more with key={key}")));
+    let key = written_key(text);
+    assert!(key.starts_with(&stc_stash::references_in(text)[0].to_string()));
     // A batch of a retrieve call and a ping: the proxy answers the first, cat echoes only the ping.
     let batch = format!(
         r#"[{{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{{"name":"get_more","arguments":{{"key":"{key}"}}}}}},{{"jsonrpc":"2.0","id":"p","method":"ping"}}]"#
@@ -958,10 +971,12 @@ fn proxy_stashes_in_redis_and_another_process_reads_the_payload_there() {
     let table = table_json(60);
     raw.send(&tool_response("2", &table));
     let back: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
-    let key = stc_stash::references_in(back["result"]["content"][0]["text"].as_str().unwrap())[0].to_string();
+    let text = back["result"]["content"][0]["text"].as_str().unwrap();
+    let key = stc_stash::references_in(text)[0].to_string();
+    let sealed = written_key(text);
     // The proxy's tool answers from Redis...
     raw.send(&format!(
-        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"stc_retrieve","arguments":{{"key":"{key}"}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"stc_retrieve","arguments":{{"key":"{sealed}"}}}}}}"#
     ));
     assert_eq!(raw.response(json!(3))["result"]["content"][0]["text"], table.as_str());
     // ...and the entry really is in Redis: `stc retrieve` in another process reads it there, not in SQLite.

@@ -118,11 +118,12 @@ def main():
             with open(os.path.join(outdir, name), "w", encoding="utf-8", newline="") as f:
                 f.write(text)
             tool = os.environ.get("MCP_BENCH_RETRIEVE")
-            for key in sorted(set(re.findall(r"with key=([0-9a-f]{24})", text))) if tool else []:
+            # `stc mcp-proxy` writes sealed keys (KEY.TAG); the file is named by the stash key.
+            for key in sorted(set(re.findall(r"with key=([0-9a-f]{24}(?:\.[0-9a-f]{16})?)", text))) if tool else []:
                 got = server.request("tools/call", {"name": tool, "arguments": {"key": key}})
                 if got.get("isError"):
                     raise SystemExit("mcp_client: %s %s: %s" % (tool, key, got))
-                path = os.path.join(outdir, "%s.%s.retrieved" % (name, key))
+                path = os.path.join(outdir, "%s.%s.retrieved" % (name, key.split(".")[0]))
                 with open(path, "w", encoding="utf-8", newline="") as f:
                     f.write(got["content"][0]["text"])
     else:

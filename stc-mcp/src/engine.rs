@@ -72,10 +72,10 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use stc_stash::{Recovery, StashStore, ToolName, TruncateOptions};
+use stc_stash::{MarkerSecret, Recovery, Seal, StashStore, ToolName, TruncateOptions};
 
 use crate::rewrite::{self, AddTool, RewriteOptions, RewriteStats, Truncation};
-use crate::stash::{LazyStore, Shown, StoreSpec, RETRIEVED_META};
+use crate::stash::{Authority, LazyStore, Shown, StoreSpec, RETRIEVED_META};
 
 /// Truncation with the stash in the proxy.
 #[derive(Debug, Clone)]
@@ -87,6 +87,17 @@ pub struct StashOptions {
     pub truncate: TruncateOptions,
     /// The name of the retrieve tool the proxy adds.
     pub tool: ToolName,
+    /// The secret that seals marker keys (`KEY.TAG`, bound to the client's
+    /// identity, [`stc_stash::Seal`]): the retrieve tool needs no session
+    /// state, and processes sharing a store and this secret answer each
+    /// other's markers ([`crate::stash::marker_secret`]).
+    pub secret: MarkerSecret,
+    /// `--budget auto`: each result's token budget follows the host's limit
+    /// ([`crate::stash::auto_budget`] of the request's client and the tool's
+    /// `_meta` in `tools/list`), replacing `truncate.token_budget`; a result
+    /// whose whole text fits it is not cut, and a result for a host without a
+    /// known limit is not cut.
+    pub auto_budget: bool,
 }
 
 /// What the proxy does with `structuredContent` (`--structured`).
@@ -195,6 +206,32 @@ struct Stash {
     tool: ToolName,
     /// The tool's definition, as appended to `tools/list` results.
     definition: String,
+    secret: MarkerSecret,
+    auto_budget: bool,
+    /// Each tool's `_meta` from the last `tools/list` results (for `--budget auto`).
+    tool_metas: Mutex<HashMap<String, serde_json::Value>>,
+}
+
+impl Stash {
+    /// The truncation options for one result of `tool` to `client`: markers
+    /// sealed for the client; with `--budget auto`, the host's budget, or
+    /// `None` (no cut) when no limit is known.
+    fn options_for(&self, client: Option<&ClientInfo>, tool: Option<&str>) -> Option<TruncateOptions> {
+        let mut options = self.truncate.clone();
+        options.plan.seal = Some(self.seal(client));
+        if self.auto_budget {
+            let metas = self.tool_metas.lock().ok()?;
+            let meta = tool.and_then(|t| metas.get(t));
+            options.token_budget = Some(crate::stash::auto_budget(client.map(|c| c.name.as_str()), meta)?);
+        }
+        Some(options)
+    }
+
+    /// The seal of the markers shown to `client` (its `clientInfo` name; an
+    /// unnamed client is the empty name).
+    fn seal(&self, client: Option<&ClientInfo>) -> Seal {
+        Seal::new(self.secret.clone(), client.map_or("", |c| c.name.as_str()))
+    }
 }
 
 /// The proxy's per-message logic (see the [module documentation](self)).
@@ -544,6 +581,9 @@ impl Engine {
                     truncate,
                     definition: retrieve_tool_definition(s.tool.as_str()),
                     tool: s.tool.clone(),
+                    secret: s.secret.clone(),
+                    auto_budget: s.auto_budget,
+                    tool_metas: Mutex::default(),
                 })
             }
             None => None,
@@ -650,7 +690,8 @@ impl Engine {
                     if name == stash.tool.as_str() && !session.collided.load(Ordering::SeqCst) {
                         let modern = params.meta.as_ref().is_some_and(|m| m.protocol.is_some());
                         self.add(name, &ToolCounts { calls: 1, retrieves: 1, ..ToolCounts::default() });
-                        return Seen::Local(self.retrieve(session, id, params.arguments, modern));
+                        let client = meta_client.clone().or_else(|| session.client());
+                        return Seen::Local(self.retrieve(client.as_deref(), id, params.arguments, modern));
                     }
                 }
                 match tool.as_deref() {
@@ -676,16 +717,24 @@ impl Engine {
     /// The proxy's answer to a call of its retrieve tool.
     /// `modern`: the request came with 2026-07-28 `_meta`, so the result
     /// carries `resultType` (required from that revision on).
-    fn retrieve(&self, session: &Session, id: &RawValue, arguments: Option<&RawValue>, modern: bool) -> LocalAnswer {
+    /// Only sealed keys of markers shown to `client` (the request's identity,
+    /// else the session's) are answered: no session state is needed.
+    fn retrieve(
+        &self,
+        client: Option<&ClientInfo>,
+        id: &RawValue,
+        arguments: Option<&RawValue>,
+        modern: bool,
+    ) -> LocalAnswer {
         let stash = self.stash.as_ref().expect("retrieve is intercepted only with a stash");
         let key = retrieve_key(arguments);
         let store = LazyStore::opened(stash.spec.clone(), stash.store.clone());
-        let shown = session.shown.clone();
+        let seal = stash.seal(client);
         let tool = stash.tool.as_str().to_string();
         LocalAnswer {
             id: id.to_owned(),
             job: Box::new(move || {
-                let outcome = key.and_then(|key| crate::stash::retrieve(&store, &shown, &key, &tool));
+                let outcome = key.and_then(|key| crate::stash::retrieve(&store, Authority::Sealed(&seal), &key, &tool));
                 let mut result = match outcome {
                     Ok((key, payload)) => serde_json::json!({
                         "content": [{"type": "text", "text": payload}],
@@ -765,6 +814,14 @@ impl Engine {
                     None
                 };
                 let Some(stash) = self.stash.as_ref() else { return stripped };
+                if stash.auto_budget {
+                    // The tools' result caps (`anthropic/maxResultSizeChars`) for `--budget auto`.
+                    if let Some(raw) = serde_json::from_str::<rewrite::Envelope>(message).ok().and_then(|e| e.result) {
+                        if let Ok(mut metas) = stash.tool_metas.lock() {
+                            metas.extend(crate::stash::tool_metas(raw.get()));
+                        }
+                    }
+                }
                 if session.collided.load(Ordering::SeqCst) {
                     return stripped;
                 }
@@ -816,12 +873,18 @@ impl Engine {
         if result.result_type.as_deref().is_some_and(|t| t != "complete") {
             return None;
         }
-        let truncation = match &self.stash {
+        // Markers are sealed for the client of this request.
+        let sealed = match &self.stash {
             Some(s) if session.armed.load(Ordering::SeqCst) && !session.collided.load(Ordering::SeqCst) => {
-                Some(Truncation { store: s.store.as_ref(), options: &s.truncate })
+                s.options_for(ticket.client(), ticket.tool()).map(|options| (s, options))
             }
             _ => None,
         };
+        let truncation = sealed.as_ref().map(|(s, options)| Truncation {
+            store: s.store.as_ref(),
+            options,
+            whole_if_fits: s.auto_budget,
+        });
         let options = &self.options.rewrite;
         let (new, stats, keys) = if result.structured.is_some() && self.options.text_only(ticket.client()) {
             let mut out = None;
@@ -855,6 +918,7 @@ impl Engine {
             s.bytes_before += stats.bytes_before;
             s.bytes_after += stats.bytes_after;
             s.truncated += stats.truncated;
+            s.over_budget += stats.over_budget;
         }
         session.shown.add(keys);
         Some((new, stats))
@@ -1017,14 +1081,15 @@ pub fn retrieve_tool_definition(name: &str) -> String {
         "name": name,
         "title": "Retrieve stashed data",
         "description": "Get back the original data that a stash marker (an object whose first member is stc_stash) \
-            in a tool result stands for: pass the marker's key. Answers only for markers shown in this session. \
+            in a tool result stands for: pass the marker's key exactly as written (KEY.TAG). Answers only for \
+            markers shown to this client. \
             Returns the original JSON exactly, not re-encoded and not truncated.",
         "inputSchema": {
             "type": "object",
             "properties": {"key": {
                 "type": "string",
-                "description": "The key of a stash marker: 24 lowercase hex characters.",
-                "pattern": "^[0-9a-f]{24}$"
+                "description": "The key of a stash marker, exactly as the marker writes it: 24 lowercase hex \
+                    characters, a dot and 16 more."
             }},
             "required": ["key"],
             "additionalProperties": false

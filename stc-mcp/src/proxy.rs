@@ -52,11 +52,20 @@
 //! **The stash** ([`EngineOptions::stash`], `--budget`/`--truncate-arrays-at`):
 //! - the retrieve tool ([`StashOptions::tool`]) is appended to the last page of
 //!   every `tools/list` result; its `tools/call` requests are answered by the
-//!   proxy itself, never forwarded, and only for keys of markers this proxy has
-//!   shown the client (anything else is a tool error); the answer is the stashed
-//!   original with `_meta: {"stc/retrieved": KEY}`, never re-encoded or truncated;
+//!   proxy itself, never forwarded, and only for the sealed keys (`KEY.TAG`,
+//!   [`stc_stash::Seal`]) of markers shown to this client by a proxy with this
+//!   secret ([`StashOptions::secret`]): no session state, so it holds for the
+//!   sessionless revision 2026-07-28 and across proxy processes that share a
+//!   store and a secret. Bare keys, wrong seals and another client's markers
+//!   are tool errors, decided before the store is read. The answer is the
+//!   stashed original with `_meta: {"stc/retrieved": KEY}`, never re-encoded
+//!   or truncated (only this answer is exempt: the same content read again is
+//!   cut as usual);
+//! - with a token budget, the text actually sent is counted in the budget's
+//!   tokenizer; a text block over it (nothing more can be cut) gets
+//!   `_meta["dev.stc/budget"]` and a line on stderr, never silently;
 //! - JSON text blocks are truncated (what is cut is stashed, the markers say
-//!   `call tool NAME with key=KEY`) and then gated, but only once the client
+//!   `call tool NAME with key=KEY.TAG`) and then gated, but only once the client
 //!   has been shown the retrieve tool in a `tools/list` result: a marker must
 //!   name a tool the client knows;
 //! - if the server itself lists a tool with the retrieve tool's name, the

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use stc_core::{Chosen, Document, EncodeOptions, GateOptions, Limits, Profile, Version};
-use stc_stash::{references_in, Kept, Key, StashStore, TruncateError, TruncateOptions};
+use stc_stash::{references_in, Key, StashStore, TruncateError, TruncateOptions};
 
 /// When and how a JSON text block is re-encoded.
 #[derive(Debug, Clone)]
@@ -68,12 +68,19 @@ pub struct RewriteStats {
     pub bytes_after: usize,
     /// Text blocks whose arrays or strings were cut (stash markers added).
     pub truncated: usize,
+    /// Text blocks sent over the token budget (nothing more could be cut);
+    /// each is reported in its block's `_meta` ([`BUDGET_META`]).
+    pub over_budget: usize,
     /// Tokens of the replaced texts, in the gate's tokenizer (set by the
     /// block-by-block rewrite; 0 where a result was rebuilt).
     pub tokens_before: usize,
     /// Tokens of the texts that replaced them.
     pub tokens_after: usize,
 }
+
+/// The `_meta` member of a text block sent over the token budget:
+/// `{"budget":B,"tokenizer":"o200k_base","tokens":T,"over":T-B}`.
+pub const BUDGET_META: &str = "dev.stc/budget";
 
 /// Truncation with the stash before the gate: what is cut is stashed in
 /// `store`, and the output carries markers.
@@ -83,6 +90,9 @@ pub struct Truncation<'a> {
     pub store: &'a dyn StashStore,
     /// Budgets and the recovery instruction of the markers.
     pub options: &'a TruncateOptions,
+    /// With a token budget: a text whose whole encoding already fits is not
+    /// cut at all (`--budget auto`: cut only what the host would cut).
+    pub whole_if_fits: bool,
 }
 
 /// The `_meta` member of a content block the proxy rewrote as STC: its
@@ -133,9 +143,10 @@ pub fn encode_text(text: &str, options: &RewriteOptions) -> Option<String> {
 
 /// [`encode_text`], with truncation first when `truncation` is given: if the
 /// stash cuts something, the truncated JSON is gated and always sent (STC or
-/// minified JSON, both with the markers). A store failure is reported on
-/// stderr and the text is sent without truncation. Content the store marked
-/// retrieved is left exactly as it is. The text is written in
+/// minified JSON, both with the markers; with a token budget, whichever has
+/// fewer tokens in the budget's tokenizer when the gate's choice has more). A
+/// store failure is reported on stderr and the text is sent without
+/// truncation. The text is written in
 /// [`RewriteOptions::version`]; the truncation budget is measured in the
 /// version of `truncation`'s options (the proxy sets both alike).
 pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option<Truncation>) -> Option<Encoded> {
@@ -147,13 +158,16 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
         Some(b'{') | Some(b'[') => {}
         _ => return None,
     }
+    if let Some((t, budget)) = truncation.filter(|t| t.whole_if_fits).and_then(|t| Some((t, t.options.token_budget?))) {
+        let whole = encode_text_with(text, options, None);
+        if t.options.tokenizer.count(whole.as_ref().map_or(text, |w| &w.text)) <= budget {
+            return whole;
+        }
+    }
     let mut cut = None;
     if let Some(t) = truncation {
         match stc_stash::truncate(text, Some(t.store), t.options) {
             Ok(out) if out.kept.is_none() => cut = Some(out.json),
-            // Content the store handed out in full (`stc retrieve`, a retrieve
-            // tool) passes as it is: neither cut nor re-encoded.
-            Ok(out) if out.kept == Some(Kept::Retrieved) => return None,
             Ok(_) => {}
             Err(TruncateError::Input(_)) => return None,
             Err(e) => eprintln!("stc mcp-proxy: not truncated: {e}"),
@@ -163,9 +177,17 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
     let encode = EncodeOptions::default().profile(options.profile).limits(options.limits).version(options.version);
     let gated = Document::parse_json(source, &options.limits).ok()?.encode_gated_with(&encode, &options.gate);
     if cut.is_some() {
-        let keys = references_in(&gated.text);
-        let stc = gated.chosen == Chosen::Stc;
-        return Some(Encoded { text: gated.text, stc, truncated: true, keys });
+        let (mut text, mut stc) = (gated.text, gated.chosen == Chosen::Stc);
+        if let (false, Some(t)) = (stc, truncation.filter(|t| t.options.token_budget.is_some())) {
+            // The gate's minified JSON may cost more than the STC the budget was met in.
+            if let Ok(encoded) = stc_core::encode_with(source, &encode) {
+                if t.options.tokenizer.count(&encoded) < t.options.tokenizer.count(&text) {
+                    (text, stc) = (encoded, true);
+                }
+            }
+        }
+        let keys = references_in(&text);
+        return Some(Encoded { text, stc, truncated: true, keys });
     }
     let send = match gated.chosen {
         Chosen::Stc => true,
@@ -323,34 +345,51 @@ pub(crate) fn rewrite_blocks(
     let mut keys = Vec::new();
     let mut splices = Vec::new();
     let mut stats = RewriteStats::default();
-    for block in blocks {
+    for (index, block) in blocks.into_iter().enumerate() {
         let (Some(kind), Some(raw)) = (block.kind, block.text) else { continue };
         if kind != "text" {
             continue;
         }
         // A JSON string without escapes is its own text; others are unescaped first.
         let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) else { continue };
-        if let Some(encoded) = encode_text_with(&text, options, truncation) {
-            let Ok(mut quoted) = serde_json::to_string(&encoded.text) else { continue };
+        let encoded = encode_text_with(&text, options, truncation);
+        // Members for the block's `_meta`: the format of re-encoded STC, an overrun.
+        let mut members = Vec::new();
+        let mut replacement = None;
+        if let Some(encoded) = &encoded {
+            let Ok(quoted) = serde_json::to_string(&encoded.text) else { continue };
             if encoded.stc {
-                let member = format_member(options.version);
-                match block.meta {
-                    None => quoted.push_str(&format!(",\"_meta\":{{{member}}}")),
-                    Some(meta) => {
-                        if let Some(splice) = insert_member(outer, meta, &member) {
-                            splices.push(splice);
-                        }
-                    }
-                }
+                members.push(format_member(options.version));
             }
-            let start = offset_in(outer, raw.get());
             stats.blocks += 1;
             stats.bytes_before += text.len();
             stats.bytes_after += encoded.text.len();
             stats.truncated += usize::from(encoded.truncated);
             stats.tokens_before += options.gate.tokenizer.count(&text);
             stats.tokens_after += options.gate.tokenizer.count(&encoded.text);
-            keys.extend(encoded.keys);
+            keys.extend(encoded.keys.iter().copied());
+            replacement = Some(quoted);
+        }
+        if let Some(member) = budget_report(truncation, encoded.as_ref().map_or(&text, |e| &e.text), index) {
+            stats.over_budget += 1;
+            members.push(member);
+        }
+        if !members.is_empty() {
+            let member = members.join(",");
+            match block.meta {
+                None => {
+                    let text = replacement.get_or_insert_with(|| raw.get().to_string());
+                    text.push_str(&format!(",\"_meta\":{{{member}}}"));
+                }
+                Some(meta) => {
+                    if let Some(splice) = insert_member(outer, meta, &member) {
+                        splices.push(splice);
+                    }
+                }
+            }
+        }
+        if let Some(quoted) = replacement {
+            let start = offset_in(outer, raw.get());
             splices.push((start, start + raw.get().len(), quoted));
         }
     }
@@ -437,12 +476,17 @@ pub fn merge_blocks(
     if stc {
         meta = format!("{},{meta}", format_member(options.version));
     }
+    let over = budget_report(truncation, &text, 0);
+    if let Some(member) = &over {
+        meta = format!("{meta},{member}");
+    }
     let block = format!(r#"{{"type":"text","text":{},"_meta":{{{meta}}}}}"#, serde_json::to_string(&text).ok()?);
     let stats = RewriteStats {
         blocks: texts.len(),
         bytes_before,
         bytes_after: text.len(),
         truncated: usize::from(truncated),
+        over_budget: usize::from(over.is_some()),
         ..RewriteStats::default()
     };
     let new = object_text(members.iter().map(|(k, v)| {
@@ -450,6 +494,28 @@ pub fn merge_blocks(
         (k.clone(), v)
     }));
     Some((new, stats, keys))
+}
+
+/// The budget holds for the text actually sent, in the budget's tokenizer:
+/// never a silent overrun. When `text` (block `index`) is over the budget of
+/// `truncation`, a line on stderr and the `_meta` member that reports it
+/// (`"dev.stc/budget":{"budget":B,"tokenizer":…,"tokens":T,"over":T-B}`).
+fn budget_report(truncation: Option<Truncation>, text: &str, index: usize) -> Option<String> {
+    let t = truncation?;
+    let (limit, tokenizer) = (t.options.token_budget?, t.options.tokenizer);
+    let tokens = tokenizer.count(text);
+    if tokens <= limit {
+        return None;
+    }
+    eprintln!(
+        "stc mcp-proxy: text block {index} of a tool result has {tokens} {} tokens, {} over the budget of {limit}: \
+         nothing more can be cut (reported in the block's _meta[\"{BUDGET_META}\"])",
+        tokenizer.name(),
+        tokens - limit
+    );
+    let report =
+        serde_json::json!({"budget": limit, "tokenizer": tokenizer.name(), "tokens": tokens, "over": tokens - limit});
+    Some(format!("\"{BUDGET_META}\":{report}"))
 }
 
 /// `"dev.stc/format":"application/stc+json; version=N"`.
@@ -938,7 +1004,7 @@ mod tests {
     fn truncation_cuts_stashes_and_reports_the_keys_then_gates() {
         let store = stc_stash::MemoryStore::new();
         let options = TruncateOptions { token_budget: Some(300), ..TruncateOptions::default() };
-        let t = Truncation { store: &store, options: &options };
+        let t = Truncation { store: &store, options: &options, whole_if_fits: false };
         let big = table(500);
         let result = format!(r#"{{"content":[{}]}}"#, text_block(&big));
         let (new, stats, keys) = rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)).unwrap();
@@ -960,20 +1026,50 @@ mod tests {
     fn retrieved_results_are_never_rewritten() {
         let store = stc_stash::MemoryStore::new();
         let options = TruncateOptions { token_budget: Some(100), ..TruncateOptions::default() };
-        let t = Truncation { store: &store, options: &options };
+        let t = Truncation { store: &store, options: &options, whole_if_fits: false };
         let result = format!(r#"{{"content":[{}],"_meta":{{"stc/retrieved":"k"}}}}"#, text_block(&table(500)));
         assert_eq!(rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)), None);
         assert!(store.is_empty().unwrap());
-        // Content the store marked retrieved (e.g. `stc retrieve` output from a shell tool): left as it is.
+        // The same content in an ordinary result (e.g. `stc retrieve` output from a
+        // shell tool, or another read of the file): cut as usual, every time.
         let original = table(500);
-        let key = store.stash(stc_core::decode(&original).unwrap().as_bytes()).unwrap().key;
-        assert!(store.mark_retrieved(&key).unwrap());
         let plain = format!(r#"{{"content":[{}]}}"#, text_block(&original));
-        assert_eq!(rewrite_tool_result_with(&plain, &RewriteOptions::default(), Some(t)), None);
-        // Without the mark it would be cut.
-        let other = table(400);
-        let plain = format!(r#"{{"content":[{}]}}"#, text_block(&other));
         assert_eq!(rewrite_tool_result_with(&plain, &RewriteOptions::default(), Some(t)).unwrap().1.truncated, 1);
+        assert_eq!(rewrite_tool_result_with(&plain, &RewriteOptions::default(), Some(t)).unwrap().1.truncated, 1);
+    }
+
+    #[test]
+    fn a_block_over_the_budget_is_reported_in_its_meta() {
+        let store = stc_stash::MemoryStore::new();
+        let tokenizer = stc_core::Tokenizer::O200kBase;
+        let options = TruncateOptions { token_budget: Some(50), tokenizer, ..TruncateOptions::default() };
+        let t = Truncation { store: &store, options: &options, whole_if_fits: false };
+        // An object of many small members (nothing can be cut), and a plain text with a _meta of its own.
+        let object = format!("{{{}}}", (0..100).map(|i| format!(r#""k{i}":{i}"#)).collect::<Vec<_>>().join(","));
+        let words = "word ".repeat(100);
+        let result = format!(
+            r#"{{"content":[{},{{"type":"text","text":{},"_meta":{{"x":1}}}}]}}"#,
+            text_block(&object),
+            serde_json::to_string(&words).unwrap()
+        );
+        let (new, stats, _) = rewrite_tool_result_with(&result, &RewriteOptions::default(), Some(t)).unwrap();
+        assert_eq!(stats.over_budget, 2);
+        let v: serde_json::Value = serde_json::from_str(&new).unwrap();
+        let sent = v["content"][0]["text"].as_str().unwrap();
+        let report = &v["content"][0]["_meta"][BUDGET_META];
+        assert_eq!((report["budget"].as_u64(), report["tokenizer"].as_str()), (Some(50), Some("o200k_base")));
+        assert_eq!(report["tokens"].as_u64(), Some(tokenizer.count(sent) as u64));
+        assert_eq!(report["over"].as_u64(), Some(tokenizer.count(sent) as u64 - 50));
+        assert_eq!(v["content"][1]["text"], words.as_str());
+        assert_eq!(v["content"][1]["_meta"]["x"], 1);
+        assert_eq!(v["content"][1]["_meta"][BUDGET_META]["tokens"].as_u64(), Some(tokenizer.count(&words) as u64));
+        // Within the budget: no report.
+        let small = format!(r#"{{"content":[{}]}}"#, text_block(&table(500)));
+        let options = TruncateOptions { token_budget: Some(400), tokenizer, ..TruncateOptions::default() };
+        let t = Truncation { store: &store, options: &options, whole_if_fits: false };
+        let (new, stats, _) = rewrite_tool_result_with(&small, &RewriteOptions::default(), Some(t)).unwrap();
+        assert_eq!(stats.over_budget, 0);
+        assert!(!new.contains(BUDGET_META));
     }
 
     #[test]

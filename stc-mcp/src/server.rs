@@ -441,7 +441,8 @@ impl StcServer {
                     "this server has no stash store, so it sent no stash markers".to_string(),
                 )]));
             };
-            match crate::stash::retrieve(&store, &shown, &p.key, DEFAULT_RETRIEVE_TOOL) {
+            match crate::stash::retrieve(&store, crate::stash::Authority::Shown(&shown), &p.key, DEFAULT_RETRIEVE_TOOL)
+            {
                 Ok((key, json)) => {
                     let result = RetrieveResult { key: key.to_string(), bytes: json.len(), json: json.clone() };
                     let mut r = success(json, &result)?;
@@ -581,7 +582,7 @@ fn truncate(
     match stc_stash::truncate(&p.json, Some(store.as_ref()), &options) {
         Ok(out) => match out.kept {
             None => Ok(Some(out.json)),
-            Some(Kept::NothingToCut | Kept::NoSaving | Kept::Retrieved | Kept::HasMarkers | Kept::NoStore) => Ok(None),
+            Some(Kept::NothingToCut | Kept::NoSaving | Kept::HasMarkers | Kept::NoStore) => Ok(None),
         },
         Err(TruncateError::Input(e)) => Err(input_error("JSON", &e)),
         Err(TruncateError::Store(e)) => Err(tool_error(crate::stash::store_failure(&e))),

@@ -39,8 +39,8 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use key::{Key, KeyError, KEY_HEX_LEN};
 pub use ledger::{Ledger, Settlement};
 pub use marker::{
-    contains_marker_member, marker_key, references, references_in, retrieve_command_key, MarkerInfo, Recovery,
-    ToolName, Unit, MARKER_MEMBER,
+    contains_marker_member, marker_key, references, references_in, retrieve_command_key, MarkerInfo, MarkerSecret,
+    Recovery, Seal, SealError, ToolName, Unit, MARKER_MEMBER, MIN_SECRET_BYTES, SEAL_HEX_LEN,
 };
 pub use memory::MemoryStore;
 pub use plan::{
@@ -48,7 +48,7 @@ pub use plan::{
 };
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
-pub use retrieve::{parse_key, retrieve, retrieve_text, shown, RetrieveError, Retrieved, MAY_RETRY, NO_RETRY, REFETCH};
+pub use retrieve::{parse_key, retrieve, retrieve_text, shown, RetrieveError, MAY_RETRY, NO_RETRY, REFETCH};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use store::{

@@ -18,7 +18,7 @@ use std::fmt;
 
 use stc_core::Limits;
 
-use crate::key::Key;
+use crate::key::{Key, KEY_HEX_LEN};
 use crate::value::Value;
 
 /// Name of the member that makes an object a marker.
@@ -53,6 +53,190 @@ impl ToolName {
     }
 }
 
+/// Hex characters of a marker seal (8 bytes of a keyed BLAKE3 hash, 64 bits).
+pub const SEAL_HEX_LEN: usize = 16;
+
+/// The secret that seals markers ([`Seal`]): 32 bytes derived from the
+/// material a deployment supplies (a file, an environment variable) or
+/// drawn at random by the process.
+///
+/// Its `Debug` form never shows the bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct MarkerSecret([u8; 32]);
+
+/// The shortest secret material accepted (bytes).
+pub const MIN_SECRET_BYTES: usize = 16;
+
+impl MarkerSecret {
+    /// Derives the secret from `material` (at least [`MIN_SECRET_BYTES`]
+    /// bytes; leading and trailing ASCII whitespace, e.g. a file's final
+    /// newline, are ignored). Processes that share a store and must answer
+    /// each other's markers use the same material.
+    ///
+    /// ```
+    /// use stc_stash::MarkerSecret;
+    /// assert!(MarkerSecret::from_material(b"short").is_err());
+    /// assert_eq!(MarkerSecret::from_material(b"0123456789abcdef\n"), MarkerSecret::from_material(b"0123456789abcdef"));
+    /// ```
+    pub fn from_material(material: &[u8]) -> Result<MarkerSecret, String> {
+        let material = material.trim_ascii();
+        if material.len() < MIN_SECRET_BYTES {
+            return Err(format!(
+                "a marker secret needs at least {MIN_SECRET_BYTES} bytes (not counting surrounding whitespace), this \
+                 one has {}",
+                material.len()
+            ));
+        }
+        Ok(MarkerSecret(blake3::derive_key("stc-stash marker secret v1", material)))
+    }
+
+    /// A secret from 32 random bytes (the caller draws them).
+    pub fn from_random(bytes: [u8; 32]) -> MarkerSecret {
+        MarkerSecret(blake3::derive_key("stc-stash marker secret v1", &bytes))
+    }
+}
+
+impl fmt::Debug for MarkerSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MarkerSecret(…)")
+    }
+}
+
+/// Seals the keys of the markers shown to one client, so that a retrieve
+/// tool without sessions answers only for markers it (or a process with the
+/// same secret) has shown to that client.
+///
+/// A sealed key is written `KEY.TAG`: the 24 hex characters of the stash
+/// key, a dot, and 16 hex characters of
+/// `BLAKE3-keyed(secret, "stc-stash marker seal v1" ‖ len(client) ‖ client ‖ KEY)`.
+/// The client identity is what the caller knows of the client (for MCP:
+/// the `clientInfo` name, from `initialize` or a request's `_meta`).
+///
+/// ```
+/// use stc_stash::{Key, MarkerSecret, Seal, SealError};
+/// let secret = MarkerSecret::from_material(b"a shared secret of the proxies").unwrap();
+/// let (mine, theirs) = (Seal::new(secret.clone(), "claude-code"), Seal::new(secret, "other-client"));
+/// let key = Key::of(b"[1,2,3]");
+/// let sealed = mine.seal(&key);
+/// assert_eq!(mine.open(&sealed), Ok(key));
+/// assert_eq!(theirs.open(&sealed), Err(SealError::Mismatch(key)));
+/// assert_eq!(mine.open(key.as_str()), Err(SealError::Unsealed(key)));
+/// assert!(matches!(mine.open("../etc"), Err(SealError::Invalid(_))));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Seal {
+    secret: MarkerSecret,
+    client: String,
+}
+
+impl fmt::Debug for Seal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Seal").field("client", &self.client).finish_non_exhaustive()
+    }
+}
+
+/// Why a sealed key is refused ([`Seal::open`]); decided without any store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SealError {
+    /// Not `KEY` or `KEY.TAG` in lowercase hex (the text, [`crate::shown`]).
+    Invalid(String),
+    /// A bare key without a seal (an old-style marker, or a key from elsewhere).
+    Unsealed(Key),
+    /// The seal does not match: another client's marker, a marker of a
+    /// process with another secret, or a forged one.
+    Mismatch(Key),
+}
+
+impl fmt::Display for SealError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SealError::Invalid(shown) => write!(
+                f,
+                "invalid key {shown}: a marker key is 24 lowercase hex characters, a dot and {SEAL_HEX_LEN} more \
+                 (KEY.TAG, exactly as the marker writes it)"
+            ),
+            SealError::Unsealed(key) => write!(
+                f,
+                "key {key} has no seal: this retrieve tool answers only for sealed keys (KEY.TAG) exactly as its \
+                 markers write them, not for bare stash keys"
+            ),
+            SealError::Mismatch(key) => write!(
+                f,
+                "key {key} was not shown to this client: its seal does not match (a marker shown to another \
+                 client, written by a proxy with another secret, or forged)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SealError {}
+
+impl Seal {
+    /// The seal of markers shown to `client` under `secret`.
+    pub fn new(secret: MarkerSecret, client: &str) -> Seal {
+        Seal { secret, client: client.to_string() }
+    }
+
+    /// The client identity the seal is bound to.
+    pub fn client(&self) -> &str {
+        &self.client
+    }
+
+    fn tag(&self, key: &Key) -> [u8; SEAL_HEX_LEN / 2] {
+        let mut h = blake3::Hasher::new_keyed(&self.secret.0);
+        h.update(b"stc-stash marker seal v1");
+        h.update(&(self.client.len() as u64).to_le_bytes());
+        h.update(self.client.as_bytes());
+        h.update(key.as_str().as_bytes());
+        let mut out = [0u8; SEAL_HEX_LEN / 2];
+        out.copy_from_slice(&h.finalize().as_bytes()[..SEAL_HEX_LEN / 2]);
+        out
+    }
+
+    /// `KEY.TAG` for `key`.
+    pub fn seal(&self, key: &Key) -> String {
+        let mut out = String::with_capacity(KEY_HEX_LEN + 1 + SEAL_HEX_LEN);
+        out.push_str(key.as_str());
+        out.push('.');
+        for b in self.tag(key) {
+            out.push_str(&format!("{b:02x}"));
+        }
+        out
+    }
+
+    /// The stash key of a sealed key shown to this client, or why not.
+    pub fn open(&self, text: &str) -> Result<Key, SealError> {
+        let (key, tag) = split_sealed(text).ok_or_else(|| SealError::Invalid(crate::shown(text)))?;
+        let Some(tag) = tag else { return Err(SealError::Unsealed(key)) };
+        let expected = self.tag(&key);
+        // Constant time: every byte is compared.
+        let mut diff = 0u8;
+        for (i, e) in expected.iter().enumerate() {
+            let got = u8::from_str_radix(&tag[2 * i..2 * i + 2], 16).unwrap_or(!*e);
+            diff |= got ^ e;
+        }
+        if diff == 0 {
+            Ok(key)
+        } else {
+            Err(SealError::Mismatch(key))
+        }
+    }
+}
+
+/// `KEY` or `KEY.TAG` (lowercase hex, [`KEY_HEX_LEN`] and [`SEAL_HEX_LEN`]
+/// characters): the key and the tag, if any.
+pub(crate) fn split_sealed(text: &str) -> Option<(Key, Option<&str>)> {
+    let (key, tag) = match text.split_once('.') {
+        Some((k, t)) => (k, Some(t)),
+        None => (text, None),
+    };
+    let key = Key::parse(key).ok()?;
+    match tag {
+        Some(t) if t.len() != SEAL_HEX_LEN || !t.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) => None,
+        _ => Some((key, tag)),
+    }
+}
+
 /// How the model can get an omitted part back; written into each marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Recovery {
@@ -73,6 +257,12 @@ impl Recovery {
     /// assert_eq!(Recovery::Shell.instruction(&key).unwrap(), format!("If needed, run in shell: stc retrieve {key}"));
     /// ```
     pub fn instruction(&self, key: &Key) -> Option<String> {
+        self.instruction_for(key.as_str())
+    }
+
+    /// The instruction for a key as the marker writes it (`KEY`, or a
+    /// sealed `KEY.TAG`).
+    pub fn instruction_for(&self, key: &str) -> Option<String> {
         match self {
             Recovery::None => None,
             Recovery::Shell => Some(format!("If needed, run in shell: stc retrieve {key}")),
@@ -129,7 +319,7 @@ pub struct MarkerInfo {
 
 impl MarkerInfo {
     /// The marker's `stc_stash` object.
-    pub(crate) fn to_value(&self, recovery: &Recovery) -> Value<'static> {
+    pub(crate) fn to_value(&self, recovery: &Recovery, seal: Option<&Seal>) -> Value<'static> {
         let mut m = vec![
             ("omitted".into(), Value::int(self.omitted)),
             ("of".into(), Value::int(self.of)),
@@ -139,8 +329,12 @@ impl MarkerInfo {
         let summary = format!("{} of {} {} omitted.", self.omitted, self.of, self.unit);
         match &self.key {
             Some(key) => {
-                m.push(("key".into(), Value::text(key.as_str())));
-                if let Some(how) = recovery.instruction(key) {
+                let written = match seal {
+                    Some(seal) => seal.seal(key),
+                    None => key.as_str().to_string(),
+                };
+                m.push(("key".into(), Value::text(&written)));
+                if let Some(how) = recovery.instruction_for(&written) {
                     m.push(("retrieve".into(), Value::text(&format!("{summary} {how}"))));
                 }
             }
@@ -176,15 +370,16 @@ pub(crate) fn ranges(indices: &[usize]) -> String {
     out
 }
 
-/// The key a marker object refers to: the `key` member of the object under
-/// the first member `stc_stash`. `None` for anything else.
+/// The key a marker object refers to: the `key` member (`KEY`, or a sealed
+/// `KEY.TAG`, see [`Seal`]) of the object under the first member
+/// `stc_stash`. `None` for anything else. The seal is not checked here.
 pub fn marker_key(value: &Value<'_>) -> Option<Key> {
     let Value::Object(members) = value else { return None };
     let (name, info) = members.first()?;
     if name != MARKER_MEMBER {
         return None;
     }
-    Key::parse(info.get("key")?.as_str()?).ok()
+    split_sealed(info.get("key")?.as_str()?).map(|(k, _)| k)
 }
 
 /// Every stash key referenced by markers in `value`, sorted, without duplicates.

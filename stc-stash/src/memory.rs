@@ -20,7 +20,6 @@ struct Entry {
     payload: Vec<u8>,
     generation: u64,
     expires_at: u64,
-    retrieved: bool,
 }
 
 /// A store in process memory: one lock around a map.
@@ -79,13 +78,13 @@ impl StashStore for MemoryStore {
         let generation = inner.high_water.checked_add(1).filter(|g| *g <= i64::MAX as u64);
         let generation = generation.ok_or(StoreError::GenerationExhausted)?;
         inner.high_water = generation;
-        let (previous_generation, retrieved) = match inner.entries.get(&key) {
-            Some(e) if e.expires_at > now => (Some(e.generation), e.retrieved),
-            _ => (None, false),
+        let previous_generation = match inner.entries.get(&key) {
+            Some(e) if e.expires_at > now => Some(e.generation),
+            _ => None,
         };
         inner.remove(&key);
         let expires_at = now.saturating_add(self.config.ttl_ms());
-        inner.entries.insert(key, Entry { payload: payload.to_vec(), generation, expires_at, retrieved });
+        inner.entries.insert(key, Entry { payload: payload.to_vec(), generation, expires_at });
         inner.order.insert(generation, key);
         // Expired entries go first, then the oldest writes beyond capacity.
         let dead: Vec<Key> = inner.entries.iter().filter(|(_, e)| e.expires_at <= now).map(|(k, _)| *k).collect();
@@ -123,22 +122,6 @@ impl StashStore for MemoryStore {
     fn len(&self) -> Result<usize, StoreError> {
         let now = self.config.clock.now_ms();
         Ok(self.lock().entries.values().filter(|e| e.expires_at > now).count())
-    }
-
-    fn mark_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
-        let now = self.config.clock.now_ms();
-        match self.lock().entries.get_mut(key) {
-            Some(e) if e.expires_at > now => {
-                e.retrieved = true;
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
-    }
-
-    fn was_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
-        let now = self.config.clock.now_ms();
-        Ok(self.lock().entries.get(key).is_some_and(|e| e.expires_at > now && e.retrieved))
     }
 
     fn describe(&self) -> String {

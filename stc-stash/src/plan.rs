@@ -13,16 +13,19 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use stc_core::{Abort, JsonStr, JsonWriter, Limits, Sink, MAX_DEPTH_LIMIT};
 
 use crate::key::Key;
-use crate::marker::{contains_marker_member, marker_key, ranges, MarkerInfo, Recovery, Unit, MARKER_MEMBER};
+use crate::marker::{contains_marker_member, marker_key, ranges, MarkerInfo, Recovery, Seal, Unit, MARKER_MEMBER};
 use crate::value::{body_chars, body_prefix, Value};
 
 /// What [`plan`] may leave out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanOptions {
     /// Records kept of a record array (an array of at least
-    /// `record_budget + 1` objects). At least 2: the first and the last.
+    /// `record_budget + 1` objects). At least 2 (the first and the last),
+    /// except in the last steps of a token budget: 1 keeps only the first
+    /// record, 0 cuts the array whole (its marker shows no record).
     pub record_budget: usize,
-    /// Elements kept at the start of any other array longer than `head + tail`.
+    /// Elements kept at the start of any other array longer than `head + tail`
+    /// (`head` and `tail` both 0: the whole array is cut, one marker remains).
     pub head: usize,
     /// Elements kept at the end of such an array.
     pub tail: usize,
@@ -40,6 +43,10 @@ pub struct PlanOptions {
     /// bytes: a marker costs about 250 bytes (60 tokens), so cutting less
     /// would make the output longer.
     pub min_omitted_bytes: usize,
+    /// Seal the keys the markers write (`KEY.TAG`, bound to one client; see
+    /// [`Seal`]). `None` (the default): bare keys, for `stc retrieve` and
+    /// stores the reader may read directly.
+    pub seal: Option<Seal>,
 }
 
 impl Default for PlanOptions {
@@ -56,6 +63,7 @@ impl Default for PlanOptions {
             recovery: Recovery::Shell,
             recoverable: true,
             min_omitted_bytes: 250,
+            seal: None,
         }
     }
 }
@@ -113,9 +121,8 @@ pub fn plan<'a>(input: &Value<'a>, options: &PlanOptions) -> Plan<'a> {
 }
 
 /// Like [`plan`], but a part whose payload key `never_cut` accepts is kept
-/// whole (its children may still be cut). [`crate::truncate`] passes the
-/// keys the store has handed out in full, so that retrieved content is
-/// never hidden behind a marker again.
+/// whole (its children may still be cut): for a caller that must leave
+/// known content visible.
 pub fn plan_with<'a>(input: &Value<'a>, options: &PlanOptions, never_cut: &mut dyn FnMut(&Key) -> bool) -> Plan<'a> {
     if contains_marker_member(input) {
         return Plan { output: input.clone(), omissions: Vec::new() };
@@ -142,7 +149,8 @@ pub const MIN_STRING_OMISSION: usize = 512;
 
 impl Ctx<'_> {
     fn marker<'a>(&self, info: MarkerInfo, extra: Option<(&'static str, Value<'a>)>) -> Value<'a> {
-        let mut members = vec![(Cow::Borrowed(MARKER_MEMBER), info.to_value(&self.options.recovery))];
+        let mut members =
+            vec![(Cow::Borrowed(MARKER_MEMBER), info.to_value(&self.options.recovery, self.options.seal.as_ref()))];
         if let Some((k, v)) = extra {
             members.push((Cow::Borrowed(k), v));
         }
@@ -182,9 +190,13 @@ impl Ctx<'_> {
         match v {
             Value::Array(items) => {
                 let n = items.len();
-                let budget = options.record_budget.max(2);
+                let budget = options.record_budget;
                 if n > budget && items.iter().all(|i| matches!(i, Value::Object(_))) {
-                    let kept = select_records(items, budget);
+                    let kept = match budget {
+                        0 => Vec::new(),
+                        1 => vec![0],
+                        b => select_records(items, b),
+                    };
                     let payload = v.to_json();
                     // Bytes of the records left out (commas included).
                     let kept_bytes: usize = kept.iter().map(|&i| items[i].to_json().len() + 1).sum();
@@ -196,11 +208,11 @@ impl Ctx<'_> {
                             return self.marker(info, Some(("items", Value::Array(records))));
                         }
                     }
-                    // Retrieved in full, or too little to leave out: keep it whole.
+                    // Too little to leave out: keep it whole.
                     return Value::Array(items.iter().map(|i| self.walk(i)).collect());
                 }
                 let (head, tail) = (options.head, options.tail);
-                if n > head + tail && head + tail > 0 {
+                if n > head + tail {
                     let payload = Value::Array(items[head..n - tail].to_vec()).to_json();
                     let cut =
                         if payload.len() >= options.min_omitted_bytes + 2 { self.may_cut(&payload) } else { None };

@@ -31,8 +31,6 @@ local prev = -1
 local old = redis.call('HMGET', KEYS[1], 'gen', 'exp')
 if old[1] and old[2] and tonumber(old[2]) > now then
   prev = tonumber(old[1])
-else
-  redis.call('HDEL', KEYS[1], 'retrieved')
 end
 redis.call('HSET', KEYS[1], 'payload', ARGV[2], 'gen', gen, 'exp', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
@@ -68,16 +66,6 @@ end
 return 0
 "#;
 
-// KEYS: 1 entry hash; ARGV: 1 now. Marks a live entry as retrieved.
-const MARK_LUA: &str = r#"
-local exp = redis.call('HGET', KEYS[1], 'exp')
-if exp and tonumber(exp) > tonumber(ARGV[1]) then
-  redis.call('HSET', KEYS[1], 'retrieved', '1')
-  return 1
-end
-return 0
-"#;
-
 /// A store in Redis: one hash per entry plus two sorted sets (write order
 /// and expiry), all changed only by Lua scripts so that every operation is
 /// atomic across processes. All names start with the namespace (default
@@ -90,7 +78,6 @@ pub struct RedisStore {
     conn: Mutex<redis::Connection>,
     stash_script: redis::Script,
     rollback_script: redis::Script,
-    mark_script: redis::Script,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -126,7 +113,6 @@ impl RedisStore {
             conn: Mutex::new(conn),
             stash_script: redis::Script::new(STASH_LUA),
             rollback_script: redis::Script::new(ROLLBACK_LUA),
-            mark_script: redis::Script::new(MARK_LUA),
         })
     }
 
@@ -218,28 +204,6 @@ impl StashStore for RedisStore {
             .query(&mut *self.lock())
             .map_err(unavailable)?;
         Ok(n as usize)
-    }
-
-    fn mark_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
-        let now = self.config.clock.now_ms();
-        let n: i64 = self
-            .mark_script
-            .key(self.entry(key))
-            .arg(now.to_string())
-            .invoke(&mut *self.lock())
-            .map_err(unavailable)?;
-        Ok(n == 1)
-    }
-
-    fn was_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
-        let now = self.config.clock.now_ms();
-        let (exp, retrieved): (Option<u64>, Option<String>) = redis::cmd("HMGET")
-            .arg(self.entry(key))
-            .arg("exp")
-            .arg("retrieved")
-            .query(&mut *self.lock())
-            .map_err(unavailable)?;
-        Ok(exp.is_some_and(|e| e > now) && retrieved.is_some())
     }
 
     fn describe(&self) -> String {

@@ -149,32 +149,26 @@ pub fn parse_key(text: &str) -> Result<Key, RetrieveError> {
     Key::parse(text).map_err(|error| RetrieveError::InvalidKey { shown: shown(text), error })
 }
 
-/// A retrieved original.
-#[derive(Debug)]
-pub struct Retrieved {
-    /// The payload, exactly as stashed.
-    pub payload: Vec<u8>,
-    /// Set if the retrieval could not be noted ([`StashStore::mark_retrieved`]):
-    /// the payload is still good, but an STC component may cut it again.
-    pub unmarked: Option<StoreError>,
-}
-
-/// Reads the original under `key` and notes that it was handed out in full,
-/// so that the stash never cuts this content again.
-pub fn retrieve(store: &dyn StashStore, key: &Key) -> Result<Retrieved, RetrieveError> {
+/// Reads the original under `key`, exactly as stashed.
+///
+/// Nothing is noted in the store: what a retrieve hands out is exempt from
+/// truncation only as that one output (a retrieve tool's result carries
+/// `_meta: {"stc/retrieved": KEY}`, an adapter recognizes a `stc retrieve KEY`
+/// command with [`crate::retrieve_command_key`]). A later read of the same
+/// content, by this client or any other, is cut as usual.
+pub fn retrieve(store: &dyn StashStore, key: &Key) -> Result<Vec<u8>, RetrieveError> {
     let failed = |error| RetrieveError::Store { key: Some(*key), error };
     match store.retrieve(key).map_err(failed)? {
-        Lookup::Found(payload) => Ok(Retrieved { payload, unmarked: store.mark_retrieved(key).err() }),
+        Lookup::Found(payload) => Ok(payload),
         Lookup::Expired => Err(RetrieveError::Expired { key: *key, store: store.describe() }),
         Lookup::Missing => Err(RetrieveError::Missing { key: *key, store: store.describe() }),
     }
 }
 
 /// [`retrieve`] for a text front end: the payload must be UTF-8.
-pub fn retrieve_text(store: &dyn StashStore, key: &Key) -> Result<(String, Option<StoreError>), RetrieveError> {
-    let got = retrieve(store, key)?;
-    let text = String::from_utf8(got.payload).map_err(|_| RetrieveError::NotText { key: *key })?;
-    Ok((text, got.unmarked))
+pub fn retrieve_text(store: &dyn StashStore, key: &Key) -> Result<String, RetrieveError> {
+    let payload = retrieve(store, key)?;
+    String::from_utf8(payload).map_err(|_| RetrieveError::NotText { key: *key })
 }
 
 #[cfg(test)]
@@ -189,7 +183,7 @@ mod tests {
         assert_eq!((e.kind(), e.retryable(), e.key()), ("invalid_key", false, None));
         assert!(e.to_string().contains(r#""../../etc\u{7}""#), "{e}");
         let key = store.stash(b"[1,2]").unwrap().key;
-        assert_eq!(retrieve_text(&store, &key).unwrap().0, "[1,2]");
+        assert_eq!(retrieve_text(&store, &key).unwrap(), "[1,2]");
         let other = Key::of(b"never");
         let e = retrieve(&store, &other).unwrap_err();
         assert_eq!((e.kind(), e.key()), ("not_found", Some(&other)));

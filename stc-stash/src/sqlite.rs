@@ -17,8 +17,7 @@ CREATE TABLE IF NOT EXISTS stash (
     key TEXT PRIMARY KEY NOT NULL,
     payload BLOB NOT NULL,
     generation INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    retrieved INTEGER NOT NULL DEFAULT 0
+    expires_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS stash_by_generation ON stash(generation);
 CREATE INDEX IF NOT EXISTS stash_by_expiry ON stash(expires_at);
@@ -143,9 +142,8 @@ impl StashStore for SqliteStore {
         tx.execute(
             "INSERT INTO stash (key, payload, generation, expires_at) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT(key) DO UPDATE SET payload = excluded.payload, generation = excluded.generation,
-             expires_at = excluded.expires_at,
-             retrieved = CASE WHEN stash.expires_at > ?5 THEN stash.retrieved ELSE 0 END",
-            params![key.as_str(), payload, generation, expires_at, now],
+             expires_at = excluded.expires_at",
+            params![key.as_str(), payload, generation, expires_at],
         )
         .map_err(unavailable)?;
         tx.execute("DELETE FROM stash WHERE expires_at <= ?1", params![now]).map_err(unavailable)?;
@@ -191,28 +189,6 @@ impl StashStore for SqliteStore {
             .query_row("SELECT count(*) FROM stash WHERE expires_at > ?1", params![now], |r| r.get(0))
             .map_err(unavailable)?;
         Ok(n as usize)
-    }
-
-    fn mark_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
-        let now = self.now()?;
-        let n = self
-            .lock()
-            .execute("UPDATE stash SET retrieved = 1 WHERE key = ?1 AND expires_at > ?2", params![key.as_str(), now])
-            .map_err(unavailable)?;
-        Ok(n > 0)
-    }
-
-    fn was_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
-        let now = self.now()?;
-        let n: i64 = self
-            .lock()
-            .query_row(
-                "SELECT count(*) FROM stash WHERE key = ?1 AND expires_at > ?2 AND retrieved = 1",
-                params![key.as_str(), now],
-                |r| r.get(0),
-            )
-            .map_err(unavailable)?;
-        Ok(n > 0)
     }
 
     fn describe(&self) -> String {

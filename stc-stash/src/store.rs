@@ -164,15 +164,6 @@ pub trait StashStore: Send + Sync + fmt::Debug {
     /// Number of live (unexpired) entries.
     fn len(&self) -> Result<usize, StoreError>;
 
-    /// Notes that the live entry under `key` was handed out in full (by
-    /// `stc retrieve` or a retrieve tool); returns whether a live entry was
-    /// there. While the entry lives, [`crate::truncate`] never cuts that
-    /// content again, so retrieved output cannot turn into a new marker.
-    fn mark_retrieved(&self, key: &Key) -> Result<bool, StoreError>;
-
-    /// True if a live entry under `key` was [marked retrieved](StashStore::mark_retrieved).
-    fn was_retrieved(&self, key: &Key) -> Result<bool, StoreError>;
-
     /// True if no live entry exists.
     fn is_empty(&self) -> Result<bool, StoreError> {
         Ok(self.len()? == 0)

@@ -5,8 +5,7 @@ use stc_core::{EncodeOptions, Limits, Profile, Tokenizer, Version};
 use crate::key::Key;
 use crate::ledger::{Ledger, Settlement};
 use crate::marker::references;
-use crate::plan::{plan_with, Omission, Plan, PlanOptions};
-use std::collections::HashMap;
+use crate::plan::{plan, Omission, Plan, PlanOptions};
 
 use crate::store::{StashStore, StashWrite, StoreError};
 use crate::value::Value;
@@ -17,11 +16,18 @@ pub struct TruncateOptions {
     /// What may be left out (budgets, recovery instruction, lossy or not).
     pub plan: PlanOptions,
     /// If set, the array and string budgets are halved (down to 2 records,
-    /// 1 head and 1 tail element, strings over 1024 characters keeping 128) until the compact STC
-    /// output (in [`version`](TruncateOptions::version)) has at most this many tokens, or
-    /// nothing more can be cut.
+    /// 1 head and 1 tail element, strings over 1024 characters keeping 128),
+    /// then only the first record or element is kept, then arrays are cut bare (no record or element kept, strings over 576 characters
+    /// keeping 64), until the compact STC output (in
+    /// [`version`](TruncateOptions::version)) has at most this many tokens
+    /// counted by [`tokenizer`](TruncateOptions::tokenizer), or nothing more
+    /// can be cut. A budget that cannot be met is reported in
+    /// [`Truncated::over_budget`], never silently.
     pub token_budget: Option<usize>,
-    /// How tokens are counted.
+    /// How tokens are counted: the tokenizer the budget is in. The default is
+    /// the estimate (no tables, for the browser build); a front end with
+    /// exact counts (`stc encode`, `stc mcp-proxy`) passes
+    /// [`Tokenizer::O200kBase`], so that the budget holds in o200k tokens.
     pub tokenizer: Tokenizer,
     /// Reader limits.
     pub limits: Limits,
@@ -52,9 +58,6 @@ pub enum Kept {
     /// A recoverable truncation was asked for but no store is attached:
     /// nothing is truncated silently.
     NoStore,
-    /// The input is content the stash handed out in full (a retrieved
-    /// original): it is never truncated again.
-    Retrieved,
     /// The input already contains markers (`stc_stash` members).
     HasMarkers,
     /// The truncated output would not have fewer tokens.
@@ -63,12 +66,11 @@ pub enum Kept {
 
 impl Kept {
     /// The stable code the bindings report (`nothing_to_cut`, `no_store`,
-    /// `retrieved`, `has_markers`, `no_saving`).
+    /// `has_markers`, `no_saving`).
     pub fn code(self) -> &'static str {
         match self {
             Kept::NothingToCut => "nothing_to_cut",
             Kept::NoStore => "no_store",
-            Kept::Retrieved => "retrieved",
             Kept::HasMarkers => "has_markers",
             Kept::NoSaving => "no_saving",
         }
@@ -92,6 +94,11 @@ pub struct Truncated {
     pub omissions: Vec<Omission>,
     /// The stash writes the output's markers rely on (empty when lossy).
     pub writes: Vec<StashWrite>,
+    /// With a [token budget](TruncateOptions::token_budget) that the output
+    /// does not meet (`tokens` is above it: nothing more can be cut, or
+    /// nothing could be cut at all, e.g. one object of many small members):
+    /// by how many tokens. `None` when the budget is met or none was given.
+    pub over_budget: Option<usize>,
 }
 
 impl Truncated {
@@ -144,7 +151,25 @@ impl From<StoreError> for TruncateError {
     }
 }
 
+/// The next, tighter plan of a budget search: halving down to the floor (2
+/// records, 1 + 1 elements, strings over 1024 characters keeping 128), then
+/// the first record or element only, then one bare step (arrays cut whole:
+/// no record, head or tail kept; strings over 576 characters keeping 64),
+/// then `None`.
 fn shrink(p: &PlanOptions) -> Option<PlanOptions> {
+    let bare = PlanOptions {
+        record_budget: 0,
+        head: 0,
+        tail: 0,
+        long_string_chars: p.long_string_chars.map(|_| 576),
+        string_head_chars: 64,
+        ..p.clone()
+    };
+    match p.record_budget {
+        0 => return None,
+        1 => return Some(bare),
+        _ => {}
+    }
     let next = PlanOptions {
         record_budget: (p.record_budget / 2).max(2),
         head: (p.head / 2).max(1),
@@ -153,7 +178,11 @@ fn shrink(p: &PlanOptions) -> Option<PlanOptions> {
         string_head_chars: (p.string_head_chars / 2).max(128),
         ..p.clone()
     };
-    (next != *p).then_some(next)
+    if next != *p {
+        Some(next)
+    } else {
+        Some(PlanOptions { record_budget: 1, head: 1, tail: 0, ..next })
+    }
 }
 
 /// Truncates a JSON response and stashes what it leaves out.
@@ -185,6 +214,7 @@ pub fn truncate(
         (stc, n)
     };
     let (original_stc, original_tokens) = tokens_of(&original);
+    let over = |tokens: usize| options.token_budget.and_then(|b| tokens.checked_sub(b)).filter(|n| *n > 0);
     let unchanged = |why: Kept| Truncated {
         json: original.clone(),
         stc: original_stc.clone(),
@@ -193,6 +223,7 @@ pub fn truncate(
         kept: Some(why),
         omissions: Vec::new(),
         writes: Vec::new(),
+        over_budget: over(original_tokens),
     };
     if crate::marker::contains_marker_member(&input) {
         return Ok(unchanged(Kept::HasMarkers));
@@ -200,40 +231,22 @@ pub fn truncate(
     if options.plan.recoverable && store.is_none() {
         return Ok(unchanged(Kept::NoStore));
     }
-    // Content the store has handed out in full is never cut again (else a
-    // retrieved original would come back as a marker to itself).
-    let mut retrieved: HashMap<Key, bool> = HashMap::new();
-    let mut store_error = None;
-    let mut never_cut = |key: &Key| -> bool {
-        let Some(store) = store else { return false };
-        *retrieved.entry(*key).or_insert_with(|| match store.was_retrieved(key) {
-            Ok(r) => r,
-            Err(e) => {
-                store_error.get_or_insert(e);
-                true
-            }
-        })
-    };
-    if never_cut(&Key::of(original.as_bytes())) {
-        return Ok(unchanged(Kept::Retrieved));
-    }
+    // What a retrieve hands out is exempt as that one output only (its
+    // front end does not pass it here); content is never exempt as such, so
+    // one client's retrieve cannot turn truncation off for everyone.
     let mut plan_options = options.plan.clone();
-    let (mut chosen, mut chosen_json, (mut stc, mut tokens)) =
-        candidate(&input, &plan_options, &mut never_cut, &tokens_of);
+    let (mut chosen, mut chosen_json, (mut stc, mut tokens)) = candidate(&input, &plan_options, &tokens_of);
     if let Some(budget) = options.token_budget {
         // Smaller budgets usually cut more, but not always (more markers):
         // keep the candidate with the fewest tokens.
         while tokens > budget {
             let Some(next) = shrink(&plan_options) else { break };
             plan_options = next;
-            let c = candidate(&input, &plan_options, &mut never_cut, &tokens_of);
+            let c = candidate(&input, &plan_options, &tokens_of);
             if c.2 .1 < tokens {
                 (chosen, chosen_json, (stc, tokens)) = c;
             }
         }
-    }
-    if let Some(e) = store_error {
-        return Err(TruncateError::Store(e));
     }
     if chosen.omissions.is_empty() {
         return Ok(unchanged(Kept::NothingToCut));
@@ -270,16 +283,24 @@ pub fn truncate(
         }
         ledger.settle(store, &references(&chosen.output))?;
     }
-    Ok(Truncated { json: chosen_json, stc, tokens, original_tokens, kept: None, omissions: chosen.omissions, writes })
+    Ok(Truncated {
+        json: chosen_json,
+        stc,
+        tokens,
+        original_tokens,
+        kept: None,
+        omissions: chosen.omissions,
+        writes,
+        over_budget: over(tokens),
+    })
 }
 
 fn candidate<'a>(
     input: &Value<'a>,
     options: &PlanOptions,
-    never_cut: &mut dyn FnMut(&Key) -> bool,
     tokens_of: &dyn Fn(&str) -> (String, usize),
 ) -> (Plan<'a>, String, (String, usize)) {
-    let p = plan_with(input, options, never_cut);
+    let p = plan(input, options);
     let json = p.output.to_json();
     let measured = tokens_of(&json);
     (p, json, measured)

@@ -60,26 +60,6 @@ fn run_contract(kind: &mut dyn Kind) {
     aba_refresh_and_rollback(kind);
     default_ttl_survives_a_long_agent_session(kind);
     oversized_payload_rejected(kind);
-    retrieved_mark_lives_with_the_entry(kind);
-}
-
-fn retrieved_mark_lives_with_the_entry(kind: &mut dyn Kind) {
-    let clock = ManualClock::new(1_700_000_000_000);
-    let store = kind.open(config(&clock, 1_000, 10));
-    let w = store.stash(b"M").unwrap();
-    assert!(!store.was_retrieved(&w.key).unwrap());
-    assert!(!store.mark_retrieved(&Key::of(b"absent")).unwrap());
-    assert!(!store.was_retrieved(&Key::of(b"absent")).unwrap());
-    assert!(store.mark_retrieved(&w.key).unwrap());
-    assert!(store.was_retrieved(&w.key).unwrap());
-    store.stash(b"M").unwrap(); // a refresh keeps the mark
-    assert!(store.was_retrieved(&w.key).unwrap());
-    clock.advance_ms(1_000);
-    assert!(!store.was_retrieved(&w.key).unwrap(), "expired entries carry no mark");
-    assert!(!store.mark_retrieved(&w.key).unwrap());
-    store.stash(b"M").unwrap(); // created anew: unmarked
-    assert!(!store.was_retrieved(&w.key).unwrap());
-    assert_eq!(found(&*store, &w.key).as_deref(), Some(&b"M"[..]), "the mark never changes the payload");
 }
 
 fn stash_and_retrieve(kind: &mut dyn Kind) {

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use proptest::prelude::*;
 use stc_stash::{
-    plan, plan_with, references, restore, select_records, Key, PlanOptions, Recovery, ToolName, Unit, Value,
+    plan, plan_with, references, restore, select_records, Key, MarkerSecret, PlanOptions, Recovery, Seal, ToolName,
+    Unit, Value,
 };
 
 fn parse(json: &str) -> Value<'_> {
@@ -57,8 +58,11 @@ fn json_value() -> impl Strategy<Value = String> {
 }
 
 fn options() -> impl Strategy<Value = PlanOptions> {
-    (2usize..40, 0usize..12, 0usize..6, prop::option::of(1usize..120), 0usize..80, any::<bool>(), 0usize..300).prop_map(
-        |(record_budget, head, tail, long, string_head, recoverable, min_omitted_bytes)| PlanOptions {
+    // Record budgets 0 and 1 are the last steps of a token budget; sealed keys are
+    // the proxy's (KEY.TAG).
+    let seal = prop::option::of(Just(Seal::new(MarkerSecret::from_material(b"0123456789abcdef").unwrap(), "c")));
+    (0usize..40, 0usize..12, 0usize..6, prop::option::of(1usize..120), 0usize..80, any::<bool>(), 0usize..300, seal)
+        .prop_map(|(record_budget, head, tail, long, string_head, recoverable, min_omitted_bytes, seal)| PlanOptions {
             record_budget,
             head,
             tail,
@@ -67,8 +71,8 @@ fn options() -> impl Strategy<Value = PlanOptions> {
             recovery: Recovery::Tool(ToolName::new("stc_retrieve").unwrap()),
             recoverable,
             min_omitted_bytes,
-        },
-    )
+            seal,
+        })
 }
 
 proptest! {

@@ -99,12 +99,6 @@ impl StashStore for Failing {
     fn len(&self) -> Result<usize, StoreError> {
         self.inner.len()
     }
-    fn mark_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
-        self.inner.mark_retrieved(key)
-    }
-    fn was_retrieved(&self, key: &Key) -> Result<bool, StoreError> {
-        self.inner.was_retrieved(key)
-    }
     fn describe(&self) -> String {
         "failing".into()
     }
@@ -136,26 +130,25 @@ fn marker_keys_are_store_keys() {
     }
 }
 
-/// CCR bug: retrieve output was compressed again (an endless chain of markers).
+/// Issue 24: a retrieve used to mark the content in the store, and `truncate`
+/// then never cut it again, for every process sharing the store, for the
+/// entry's 7 days. Only the retrieve output itself is exempt (its front end
+/// never passes it to `truncate`); the same content read again is cut as usual.
 #[test]
-fn retrieved_output_is_never_truncated_again() {
+fn retrieving_does_not_exempt_the_content_from_later_cuts() {
     let json = common::records(500);
     let store = MemoryStore::new();
-    let out = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
-    let key = out.writes[0].key;
-    let Lookup::Found(payload) = store.retrieve(&key).unwrap() else { panic!() };
-    assert!(store.mark_retrieved(&key).unwrap()); // what `stc retrieve` does
-    let again = truncate(std::str::from_utf8(&payload).unwrap(), Some(&store), &TruncateOptions::default()).unwrap();
-    assert_eq!(again.kept, Some(Kept::Retrieved));
-    assert_eq!(again.json.as_bytes(), &payload[..]);
-    // A retrieved middle window is kept whole too (not cut into a smaller window).
-    let numbers = format!("[{}]", (0..400).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
-    let out = truncate(&numbers, Some(&store), &TruncateOptions::default()).unwrap();
-    let key = out.writes[0].key;
-    let Lookup::Found(window) = store.retrieve(&key).unwrap() else { panic!() };
-    store.mark_retrieved(&key).unwrap();
-    let again = truncate(std::str::from_utf8(&window).unwrap(), Some(&store), &TruncateOptions::default()).unwrap();
-    assert_eq!(again.kept, Some(Kept::Retrieved));
+    let first = truncate(&json, Some(&store), &TruncateOptions::default()).unwrap();
+    let key = first.writes[0].key;
+    let payload = stc_stash::retrieve_text(&store, &key).unwrap();
+    assert_eq!(payload, first.omissions[0].payload);
+    // The same document again, and the retrieved payload itself: both cut as before.
+    for input in [json.as_str(), payload.as_str()] {
+        let again = truncate(input, Some(&store), &TruncateOptions::default()).unwrap();
+        assert_eq!(again.kept, None);
+        assert_eq!(again.stc, first.stc);
+        assert_eq!(references_in(&again.stc), vec![key]);
+    }
 }
 
 /// CCR bug: markers were stored in place of the originals.
@@ -240,4 +233,51 @@ fn discarding_an_output_rolls_back_only_what_it_created() {
     let lone = truncate(&other, Some(&store), &TruncateOptions::default()).unwrap();
     assert_eq!(lone.rollback(&store).unwrap().rolled_back.len(), 1);
     assert_eq!(store.len().unwrap(), 1);
+}
+
+fn corpus(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The first `n` statuses of twitter.json, as the API's array.
+fn statuses(n: usize) -> String {
+    let v: serde_json::Value = serde_json::from_str(&corpus("twitter.json")).unwrap();
+    serde_json::to_string(&v["statuses"].as_array().unwrap()[..n]).unwrap()
+}
+
+/// Issue 24: `--budget 1000` gave 1,753 o200k tokens on 12 statuses, with
+/// no word. A budget in o200k is met in o200k, cutting further (bare
+/// arrays) where the halving floor is not enough; where it cannot be met,
+/// `over_budget` says by how much, and it is exact.
+#[test]
+fn a_budget_is_met_in_the_tokenizer_it_names_or_the_overrun_is_reported() {
+    let o200k = stc_core::Tokenizer::O200kBase;
+    let options =
+        |budget| TruncateOptions { token_budget: Some(budget), tokenizer: o200k, ..TruncateOptions::default() };
+    let store = MemoryStore::new();
+    let documents = [
+        ("12 statuses", statuses(12)),
+        ("github_events", corpus("github_events.json")),
+        ("mesh", corpus("mesh.json")),
+        ("twitter", corpus("twitter.json")),
+    ];
+    for (name, json) in &documents {
+        let out = truncate(json, Some(&store), &options(1000)).unwrap();
+        assert_eq!(out.tokens, o200k.count(&out.stc), "{name}: tokens are exact");
+        assert!(out.tokens <= 1000, "{name}: {} o200k tokens", out.tokens);
+        assert_eq!(out.over_budget, None, "{name}");
+        assert_eq!(resolve(&store, &out.json), Value::parse_json(json, &Default::default()).unwrap().to_json());
+    }
+    // A budget below what the markers alone cost, and a document of one big
+    // object (nothing but arrays and strings is ever cut): reported, exactly.
+    let out = truncate(&documents[2].1, Some(&store), &options(20)).unwrap();
+    assert_eq!(out.over_budget, Some(out.tokens - 20), "{}", out.tokens);
+    let object = format!("{{{}}}", (0..400).map(|i| format!(r#""k{i}":"v{i}""#)).collect::<Vec<_>>().join(","));
+    let out = truncate(&object, Some(&store), &options(100)).unwrap();
+    assert_eq!(out.kept, Some(Kept::NothingToCut));
+    assert_eq!(out.over_budget, Some(o200k.count(&out.stc) - 100));
+    // Met budgets report nothing; no budget reports nothing.
+    assert_eq!(truncate(&object, Some(&store), &options(100_000)).unwrap().over_budget, None);
+    assert_eq!(truncate(&object, Some(&store), &TruncateOptions::default()).unwrap().over_budget, None);
 }

@@ -105,10 +105,9 @@ class GateResult(NamedTuple):
 
 
 #: Why :func:`stc.truncate` sent the original: nothing was long enough to
-#: cut, no store was given (nothing is truncated silently), the input is a
-#: retrieved original (never cut again), it already holds markers, or cutting
-#: would not have saved tokens.
-Kept = Literal["nothing_to_cut", "no_store", "retrieved", "has_markers", "no_saving"]
+#: cut, no store was given (nothing is truncated silently), it already holds
+#: markers, or cutting would not have saved tokens.
+Kept = Literal["nothing_to_cut", "no_store", "has_markers", "no_saving"]
 
 #: The stable kinds of :class:`StashError`.
 StashErrorKind = Literal[
