@@ -271,7 +271,8 @@ async fn mcp_tools_take_a_version() {
         documents.push(events);
     }
     for json in &documents {
-        for (arg, version) in [(None, Version::V1), (Some(1), Version::V1), (Some(2), Version::V2)] {
+        // Without a version the tools write and read version 2 (`stc mcp --stc-version`, default 2).
+        for (arg, version) in [(None, Version::V2), (Some(1), Version::V1), (Some(2), Version::V2)] {
             let mut args = json!({"json": json, "gate": false});
             if let Some(v) = arg {
                 args["version"] = json!(v);
@@ -338,8 +339,9 @@ async fn mcp_encode_with_version_2_and_a_budget_keeps_its_markers_retrievable() 
 async fn mcp_proxy_writes_version_2_and_says_so_in_the_primer() {
     let corpus = TempDir::new("proxy");
     std::fs::write(corpus.0.join("optional.json"), optional_records(60)).unwrap();
-    let v1 = fixture_proxied(&[], &corpus.0).await;
-    let v2 = fixture_proxied(&["--stc-version", "2"], &corpus.0).await;
+    // Version 2 is the default; --stc-version 1 opts out.
+    let v1 = fixture_proxied(&["--stc-version", "1"], &corpus.0).await;
+    let v2 = fixture_proxied(&[], &corpus.0).await;
     let i1 = v1.peer_info().unwrap().instructions.clone().unwrap();
     let i2 = v2.peer_info().unwrap().instructions.clone().unwrap();
     assert!(i1.ends_with(stc_mcp::STC_PRIMER) && !i1.contains(stc_mcp::STC_PRIMER_V2), "{i1}");
@@ -395,14 +397,14 @@ async fn version_2_constructs_reach_the_clients_where_they_pay() {
     // stc mcp
     let client = stc_mcp().await;
     let json = optional_records(40);
-    let v1 = call(&client, "stc_encode", json!({"json": json})).await;
+    let v1 = call(&client, "stc_encode", json!({"json": json, "version": 1})).await;
     let v2 = call(&client, "stc_encode", json!({"json": json, "version": 2})).await;
     let text = only_text(&v2);
     assert!(text.contains('~'), "no absent cell: {text:.200}");
     let tokens = |r: &CallToolResult| r.structured_content.as_ref().unwrap()["stc_tokens"].as_u64().unwrap();
     assert!(tokens(&v2) < tokens(&v1));
     assert_eq!(decode(&text, Version::V1).unwrap_err().kind(), ErrorKind::NewerVersion);
-    let r = call(&client, "stc_decode", json!({"stc": text})).await;
+    let r = call(&client, "stc_decode", json!({"stc": text, "version": 1})).await;
     assert_eq!(r.is_error, Some(true));
     assert!(only_text(&r).contains("newer_version"), "{r:?}");
     client.cancel().await.unwrap();
