@@ -148,7 +148,9 @@ pub struct McpProxyArgs {
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     shutdown_grace: f64,
     /// The MCP server to run, and its arguments.
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[command(flatten)]
+    http: Box<crate::mcp_http::McpHttpArgs>,
+    #[arg(last = true, required_unless_present_any = ["upstream", "bridge"], value_name = "COMMAND")]
     command: Vec<OsString>,
 }
 
@@ -182,6 +184,10 @@ pub fn run_server(args: McpArgs) -> ExitCode {
 
 /// Runs `stc mcp-proxy` until the client or the child ends.
 pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
+    let http = args.http;
+    if let Some(code) = crate::mcp_http::run_bridge(&http) {
+        return code;
+    }
     if !(0.0..=1.0).contains(&args.min_saving) {
         eprintln!("stc mcp-proxy: --min-saving must be between 0 and 1");
         return ExitCode::FAILURE;
@@ -190,7 +196,14 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         eprintln!("stc mcp-proxy: --shutdown-grace must be a number of seconds");
         return ExitCode::FAILURE;
     }
-    let mut command = args.command.into_iter();
+    let command = match crate::mcp_http::command(&http, args.command) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("stc mcp-proxy: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut command = command.into_iter();
     let Some(program) = command.next() else {
         eprintln!("stc mcp-proxy: missing the server command after --");
         return ExitCode::FAILURE;
@@ -234,7 +247,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
     options.exclude_tools = args.exclude_tools;
     options.max_message_bytes = args.max_message_bytes;
     options.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
-    match stc_mcp::proxy::run(options) {
+    match crate::mcp_http::run(&http, options) {
         Ok(exit) => {
             let failed = exit.child_status.is_some_and(|s| !s.success());
             if exit.orphaned_requests > 0 || (failed && !exit.client_closed) {

@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 pub mod frame;
+pub mod http;
 pub mod proxy;
 pub mod rewrite;
 pub mod server;

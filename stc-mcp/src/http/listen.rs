@@ -1,0 +1,774 @@
+//! `stc mcp-proxy --listen ADDR -- CMD…`: Streamable HTTP clients at `/mcp`
+//! around one stdio MCP server.
+//!
+//! **One child for every client.** The stdio proxy ([`crate::proxy::run_with`])
+//! runs in-process between an in-memory line stream and the child, so every
+//! rewrite (STC, primer, stash, retrieve) is exactly the stdio proxy's. The
+//! HTTP side multiplexes its clients onto that one line stream:
+//! - **Ids**: each request from an HTTP client is sent to the child under a
+//!   fresh integer id of the proxy's own, and a `_meta.progressToken` under
+//!   the same fresh integer, so ids and tokens of different clients never
+//!   collide (the SDKs use the request id as the progress token). The
+//!   response and the progress notifications are routed back to the POST that
+//!   asked, with the client's own id and token restored.
+//! - **`initialize` (2025-11-25 and older)**: the first one goes to the child;
+//!   its result (with the primer) is kept and given to every later session,
+//!   with a new `Mcp-Session-Id` each. `notifications/initialized` reaches the
+//!   child once. A later client that asks for another protocol version still
+//!   gets the version the child agreed to first (one child speaks one).
+//! - **Sessionless requests (2026-07-28)**: a request without
+//!   `Mcp-Session-Id` is served as it comes (`server/discover` and every other
+//!   request carry their own `_meta`); an unknown `Mcp-Session-Id` is a `404`.
+//! - **Notifications from the child** that belong to no request (list
+//!   changes, logs) go to every open `GET /mcp` stream; requests from the
+//!   child (sampling, elicitation, roots) are answered with a JSON-RPC error
+//!   (-32601): no HTTP client is asked on the child's behalf.
+//! - **Responses**: `text/event-stream` when the client accepts it (the
+//!   notifications about the request, as they come, then the response),
+//!   `application/json` otherwise (the notifications are then dropped).
+//!   Client-posted notifications and responses get `202`.
+//! - **Safety**: an `Origin` that is not loopback (or given with
+//!   `--allow-origin`) is a `403` (DNS rebinding); on a loopback bind a
+//!   `Host` that is not loopback is a `403` too; a non-loopback bind needs
+//!   `--allow-remote`; bodies over `max_body` are a `413`; a body that is not
+//!   one JSON-RPC message is a `400` with a JSON-RPC error; a request left
+//!   unanswered for `request_timeout` gets a JSON-RPC error; a client that
+//!   goes away cancels its request (`notifications/cancelled` to the child).
+//! - **The child's end**: waiting requests get the stdio proxy's JSON-RPC
+//!   error, then the service stops and [`run`] returns.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Either, Full, Limited};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use super::metrics::Metrics;
+use super::Error;
+use super::{jsonrpc_error, origin_allowed, sse_frame, ChannelBody, Msg, SESSION_HEADER};
+use crate::frame::{LineReader, Piece};
+use crate::proxy::{ProxyExit, ProxyOptions};
+
+/// Settings of the HTTP side.
+#[derive(Debug, Clone)]
+pub struct ListenOptions {
+    /// Address to listen on (port 0: any free port).
+    pub listen: SocketAddr,
+    /// Accept a `listen` address that is not loopback.
+    pub allow_remote: bool,
+    /// Origins accepted besides loopback ones (exact, e.g. `https://app.example`).
+    pub allowed_origins: Vec<String>,
+    /// Largest request body, in bytes.
+    pub max_body: usize,
+    /// Longest wait for the child's response to one request.
+    pub request_timeout: Duration,
+}
+
+impl ListenOptions {
+    /// Defaults: 4 MiB bodies, 10 minute requests, loopback only.
+    pub fn new(listen: SocketAddr) -> ListenOptions {
+        ListenOptions {
+            listen,
+            allow_remote: false,
+            allowed_origins: Vec::new(),
+            max_body: 4 * 1024 * 1024,
+            request_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Refuses a non-loopback address without `allow_remote`.
+pub fn check(options: &ListenOptions) -> Result<(), Error> {
+    if !options.listen.ip().is_loopback() && !options.allow_remote {
+        return Err(Error::new(format!(
+            "refusing to listen on {}: not a loopback address (pass --allow-remote to serve other machines)",
+            options.listen
+        )));
+    }
+    Ok(())
+}
+
+/// A request waiting for the child's answer.
+struct Waiting {
+    /// The client's own id (raw JSON).
+    id: String,
+    /// The client's progress token (raw JSON), when it gave one.
+    token: Option<String>,
+    session: Option<String>,
+    /// Where its messages go (serialized JSON-RPC, client ids restored).
+    tx: mpsc::Sender<Reply>,
+}
+
+enum Reply {
+    /// A notification about the request.
+    Note(String),
+    /// The response; the last message.
+    Done(String),
+}
+
+#[derive(Default)]
+struct State {
+    next: u64,
+    waiting: HashMap<u64, Waiting>,
+    /// Open sessions (2025-11-25) and their GET streams.
+    sessions: HashMap<String, Vec<mpsc::Sender<Bytes>>>,
+    /// The child's `initialize` result (with the primer), once known.
+    init_result: Option<String>,
+    initialized_sent: bool,
+    /// Streams that get notifications of no request when no session has one.
+    closed: bool,
+}
+
+struct Shared {
+    options: ListenOptions,
+    state: Mutex<State>,
+    /// Lines to the stdio proxy (as if from a stdio client).
+    to_proxy: mpsc::Sender<Vec<u8>>,
+    /// Held while the first `initialize` is in flight.
+    init_lock: tokio::sync::Mutex<()>,
+    metrics: Arc<Metrics>,
+}
+
+impl Shared {
+    async fn send_line(&self, mut line: String) -> bool {
+        line.push('\n');
+        self.to_proxy.send(line.into_bytes()).await.is_ok()
+    }
+}
+
+/// Runs the HTTP service until SIGTERM/Ctrl-C or the child's end. Prints
+/// `stc mcp-proxy: listening on http://ADDR/mcp` on stdout once it accepts
+/// connections. Builds its own runtime.
+pub fn run(proxy: ProxyOptions, options: ListenOptions) -> Result<ProxyExit, Error> {
+    check(&options)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::new(format!("cannot start the runtime: {e}")))?;
+    let result = runtime.block_on(async {
+        let listener = TcpListener::bind(options.listen)
+            .await
+            .map_err(|e| Error::new(format!("cannot listen on {}: {e}", options.listen)))?;
+        let shutdown = shutdown_signal();
+        serve(listener, proxy, options, shutdown, |addr| {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "stc mcp-proxy: listening on http://{addr}/mcp");
+            let _ = out.flush();
+        })
+        .await
+    });
+    runtime.shutdown_background();
+    result
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+            (Ok(mut t), Ok(mut i)) => {
+                tokio::select! {
+                    _ = t.recv() => {}
+                    _ = i.recv() => {}
+                }
+            }
+            _ => std::future::pending().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Serves on `listener` until `shutdown` completes or the child ends.
+pub async fn serve(
+    listener: TcpListener,
+    proxy: ProxyOptions,
+    options: ListenOptions,
+    shutdown: impl std::future::Future<Output = ()>,
+    on_ready: impl FnOnce(SocketAddr),
+) -> Result<ProxyExit, Error> {
+    check(&options)?;
+    let addr = listener.local_addr().map_err(|e| Error::new(e.to_string()))?;
+    let cap = proxy.max_message_bytes;
+    let (ours, theirs) = tokio::io::duplex(1 << 20);
+    let (proxy_in, proxy_out) = tokio::io::split(theirs);
+    let (our_in, mut our_out) = tokio::io::split(ours);
+    let proxy_task = tokio::spawn(crate::proxy::run_with(proxy, proxy_in, proxy_out));
+
+    let (to_proxy, mut outbox) = mpsc::channel::<Vec<u8>>(256);
+    let writer = tokio::spawn(async move {
+        while let Some(bytes) = outbox.recv().await {
+            if our_out.write_all(&bytes).await.is_err() {
+                break;
+            }
+            let _ = our_out.flush().await;
+        }
+        let _ = our_out.shutdown().await;
+    });
+    let shared = Arc::new(Shared {
+        options,
+        state: Mutex::new(State::default()),
+        to_proxy,
+        init_lock: tokio::sync::Mutex::new(()),
+        metrics: Arc::new(Metrics::default()),
+    });
+    let reader = tokio::spawn(route_from_proxy(shared.clone(), our_in, cap));
+    on_ready(addr);
+
+    let http = hyper::server::conn::http1::Builder::new();
+    tokio::pin!(shutdown);
+    let mut reader = reader;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _peer)) = accepted else {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let shared = shared.clone();
+                let conn = http.serve_connection(
+                    TokioIo::new(stream),
+                    hyper::service::service_fn(move |req| {
+                        let shared = shared.clone();
+                        async move { Ok::<_, Infallible>(handle(shared, req).await) }
+                    }),
+                );
+                tokio::spawn(async move {
+                    let _ = conn.await;
+                });
+            }
+            _ = &mut reader => break,
+            _ = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    // Closing the proxy's input closes the child's stdin: it exits, run_with returns.
+    {
+        let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.closed = true;
+        state.sessions.clear();
+    }
+    let to_proxy = shared.to_proxy.clone();
+    drop(shared);
+    drop(to_proxy);
+    let _ = writer.await;
+    let exit = match proxy_task.await {
+        Ok(r) => r.map_err(|e| Error::new(e.to_string())),
+        Err(e) => Err(Error::new(format!("the proxy task failed: {e}"))),
+    };
+    reader.abort();
+    exit
+}
+
+type Body = Either<Full<Bytes>, ChannelBody>;
+
+fn full(status: StatusCode, content_type: Option<&'static str>, body: impl Into<Bytes>) -> Response<Body> {
+    let mut r = Response::new(Either::Left(Full::new(body.into())));
+    *r.status_mut() = status;
+    if let Some(ct) = content_type {
+        r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(ct));
+    }
+    r
+}
+
+fn rpc_error(status: StatusCode, id: Option<&str>, code: i64, message: &str) -> Response<Body> {
+    full(status, Some("application/json"), jsonrpc_error(id, code, message))
+}
+
+fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    // DNS rebinding: a browser page of another origin must not reach a loopback service.
+    if let Some(origin) = req.headers().get(ORIGIN) {
+        let ok = origin.to_str().is_ok_and(|o| origin_allowed(o, &shared.options.allowed_origins));
+        if !ok {
+            return rpc_error(StatusCode::FORBIDDEN, None, -32000, "Forbidden: Origin not allowed");
+        }
+    }
+    if shared.options.listen.ip().is_loopback() && !shared.options.allow_remote {
+        let ok = header(&req, HOST.as_str()).is_some_and(super::host_is_loopback);
+        if !ok {
+            return rpc_error(StatusCode::FORBIDDEN, None, -32000, "Forbidden: Host is not a loopback name");
+        }
+    }
+    match (req.method(), req.uri().path()) {
+        (&Method::GET, "/metrics") => full(
+            StatusCode::OK,
+            Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+            shared.metrics.render(),
+        ),
+        (&Method::POST, "/mcp") => post(shared, req).await,
+        (&Method::GET, "/mcp") => get_stream(shared, req),
+        (&Method::DELETE, "/mcp") => {
+            let Some(id) = header(&req, SESSION_HEADER) else {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    -32000,
+                    "Bad Request: Mcp-Session-Id header is required",
+                );
+            };
+            let removed = shared.state.lock().map(|mut s| s.sessions.remove(id).is_some()).unwrap_or(false);
+            if removed {
+                full(StatusCode::OK, None, Bytes::new())
+            } else {
+                rpc_error(StatusCode::NOT_FOUND, None, -32001, "Session not found")
+            }
+        }
+        (_, "/mcp") => {
+            let mut r = full(StatusCode::METHOD_NOT_ALLOWED, None, Bytes::new());
+            r.headers_mut().insert("allow", HeaderValue::from_static("GET, POST, DELETE"));
+            r
+        }
+        _ => rpc_error(StatusCode::NOT_FOUND, None, -32000, "Not Found: the MCP endpoint is /mcp"),
+    }
+}
+
+/// `GET /mcp`: the session's stream of notifications that belong to no request.
+fn get_stream(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let accepts = header(&req, ACCEPT.as_str()).is_some_and(|a| a.contains("text/event-stream"));
+    if !accepts {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            -32000,
+            "Not Acceptable: Client must accept text/event-stream",
+        );
+    }
+    let Some(id) = header(&req, SESSION_HEADER) else {
+        let mut r = full(StatusCode::METHOD_NOT_ALLOWED, None, Bytes::new());
+        r.headers_mut().insert("allow", HeaderValue::from_static("POST"));
+        return r;
+    };
+    let (tx, rx) = mpsc::channel(64);
+    {
+        let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(streams) = state.sessions.get_mut(id) else {
+            return rpc_error(StatusCode::NOT_FOUND, None, -32001, "Session not found");
+        };
+        streams.retain(|s| !s.is_closed());
+        streams.push(tx);
+    }
+    sse_response(rx, None)
+}
+
+fn sse_response(rx: mpsc::Receiver<Bytes>, session: Option<&str>) -> Response<Body> {
+    let mut r = Response::new(Either::Right(ChannelBody { rx }));
+    r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    r.headers_mut().insert("cache-control", HeaderValue::from_static("no-cache, no-transform"));
+    if let Some(s) = session.and_then(|s| HeaderValue::from_str(s).ok()) {
+        r.headers_mut().insert(SESSION_HEADER, s);
+    }
+    r
+}
+
+async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let accept = header(&req, ACCEPT.as_str()).unwrap_or("").to_ascii_lowercase();
+    let wants_sse = accept.contains("text/event-stream");
+    let session = header(&req, SESSION_HEADER).map(str::to_string);
+    let method_header = header(&req, super::METHOD_HEADER).map(str::to_string);
+    let name_header = header(&req, super::NAME_HEADER).map(str::to_string);
+    if let Some(s) = &session {
+        let known = shared.state.lock().map(|st| st.sessions.contains_key(s)).unwrap_or(false);
+        if !known {
+            return rpc_error(StatusCode::NOT_FOUND, None, -32001, "Session not found");
+        }
+    }
+    let max = shared.options.max_body;
+    let body = match Limited::new(req.into_body(), max).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => {
+            if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+                let m = format!("Request body larger than {max} bytes");
+                return rpc_error(StatusCode::PAYLOAD_TOO_LARGE, None, -32600, &m);
+            }
+            return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Parse error: the body could not be read");
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Parse error: the body is not UTF-8");
+    };
+    if !text.trim_start().starts_with('{') {
+        let code = if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() { -32600 } else { -32700 };
+        let m = if code == -32600 {
+            "Invalid Request: the body must be one JSON-RPC message object (no batches)"
+        } else {
+            "Parse error: the body is not JSON"
+        };
+        return rpc_error(StatusCode::BAD_REQUEST, None, code, m);
+    }
+    let Ok(msg) = serde_json::from_str::<Msg>(text) else {
+        return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Parse error: the body is not a JSON-RPC message");
+    };
+    if msg.is_notification() {
+        let method = msg.method.as_deref().unwrap_or("");
+        let forward = match method {
+            "notifications/initialized" => {
+                let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                !std::mem::replace(&mut state.initialized_sent, true)
+            }
+            "notifications/cancelled" => {
+                cancel(&shared, session.as_deref(), msg.params).await;
+                false
+            }
+            _ => true,
+        };
+        if forward {
+            shared.send_line(text.trim().to_string()).await;
+        }
+        return full(StatusCode::ACCEPTED, None, Bytes::new());
+    }
+    if !msg.is_request() {
+        // A client's response to a server request (those are not forwarded), or junk.
+        if msg.id.is_some() && (msg.result.is_some() || msg.error.is_some()) {
+            return full(StatusCode::ACCEPTED, None, Bytes::new());
+        }
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            -32600,
+            "Invalid Request: not a JSON-RPC request or notification",
+        );
+    }
+    let method = msg.method.as_deref().unwrap_or("").to_string();
+    let id = msg.id.map(|r| r.get().to_string()).unwrap_or_default();
+    if !matches!(
+        serde_json::from_str::<serde_json::Value>(&id),
+        Ok(serde_json::Value::String(_) | serde_json::Value::Number(_))
+    ) {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            -32600,
+            "Invalid Request: the id must be a string or a number",
+        );
+    }
+    if let Some(h) = &method_header {
+        if h != &method {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                Some(&id),
+                -32600,
+                "Mcp-Method header does not match the body's method",
+            );
+        }
+    }
+    // The tool, for the metrics: the Mcp-Name header where present, else the body.
+    let tool =
+        if method == "tools/call" { name_header.or_else(|| crate::rewrite::tool_name(msg.params)) } else { None };
+
+    let mut new_session = None;
+    let _init_guard;
+    if method == "initialize" {
+        _init_guard = shared.init_lock.lock().await;
+        let cached = shared.state.lock().ok().and_then(|s| s.init_result.clone());
+        let sid = super::random_id();
+        if let Ok(mut state) = shared.state.lock() {
+            state.sessions.insert(sid.clone(), Vec::new());
+        }
+        if let Some(result) = cached {
+            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}");
+            return reply(Reply::Done(line), wants_sse, Some(&sid));
+        }
+        new_session = Some(sid);
+    }
+
+    // The message under a fresh id (and progress token) of the proxy's own.
+    let mut value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(_) => return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Parse error"),
+    };
+    let (tx, mut rx) = mpsc::channel::<Reply>(64);
+    let n = {
+        let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.closed {
+            return rpc_error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), -32000, "stc mcp-proxy is shutting down");
+        }
+        state.next += 1;
+        state.next
+    };
+    value["id"] = serde_json::Value::from(n);
+    let token = value
+        .get_mut("params")
+        .and_then(|p| p.get_mut("_meta"))
+        .and_then(|m| m.as_object_mut())
+        .and_then(|m| m.get_mut("progressToken"))
+        .map(|t| std::mem::replace(t, serde_json::Value::from(n)).to_string());
+    if let Ok(mut state) = shared.state.lock() {
+        state.waiting.insert(n, Waiting { id: id.clone(), token, session: session.clone(), tx });
+    }
+    let started = Instant::now();
+    if !shared.send_line(value.to_string()).await {
+        forget(&shared, n);
+        return rpc_error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), -32000, "the MCP server is gone");
+    }
+    let timeout = shared.options.request_timeout;
+    let sid = new_session.clone().or(session);
+    if method == "initialize" || !wants_sse {
+        // Wait for the response (notifications are dropped in JSON mode).
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let mut guard = CancelOnDrop { shared: shared.clone(), n, armed: true };
+        loop {
+            tokio::select! {
+                r = rx.recv() => match r {
+                    Some(Reply::Note(_)) => continue,
+                    Some(Reply::Done(line)) => {
+                        guard.armed = false;
+                        if method == "initialize" {
+                            cache_init(&shared, &line);
+                        }
+                        shared.metrics.record(tool.as_deref(), &line, started.elapsed());
+                        return reply(Reply::Done(line), wants_sse, sid.as_deref());
+                    }
+                    None => {
+                        guard.armed = false;
+                        return rpc_error(StatusCode::BAD_GATEWAY, Some(&id), -32000, "the MCP server is gone");
+                    }
+                },
+                _ = &mut deadline => {
+                    let m = format!("no answer from the MCP server within {} s", timeout.as_secs());
+                    return rpc_error(StatusCode::GATEWAY_TIMEOUT, Some(&id), -32001, &m);
+                }
+            }
+        }
+    }
+    // SSE: notifications as they come, then the response.
+    let (out, body_rx) = mpsc::channel::<Bytes>(64);
+    let shared2 = shared.clone();
+    tokio::spawn(async move {
+        let mut guard = CancelOnDrop { shared: shared2.clone(), n, armed: true };
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                r = rx.recv() => match r {
+                    Some(Reply::Note(line)) => {
+                        if out.send(sse_frame(&line)).await.is_err() {
+                            return; // the client went away: the guard cancels
+                        }
+                    }
+                    Some(Reply::Done(line)) => {
+                        guard.armed = false;
+                        shared2.metrics.record(tool.as_deref(), &line, started.elapsed());
+                        let _ = out.send(sse_frame(&line)).await;
+                        return;
+                    }
+                    None => {
+                        guard.armed = false;
+                        let _ = out.send(sse_frame(&jsonrpc_error(Some(&id), -32000, "the MCP server is gone"))).await;
+                        return;
+                    }
+                },
+                _ = out.closed() => return,
+                _ = &mut deadline => {
+                    let m = format!("no answer from the MCP server within {} s", timeout.as_secs());
+                    let _ = out.send(sse_frame(&jsonrpc_error(Some(&id), -32001, &m))).await;
+                    return;
+                }
+            }
+        }
+    });
+    sse_response(body_rx, sid.as_deref())
+}
+
+fn reply(reply: Reply, sse: bool, session: Option<&str>) -> Response<Body> {
+    let (Reply::Done(line) | Reply::Note(line)) = reply;
+    let mut r = if sse {
+        let (tx, rx) = mpsc::channel(1);
+        let _ = tx.try_send(sse_frame(&line));
+        sse_response(rx, None)
+    } else {
+        full(StatusCode::OK, Some("application/json"), line)
+    };
+    if let Some(s) = session.and_then(|s| HeaderValue::from_str(s).ok()) {
+        r.headers_mut().insert(SESSION_HEADER, s);
+    }
+    r
+}
+
+/// Keeps the child's `initialize` result for later sessions.
+fn cache_init(shared: &Shared, line: &str) {
+    if let Ok(msg) = serde_json::from_str::<Msg>(line) {
+        if let Some(result) = msg.result {
+            if let Ok(mut state) = shared.state.lock() {
+                state.init_result = Some(result.get().to_string());
+            }
+        }
+    }
+}
+
+/// Stops waiting for request `n`; when `armed`, tells the child it is cancelled.
+struct CancelOnDrop {
+    shared: Arc<Shared>,
+    n: u64,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let was_waiting = forget(&self.shared, self.n);
+        if self.armed && was_waiting {
+            let line = format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{},\"reason\":\"the HTTP client went away\"}}}}\n",
+                self.n
+            );
+            let _ = self.shared.to_proxy.try_send(line.into_bytes());
+        }
+    }
+}
+
+fn forget(shared: &Shared, n: u64) -> bool {
+    shared.state.lock().map(|mut s| s.waiting.remove(&n).is_some()).unwrap_or(false)
+}
+
+/// A client's `notifications/cancelled`: the request it names, under the proxy's id.
+async fn cancel(shared: &Shared, session: Option<&str>, params: Option<&serde_json::value::RawValue>) {
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "requestId", borrow)]
+        request_id: Option<&'a serde_json::value::RawValue>,
+    }
+    let Some(id) = params.and_then(|p| serde_json::from_str::<Params>(p.get()).ok()).and_then(|p| p.request_id) else {
+        return;
+    };
+    let key = crate::rewrite::id_key(id);
+    let n = {
+        let state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.waiting.iter().find(|(_, w)| w.session.as_deref() == session && id_key_str(&w.id) == key).map(|(n, _)| *n)
+    };
+    if let Some(n) = n {
+        forget(shared, n);
+        let line =
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{n}}}}}");
+        shared.send_line(line).await;
+    }
+}
+
+/// Reads the stdio proxy's output and routes each message to whoever waits for it.
+async fn route_from_proxy(shared: Arc<Shared>, input: impl tokio::io::AsyncRead + Unpin, cap: usize) {
+    let mut reader = LineReader::new(input, cap);
+    let mut skipping = false;
+    loop {
+        match reader.next().await {
+            Ok(None) | Err(_) => break,
+            Ok(Some(Piece::Line(line))) => {
+                if std::mem::take(&mut skipping) {
+                    continue; // the end of an oversize message
+                }
+                let Ok(text) = std::str::from_utf8(&line) else { continue };
+                let text = text.trim_end_matches(['\r', '\n']);
+                route_one(&shared, text).await;
+            }
+            Ok(Some(Piece::Part { bytes, .. })) => {
+                // Larger than max_message_bytes: answer its request with an error, drop the rest.
+                if !skipping {
+                    if let Some(n) = super::upstream::leading_id(&bytes) {
+                        answer(&shared, n, |w| {
+                            let m =
+                                format!("stc mcp-proxy: the response is larger than {cap} bytes (--max-message-bytes)");
+                            jsonrpc_error(Some(&w.id), -32000, &m)
+                        })
+                        .await;
+                    }
+                }
+                skipping = !bytes.ends_with(b"\n");
+            }
+        }
+    }
+    // The proxy's output ended (the child is gone): nobody is left to answer.
+    let waiting: Vec<Waiting> =
+        shared.state.lock().map(|mut s| s.waiting.drain().map(|(_, w)| w).collect()).unwrap_or_default();
+    drop(waiting);
+}
+
+async fn answer(shared: &Shared, n: u64, make: impl FnOnce(&Waiting) -> String) {
+    let waiting = shared.state.lock().ok().and_then(|mut s| s.waiting.remove(&n));
+    if let Some(w) = waiting {
+        let line = make(&w);
+        let _ = w.tx.send(Reply::Done(line)).await;
+    }
+}
+
+async fn route_one(shared: &Shared, text: &str) {
+    if text.trim_start().starts_with('[') {
+        if let Some(elements) = crate::rewrite::batch_elements(text) {
+            for (_, element) in elements {
+                Box::pin(route_one(shared, element)).await;
+            }
+        }
+        return;
+    }
+    let Ok(msg) = serde_json::from_str::<Msg>(text) else { return };
+    if msg.method.is_none() {
+        // A response: to one of ours.
+        let Some(n) = msg.id.and_then(|id| id.get().parse::<u64>().ok()) else { return };
+        answer(shared, n, |w| {
+            let offset = msg.id.map_or(0, |id| id.get().as_ptr() as usize - text.as_ptr() as usize);
+            let len = msg.id.map_or(0, |id| id.get().len());
+            format!("{}{}{}", &text[..offset], w.id, &text[offset + len..])
+        })
+        .await;
+        return;
+    }
+    if msg.is_request() {
+        // The child asks the client something: no HTTP client is asked on its behalf.
+        let id = msg.id.map(|i| i.get()).unwrap_or("null");
+        let line = jsonrpc_error(Some(id), -32601, "stc mcp-proxy --listen does not forward server-to-client requests");
+        shared.send_line(line).await;
+        return;
+    }
+    // A notification: about a request (progress) or for everyone.
+    if msg.method.as_deref() == Some("notifications/progress") {
+        #[derive(serde::Deserialize)]
+        struct P<'a> {
+            #[serde(rename = "progressToken", borrow)]
+            token: Option<&'a serde_json::value::RawValue>,
+        }
+        let token = msg.params.and_then(|p| serde_json::from_str::<P>(p.get()).ok()).and_then(|p| p.token);
+        if let Some(token) = token {
+            let n = token.get().parse::<u64>().ok();
+            let target = n.and_then(|n| {
+                let state = shared.state.lock().ok()?;
+                let w = state.waiting.get(&n)?;
+                Some((w.tx.clone(), w.token.clone()?))
+            });
+            if let Some((tx, original)) = target {
+                let offset = token.get().as_ptr() as usize - text.as_ptr() as usize;
+                let line = format!("{}{}{}", &text[..offset], original, &text[offset + token.get().len()..]);
+                let _ = tx.send(Reply::Note(line)).await;
+            }
+            return;
+        }
+    }
+    let streams: Vec<mpsc::Sender<Bytes>> = shared
+        .state
+        .lock()
+        .map(|s| s.sessions.values().flatten().filter(|t| !t.is_closed()).cloned().collect())
+        .unwrap_or_default();
+    for s in streams {
+        let _ = s.try_send(sse_frame(text));
+    }
+}
+
+/// [`crate::rewrite::id_key`] of an id kept as text.
+fn id_key_str(id: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(id).map_or_else(|_| id.to_string(), |v| v.to_string())
+}
