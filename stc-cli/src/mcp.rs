@@ -185,7 +185,7 @@ pub fn run_server(args: McpArgs) -> ExitCode {
 /// Runs `stc mcp-proxy` until the client or the child ends.
 pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
     let http = args.http;
-    if let Some(code) = crate::mcp_http::run_bridge(&http) {
+    if let Some(code) = crate::mcp_http::run_bridge(&http, args.max_message_bytes) {
         return code;
     }
     if !(0.0..=1.0).contains(&args.min_saving) {
@@ -196,7 +196,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         eprintln!("stc mcp-proxy: --shutdown-grace must be a number of seconds");
         return ExitCode::FAILURE;
     }
-    let command = match crate::mcp_http::command(&http, args.command) {
+    let command = match crate::mcp_http::command(&http, args.command, args.max_message_bytes) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("stc mcp-proxy: {e}");

@@ -81,7 +81,7 @@ fn http_ok(name: &str, value: &str) -> Result<(), String> {
 }
 
 /// `--bridge URL`: runs the bridge and returns its exit code.
-pub fn run_bridge(args: &McpHttpArgs) -> Option<ExitCode> {
+pub fn run_bridge(args: &McpHttpArgs, max_message_bytes: usize) -> Option<ExitCode> {
     let url = args.bridge.as_ref()?;
     let fail = |m: String| {
         eprintln!("stc mcp-proxy: {m}");
@@ -93,6 +93,7 @@ pub fn run_bridge(args: &McpHttpArgs) -> Option<ExitCode> {
     };
     let mut options = UpstreamOptions::new(url);
     options.ca = args.upstream_ca.clone();
+    options.max_message_bytes = max_message_bytes;
     match seconds("--upstream-timeout", args.upstream_timeout) {
         Ok(t) => options.body_timeout = t,
         Err(e) => return fail(e),
@@ -119,7 +120,7 @@ pub fn run_bridge(args: &McpHttpArgs) -> Option<ExitCode> {
 /// The child to run: the command after `--`, or, with `--upstream`, this
 /// binary as the bridge (checked first, so a bad URL or CA file is reported
 /// before anything starts).
-pub fn command(args: &McpHttpArgs, command: Vec<OsString>) -> Result<Vec<OsString>, String> {
+pub fn command(args: &McpHttpArgs, command: Vec<OsString>, max_message_bytes: usize) -> Result<Vec<OsString>, String> {
     let Some(url) = &args.upstream else {
         if args.upstream_ca.is_some() || !args.upstream_headers.is_empty() {
             return Err("--upstream-ca and --upstream-header need --upstream".into());
@@ -147,6 +148,8 @@ pub fn command(args: &McpHttpArgs, command: Vec<OsString>) -> Result<Vec<OsStrin
     }
     out.push("--upstream-timeout".into());
     out.push(args.upstream_timeout.to_string().into());
+    out.push("--max-message-bytes".into());
+    out.push(max_message_bytes.to_string().into());
     Ok(out)
 }
 
