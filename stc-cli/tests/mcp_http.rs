@@ -152,7 +152,7 @@ fn listen_serves_sdk2_and_sdk1_clients_at_once_with_stc_results_and_progress() {
     let handles: Vec<_> = runs.into_iter().map(|(py, args)| std::thread::spawn(move || client(py, &args))).collect();
     for (i, h) in handles.into_iter().enumerate() {
         let (steps, err) = h.join().unwrap();
-        assert!(steps.get("session").is_none(), "client {i}: {steps:?} {err}");
+        assert!(!steps.contains_key("session"), "client {i}: {steps:?} {err}");
         assert_stc_table(&steps["table"], 30);
         assert_stc_table(&steps["slow"], 20);
         assert_eq!(steps["slow"]["progress"], serde_json::json!([1.0, 2.0, 3.0]), "client {i}");
@@ -287,7 +287,7 @@ fn upstream_wraps_a_remote_sdk2_server_for_stdio_clients() {
             strings(&["sdk2-stdio", mode, "table", "slow", "auth", "--", stc, "mcp-proxy", "--upstream", &url]);
         args.extend(strings(&["--upstream-header", &format!("Authorization: {secret}")]));
         let (steps, err) = client(python2(), &args);
-        assert!(steps.get("session").is_none(), "{mode}: {steps:?} {err}");
+        assert!(!steps.contains_key("session"), "{mode}: {steps:?} {err}");
         assert_stc_table(&steps["table"], 30);
         assert_stc_table(&steps["slow"], 20);
         assert_eq!(steps["slow"]["progress"], serde_json::json!([1.0, 2.0, 3.0]), "{mode}");
