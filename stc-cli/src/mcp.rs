@@ -1,12 +1,14 @@
 //! `stc mcp` and `stc mcp-proxy`: MCP services over stdio (stc-mcp).
 //! A thin front-end: the work is done by the `stc-mcp` crate.
 
+use clap::builder::TypedValueParser as _;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use stc_core::{GateOptions, Limits, Version};
+use stc_mcp::engine::Structured;
 use stc_mcp::proxy::StashOptions;
 use stc_mcp::stash::{StoreSpec, DEFAULT_RETRIEVE_TOOL};
 use stc_mcp::{ProxyOptions, RewriteOptions, ServerOptions};
@@ -118,6 +120,12 @@ pub struct McpProxyArgs {
     /// model that reads what the primer says; budgets are measured in this version.
     #[arg(long, default_value = "1", value_parser = parse_version, value_name = "VERSION")]
     stc_version: Version,
+    /// What to do with `structuredContent`: `auto` drops it, and carries its data as STC text,
+    /// for hosts that show the model only `structuredContent` (Claude Code, VS Code: by the
+    /// client's name), and keeps it for others; `text` does that for every client; `keep`
+    /// never touches it. Where it is dropped, `tools/list` loses the tools' `outputSchema`.
+    #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(["auto", "keep", "text"]).map(|s| s.parse::<Structured>().expect("checked")), value_name = "POLICY")]
+    structured: Structured,
     /// Where the gate keeps JSON, leave the text exactly as the server wrote it
     /// (default: send the gate's minified JSON).
     #[arg(long)]
@@ -209,7 +217,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let mut options = ProxyOptions::new(program, command.collect());
-    options.rewrite = RewriteOptions {
+    options.engine.rewrite = RewriteOptions {
         min_bytes: args.min_bytes,
         max_bytes: args.max_bytes,
         profile: args.profile.into(),
@@ -237,14 +245,15 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         let truncate = TruncateOptions {
             plan,
             token_budget: args.budget,
-            tokenizer: options.rewrite.gate.tokenizer,
-            limits: options.rewrite.limits,
+            tokenizer: options.engine.rewrite.gate.tokenizer,
+            limits: options.engine.rewrite.limits,
             version: args.stc_version,
         };
-        options.stash = Some(StashOptions { store, truncate, tool });
+        options.engine.stash = Some(StashOptions { store, truncate, tool });
     }
-    options.include_tools = args.include_tools;
-    options.exclude_tools = args.exclude_tools;
+    options.engine.structured = args.structured;
+    options.engine.include_tools = args.include_tools;
+    options.engine.exclude_tools = args.exclude_tools;
     options.max_message_bytes = args.max_message_bytes;
     options.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
     match crate::mcp_http::run(&http, options) {

@@ -15,6 +15,7 @@
 //! format work is done by `stc-core`, all truncation by `stc-stash`.
 #![forbid(unsafe_code)]
 
+pub mod engine;
 pub mod frame;
 pub mod http;
 pub mod proxy;
@@ -23,6 +24,7 @@ pub mod server;
 pub mod stash;
 pub mod transport;
 
+pub use engine::{Engine, EngineOptions, Pending, Session};
 pub use proxy::{ProxyError, ProxyExit, ProxyOptions};
 pub use rewrite::RewriteOptions;
 pub use server::{serve_stdio, ServerOptions};

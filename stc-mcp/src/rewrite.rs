@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use stc_core::{Chosen, EncodeOptions, GateOptions, Limits, Profile, Version};
+use stc_core::{Chosen, Document, EncodeOptions, GateOptions, Limits, Profile, Version};
 use stc_stash::{references_in, Kept, Key, StashStore, TruncateError, TruncateOptions};
 
 /// When and how a JSON text block is re-encoded.
@@ -74,11 +74,28 @@ pub struct Truncation<'a> {
     pub options: &'a TruncateOptions,
 }
 
+/// The `_meta` member of a content block the proxy rewrote as STC: its
+/// value names the format and version, as a media type with parameters
+/// (see [`format_name`]). Blocks the gate left as JSON carry no marker.
+pub const FORMAT_META: &str = "dev.stc/format";
+
+/// The value of [`FORMAT_META`] for text of `version`:
+/// `application/stc+json; version=N`, the media type `stc-http` uses.
+///
+/// ```
+/// assert_eq!(stc_mcp::rewrite::format_name(stc_core::Version::V2), "application/stc+json; version=2");
+/// ```
+pub fn format_name(version: Version) -> String {
+    format!("{}; version={version}", stc_core::MEDIA_TYPE)
+}
+
 /// One re-encoded text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Encoded {
     /// The text to send.
     pub text: String,
+    /// True if `text` is STC (the gate chose it), false if it is JSON.
+    pub stc: bool,
     /// True if something was cut.
     pub truncated: bool,
     /// The stash keys of the markers in `text`.
@@ -133,16 +150,17 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
     }
     let source = cut.as_deref().unwrap_or(text);
     let encode = EncodeOptions::default().profile(options.profile).limits(options.limits).version(options.version);
-    let gated = stc_core::encode_gated(source, &encode, &options.gate).ok()?;
+    let gated = Document::parse_json(source, &options.limits).ok()?.encode_gated_with(&encode, &options.gate);
     if cut.is_some() {
         let keys = references_in(&gated.text);
-        return Some(Encoded { text: gated.text, truncated: true, keys });
+        let stc = gated.chosen == Chosen::Stc;
+        return Some(Encoded { text: gated.text, stc, truncated: true, keys });
     }
     let send = match gated.chosen {
         Chosen::Stc => true,
         Chosen::Json => !options.keep_json_text && gated.text != text,
     };
-    send.then(|| Encoded { text: gated.text, truncated: false, keys: Vec::new() })
+    send.then(|| Encoded { stc: gated.chosen == Chosen::Stc, text: gated.text, truncated: false, keys: Vec::new() })
 }
 
 /// Byte offset of `inner` within `outer`; `inner` must borrow from `outer`.
@@ -226,12 +244,15 @@ struct ToolResultView<'a> {
     meta: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
+/// A content block, as far as the rewrite looks at it.
 #[derive(Deserialize)]
-struct BlockView<'a> {
+pub(crate) struct BlockView<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     text: Option<&'a RawValue>,
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
 }
 
 /// Re-encodes the JSON text blocks of a `tools/call` result (the text of the
@@ -268,10 +289,23 @@ pub fn rewrite_tool_result_with(
     if view.meta.as_ref().is_some_and(|m| m.contains_key(crate::stash::RETRIEVED_META)) {
         return None;
     }
+    rewrite_blocks(result, view.content?, options, truncation)
+}
+
+/// Re-encodes the JSON text blocks among `blocks`, which were read from
+/// `outer` (a result or a whole message; their spans borrow from it), and
+/// returns `outer` with the new texts spliced in; `None` when nothing
+/// changed. The caller has checked `isError` and `_meta`.
+pub(crate) fn rewrite_blocks(
+    outer: &str,
+    blocks: Vec<BlockView<'_>>,
+    options: &RewriteOptions,
+    truncation: Option<Truncation>,
+) -> Option<(String, RewriteStats, Vec<Key>)> {
     let mut keys = Vec::new();
     let mut splices = Vec::new();
     let mut stats = RewriteStats::default();
-    for block in view.content.unwrap_or_default() {
+    for block in blocks {
         let (Some(kind), Some(raw)) = (block.kind, block.text) else { continue };
         if kind != "text" {
             continue;
@@ -279,8 +313,19 @@ pub fn rewrite_tool_result_with(
         // A JSON string without escapes is its own text; others are unescaped first.
         let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) else { continue };
         if let Some(encoded) = encode_text_with(&text, options, truncation) {
-            let Ok(quoted) = serde_json::to_string(&encoded.text) else { continue };
-            let start = offset_in(result, raw.get());
+            let Ok(mut quoted) = serde_json::to_string(&encoded.text) else { continue };
+            if encoded.stc {
+                let member = format_member(options.version);
+                match block.meta {
+                    None => quoted.push_str(&format!(",\"_meta\":{{{member}}}")),
+                    Some(meta) => {
+                        if let Some(splice) = insert_member(outer, meta, &member) {
+                            splices.push(splice);
+                        }
+                    }
+                }
+            }
+            let start = offset_in(outer, raw.get());
             stats.blocks += 1;
             stats.bytes_before += text.len();
             stats.bytes_after += encoded.text.len();
@@ -292,7 +337,232 @@ pub fn rewrite_tool_result_with(
     if splices.is_empty() {
         return None;
     }
-    Some((splice(result, &splices), stats, keys))
+    splices.sort_by_key(|s| s.0);
+    Some((splice(outer, &splices), stats, keys))
+}
+
+/// `"dev.stc/format":"application/stc+json; version=N"`.
+fn format_member(version: Version) -> String {
+    format!("\"{FORMAT_META}\":\"{}\"", format_name(version))
+}
+
+/// The splice that adds `member` (`"key":value`) first in the JSON object
+/// `object` (a span of `outer`); `None` when `object` is not an object.
+fn insert_member(outer: &str, object: &RawValue, member: &str) -> Option<(usize, usize, String)> {
+    let text = object.get();
+    if !text.starts_with('{') {
+        return None;
+    }
+    let at = offset_in(outer, text) + 1;
+    let empty = text[1..].trim_start().starts_with('}');
+    Some((at, at, if empty { member.to_string() } else { format!("{member},") }))
+}
+
+/// The members of a JSON object text, in order, values as raw spans.
+fn object_members(object: &str) -> Option<Vec<(String, &RawValue)>> {
+    struct Members;
+    impl<'de> serde::de::Visitor<'de> for Members {
+        type Value = Vec<(String, &'de RawValue)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                out.push(entry);
+            }
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(object);
+    let out = serde::Deserializer::deserialize_map(&mut de, Members).ok()?;
+    de.end().ok()?;
+    Some(out)
+}
+
+/// Writes members as a JSON object.
+fn object_text<'a>(members: impl IntoIterator<Item = (String, Cow<'a, str>)>) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(&k).unwrap_or_default());
+        out.push(':');
+        out.push_str(&v);
+    }
+    out.push('}');
+    out
+}
+
+/// For a host that shows the model only `structuredContent`: the result
+/// (text of the `result` member of a `tools/call` response) without
+/// `structuredContent`, its data carried by the text. If a text block
+/// already holds the same JSON as `structuredContent` (or, when
+/// `structuredContent` is an object of one string member, that string), the
+/// text blocks are re-encoded as usual; otherwise the text blocks are replaced by one text
+/// block with the gated STC of `structuredContent` (the data the host showed
+/// the model), placed where the first text block was. Other blocks stay.
+/// `None` when the result has no `structuredContent` (or is malformed).
+pub fn text_for_structured(
+    result: &str,
+    options: &RewriteOptions,
+    truncation: Option<Truncation>,
+) -> Option<(String, RewriteStats, Vec<Key>)> {
+    let members = object_members(result)?;
+    let structured = members.iter().find(|(k, _)| k == "structuredContent")?.1;
+    let content = members.iter().find(|(k, _)| k == "content").map(|m| m.1);
+    let blocks: Vec<&RawValue> = match content {
+        Some(c) => serde_json::from_str(c.get()).ok()?,
+        None => Vec::new(),
+    };
+    let minified = |text: &str| Document::parse_json(text, &options.limits).ok().map(|d| d.to_json());
+    let wanted = minified(structured.get());
+    // `{"content": TEXT}` (e.g. a file server's read): a text block holding TEXT is the same data.
+    let only_string: Option<String> = object_members(structured.get()).and_then(|m| match m.as_slice() {
+        [(_, v)] => serde_json::from_str::<String>(v.get()).ok(),
+        _ => None,
+    });
+    let mut same = false;
+    let mut texts = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let Ok(view) = serde_json::from_str::<BlockView>(b.get()) else { continue };
+        if view.kind.as_deref() != Some("text") {
+            continue;
+        }
+        texts.push(i);
+        if let Some(raw) = view.text {
+            let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) else { continue };
+            same |= only_string.as_deref() == Some(&*text) || (wanted.is_some() && minified(&text) == wanted);
+        }
+    }
+    let mut stats = RewriteStats::default();
+    let mut keys = Vec::new();
+    let new_content = if same {
+        // Re-encode the blocks as usual (a copy of the content array, rewritten).
+        let array = content?.get();
+        let parsed: Vec<BlockView> = serde_json::from_str(array).ok()?;
+        match rewrite_blocks(array, parsed, options, truncation) {
+            Some((new, s, k)) => {
+                stats = s;
+                keys = k;
+                new
+            }
+            None => array.to_string(),
+        }
+    } else {
+        let json = structured.get();
+        let (text, stc) = match encode_text_with(json, options, truncation) {
+            Some(e) => {
+                stats.truncated += usize::from(e.truncated);
+                keys = e.keys;
+                (e.text, e.stc)
+            }
+            None => (wanted.clone().unwrap_or_else(|| json.to_string()), false),
+        };
+        stats.blocks = 1;
+        stats.bytes_before = json.len();
+        stats.bytes_after = text.len();
+        let mut block = format!(r#"{{"type":"text","text":{}"#, serde_json::to_string(&text).ok()?);
+        if stc {
+            block.push_str(&format!(",\"_meta\":{{{}}}", format_member(options.version)));
+        }
+        block.push('}');
+        let at = texts.first().copied().unwrap_or(0);
+        let mut out: Vec<String> = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            if i == at {
+                out.push(block.clone());
+            }
+            if !texts.contains(&i) {
+                out.push(b.get().to_string());
+            }
+        }
+        if at >= blocks.len() {
+            out.push(block);
+        }
+        format!("[{}]", out.join(","))
+    };
+    let mut had_content = false;
+    let mut out: Vec<(String, Cow<str>)> = Vec::new();
+    for (k, v) in &members {
+        match k.as_str() {
+            "structuredContent" => {}
+            "content" => {
+                had_content = true;
+                out.push((k.clone(), Cow::Owned(new_content.clone())));
+            }
+            _ => out.push((k.clone(), Cow::Borrowed(v.get()))),
+        }
+    }
+    if !had_content {
+        out.insert(0, ("content".to_string(), Cow::Owned(new_content)));
+    }
+    Some((object_text(out), stats, keys))
+}
+
+/// For a host that shows the model only `structuredContent`: a `tools/list`
+/// result (text of `result`) without the tools' `outputSchema` (a tool that
+/// has one must return `structuredContent`, which such hosts do not get).
+/// A `cacheScope` of `public` becomes `private` (the list now depends on
+/// who asked). `None` when no tool had an `outputSchema`.
+///
+/// ```
+/// use stc_mcp::rewrite::strip_output_schemas;
+/// let r = r#"{"tools":[{"name":"a","outputSchema":{"type":"object"},"inputSchema":{}}],"cacheScope":"public","ttlMs":60000}"#;
+/// assert_eq!(strip_output_schemas(r).unwrap(), r#"{"tools":[{"name":"a","inputSchema":{}}],"cacheScope":"private","ttlMs":60000}"#);
+/// assert_eq!(strip_output_schemas(r#"{"tools":[{"name":"a"}]}"#), None);
+/// ```
+pub fn strip_output_schemas(result: &str) -> Option<String> {
+    let members = object_members(result)?;
+    let tools = members.iter().find(|(k, _)| k == "tools")?.1;
+    let list: Vec<&RawValue> = serde_json::from_str(tools.get()).ok()?;
+    let mut changed = false;
+    let mut new_tools = Vec::with_capacity(list.len());
+    for tool in list {
+        match object_members(tool.get()) {
+            Some(m) if m.iter().any(|(k, _)| k == "outputSchema") => {
+                changed = true;
+                new_tools.push(object_text(
+                    m.into_iter().filter(|(k, _)| k != "outputSchema").map(|(k, v)| (k, Cow::Borrowed(v.get()))),
+                ));
+            }
+            _ => new_tools.push(tool.get().to_string()),
+        }
+    }
+    if !changed {
+        return None;
+    }
+    let new_tools = format!("[{}]", new_tools.join(","));
+    Some(object_text(members.iter().map(|(k, v)| {
+        let v = match k.as_str() {
+            "tools" => Cow::Owned(new_tools.clone()),
+            "cacheScope" if v.get() == "\"public\"" => Cow::Borrowed("\"private\""),
+            _ => Cow::Borrowed(v.get()),
+        };
+        (k.clone(), v)
+    })))
+}
+
+/// [`add_instructions`] in the `result` of a whole response message.
+pub(crate) fn add_instructions_in(message: &str, primer: &str) -> Option<String> {
+    map_result(message, |r| add_instructions(r, primer))
+}
+
+/// [`add_tool`] in the `result` of a whole response message.
+pub(crate) fn add_tool_in(message: &str, name: &str, tool: &str) -> AddTool {
+    let mut found = AddTool::NotHere;
+    let new = map_result(message, |r| match add_tool(r, name, tool) {
+        AddTool::Added(new) => Some(new),
+        other => {
+            found = other;
+            None
+        }
+    });
+    match new {
+        Some(new) => AddTool::Added(new),
+        None => found,
+    }
 }
 
 /// Adds `primer` to the `instructions` of an `initialize` result (the text of
