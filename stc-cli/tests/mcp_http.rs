@@ -90,7 +90,20 @@ fn http_server() -> (Proc, String) {
 
 /// Runs `http_client.py ARGS` (bounded to 60 s); its steps by name, and its stderr.
 fn client(python: PathBuf, args: &[String]) -> (std::collections::HashMap<String, Value>, String) {
-    let mut child = Command::new(python)
+    client_as(python, args, None)
+}
+
+/// [`client`], with `HTTP_CLIENT_NAME` (the clientInfo name the SDK 2.x client sends) when given.
+fn client_as(
+    python: PathBuf,
+    args: &[String],
+    name: Option<&str>,
+) -> (std::collections::HashMap<String, Value>, String) {
+    let mut command = Command::new(python);
+    if let Some(name) = name {
+        command.env("HTTP_CLIENT_NAME", name);
+    }
+    let mut child = command
         .arg(fixture("http_client.py"))
         .args(args)
         .stdin(Stdio::null())
@@ -143,20 +156,29 @@ fn assert_stc_table(step: &Value, rows: usize) {
 fn listen_serves_sdk2_and_sdk1_clients_at_once_with_stc_results_and_progress() {
     let (_proxy, url) = listen(&[]);
     let runs = [
-        (python2(), strings(&["sdk2", "legacy", &url, "table", "slow", "tools"])),
-        (python2(), strings(&["sdk2", "auto", &url, "table", "slow"])),
-        (python1(), strings(&["sdk1", &url, "table", "slow", "tools"])),
+        (python2(), strings(&["sdk2", "legacy", &url, "table", "slow", "tools"]), None),
+        (python2(), strings(&["sdk2", "auto", &url, "table", "slow"]), None),
+        (python1(), strings(&["sdk1", &url, "table", "slow", "tools"]), None),
+        (python2(), strings(&["sdk2", "legacy", &url, "table", "slow", "tools"]), Some("claude-code")),
+        (python2(), strings(&["sdk2", "auto", &url, "table", "slow"]), Some("claude-code")),
     ];
-    // Three clients at once on one child: their ids and progress tokens (the
+    // Five clients at once on one child: their ids and progress tokens (the
     // SDKs number both from 0 or 1) would collide without the remapping.
-    let handles: Vec<_> = runs.into_iter().map(|(py, args)| std::thread::spawn(move || client(py, &args))).collect();
+    let handles: Vec<_> = runs
+        .into_iter()
+        .map(|(py, args, name)| std::thread::spawn(move || (client_as(py, &args, name), name.is_some())))
+        .collect();
     for (i, h) in handles.into_iter().enumerate() {
-        let (steps, err) = h.join().unwrap();
+        let ((steps, err), claude) = h.join().unwrap();
+        // Each client's own identity decides the structuredContent policy (engine
+        // session per HTTP session; per-request _meta when sessionless): a host
+        // that reads only structuredContent gets it dropped, the others keep it.
+        assert_eq!(steps["table"]["structured"], !claude, "client {i}: {steps:?}");
         assert!(!steps.contains_key("session"), "client {i}: {steps:?} {err}");
         assert_stc_table(&steps["table"], 30);
         assert_stc_table(&steps["slow"], 20);
         assert_eq!(steps["slow"]["progress"], serde_json::json!([1.0, 2.0, 3.0]), "client {i}");
-        if i != 1 {
+        if i == 0 || i == 2 || i == 3 {
             // Handshake clients get the primer after the server's own instructions.
             let instructions = steps["connect"]["instructions"].as_str().unwrap();
             assert!(

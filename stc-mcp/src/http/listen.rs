@@ -1,10 +1,13 @@
 //! `stc mcp-proxy --listen ADDR -- CMD…`: Streamable HTTP clients at `/mcp`
 //! around one stdio MCP server.
 //!
-//! **One child for every client.** The stdio proxy ([`crate::proxy::run_with`])
-//! runs in-process between an in-memory line stream and the child, so every
-//! rewrite (STC, primer, stash, retrieve) is exactly the stdio proxy's. The
-//! HTTP side multiplexes its clients onto that one line stream:
+//! **One child for every client.** Every message goes through the same
+//! [`Engine`] as over stdio (STC, primer, `structuredContent` policy, stash,
+//! retrieve), with one engine [`Session`] per HTTP session (so the client's
+//! identity from its own `initialize`, and the stash markers shown to it, are
+//! its own) and one shared sessionless [`Session`] for 2026-07-28 requests
+//! (their identity comes with each request's `_meta`). The HTTP side
+//! multiplexes its clients onto the child's one stdin and stdout:
 //! - **Ids**: each request from an HTTP client is sent to the child under a
 //!   fresh integer id of the proxy's own, and a `_meta.progressToken` under
 //!   the same fresh integer, so ids and tokens of different clients never
@@ -13,7 +16,8 @@
 //!   asked, with the client's own id and token restored.
 //! - **`initialize` (2025-11-25 and older)**: the first one goes to the child;
 //!   its result (with the primer) is kept and given to every later session,
-//!   with a new `Mcp-Session-Id` each. `notifications/initialized` reaches the
+//!   with a new `Mcp-Session-Id` each (the engine still sees each session's
+//!   `initialize`, for that client's identity). `notifications/initialized` reaches the
 //!   child once. A later client that asks for another protocol version still
 //!   gets the version the child agreed to first (one child speaks one).
 //! - **Sessionless requests (2026-07-28)**: a request without
@@ -35,7 +39,7 @@
 //!   unanswered for `request_timeout` gets a JSON-RPC error; a client that
 //!   goes away cancels its request (`notifications/cancelled` to the child).
 //! - **The child's end**: waiting requests get the stdio proxy's JSON-RPC
-//!   error, then the service stops and [`run`] returns.
+//!   error (-32000), then the service stops and [`run`] returns.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -56,6 +60,7 @@ use tokio::sync::mpsc;
 use super::metrics::Metrics;
 use super::Error;
 use super::{jsonrpc_error, origin_allowed, sse_frame, ChannelBody, Msg, SESSION_HEADER};
+use crate::engine::{Engine, Pending, Session};
 use crate::frame::{LineReader, Piece};
 use crate::proxy::{ProxyExit, ProxyOptions};
 
@@ -105,6 +110,8 @@ struct Waiting {
     /// The client's progress token (raw JSON), when it gave one.
     token: Option<String>,
     session: Option<String>,
+    /// The engine's session the request belongs to.
+    engine_session: Arc<Session>,
     /// Where its messages go (serialized JSON-RPC, client ids restored).
     tx: mpsc::Sender<Reply>,
 }
@@ -120,8 +127,8 @@ enum Reply {
 struct State {
     next: u64,
     waiting: HashMap<u64, Waiting>,
-    /// Open sessions (2025-11-25) and their GET streams.
-    sessions: HashMap<String, Vec<mpsc::Sender<Bytes>>>,
+    /// Open sessions (2025-11-25): the engine's session and the GET streams.
+    sessions: HashMap<String, (Arc<Session>, Vec<mpsc::Sender<Bytes>>)>,
     /// The child's `initialize` result (with the primer), once known.
     init_result: Option<String>,
     initialized_sent: bool,
@@ -132,8 +139,15 @@ struct State {
 struct Shared {
     options: ListenOptions,
     state: Mutex<State>,
-    /// Lines to the stdio proxy (as if from a stdio client).
+    /// Lines to the child's stdin.
     to_proxy: mpsc::Sender<Vec<u8>>,
+    engine: Engine,
+    /// Tickets of the requests forwarded (keyed by the proxy's own ids).
+    pending: Pending,
+    /// The engine's session of requests without `Mcp-Session-Id`.
+    sessionless: Arc<Session>,
+    /// Requests answered with an error because the child ended.
+    orphaned: std::sync::atomic::AtomicUsize,
     /// Held while the first `initialize` is in flight.
     init_lock: tokio::sync::Mutex<()>,
     metrics: Arc<Metrics>,
@@ -204,34 +218,59 @@ pub async fn serve(
     check(&options)?;
     let addr = listener.local_addr().map_err(|e| Error::new(e.to_string()))?;
     let cap = proxy.max_message_bytes;
-    let (ours, theirs) = tokio::io::duplex(1 << 20);
-    let (proxy_in, proxy_out) = tokio::io::split(theirs);
-    let (our_in, mut our_out) = tokio::io::split(ours);
-    let proxy_task = tokio::spawn(crate::proxy::run_with(proxy, proxy_in, proxy_out));
+    // The store first: a bad store is reported without starting the server.
+    let engine = Engine::new(proxy.engine.clone()).map_err(|e| Error::new(e.0))?;
+    let mut child = tokio::process::Command::new(&proxy.command)
+        .args(&proxy.args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| Error::new(format!("cannot start {}: {e}", proxy.command.to_string_lossy())))?;
+    let (Some(mut our_out), Some(our_in)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(Error::new("the child's stdio pipes are missing"));
+    };
 
     let (to_proxy, mut outbox) = mpsc::channel::<Vec<u8>>(256);
+    // Stops the writer at shutdown even while connections still hold senders.
+    let (stop_writer, mut stopped) = tokio::sync::oneshot::channel::<()>();
     let writer = tokio::spawn(async move {
-        while let Some(bytes) = outbox.recv().await {
+        loop {
+            let bytes = tokio::select! {
+                b = outbox.recv() => match b {
+                    Some(b) => b,
+                    None => break,
+                },
+                _ = &mut stopped => break,
+            };
             if our_out.write_all(&bytes).await.is_err() {
                 break;
             }
             let _ = our_out.flush().await;
         }
+        // Closing the child's stdin asks it to exit.
         let _ = our_out.shutdown().await;
+        drop(our_out);
     });
     let shared = Arc::new(Shared {
         options,
         state: Mutex::new(State::default()),
         to_proxy,
+        engine,
+        pending: Pending::new(),
+        sessionless: Arc::new(Session::sessionless()),
         init_lock: tokio::sync::Mutex::new(()),
+        orphaned: Default::default(),
         metrics: Arc::new(Metrics::default()),
     });
-    let reader = tokio::spawn(route_from_proxy(shared.clone(), our_in, cap));
+    let reader = tokio::spawn(route_from_child(shared.clone(), our_in, cap));
     on_ready(addr);
 
     let http = hyper::server::conn::http1::Builder::new();
     tokio::pin!(shutdown);
     let mut reader = reader;
+    let _ = &proxy;
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -263,16 +302,22 @@ pub async fn serve(
         state.closed = true;
         state.sessions.clear();
     }
-    let to_proxy = shared.to_proxy.clone();
+    let child_ended = reader.is_finished();
+    let stats = shared.engine.stats();
+    let orphaned = shared.orphaned.load(std::sync::atomic::Ordering::SeqCst);
     drop(shared);
-    drop(to_proxy);
-    let _ = writer.await;
-    let exit = match proxy_task.await {
-        Ok(r) => r.map_err(|e| Error::new(e.to_string())),
-        Err(e) => Err(Error::new(format!("the proxy task failed: {e}"))),
+    let _ = stop_writer.send(());
+    let grace = proxy.shutdown_grace;
+    let _ = tokio::time::timeout(grace, writer).await;
+    let child_status = match tokio::time::timeout(grace, child.wait()).await {
+        Ok(s) => s.ok(),
+        Err(_) => {
+            let _ = child.start_kill();
+            child.wait().await.ok()
+        }
     };
     reader.abort();
-    exit
+    Ok(ProxyExit { child_status, client_closed: !child_ended, orphaned_requests: orphaned, stats })
 }
 
 type Body = Either<Full<Bytes>, ChannelBody>;
@@ -326,6 +371,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
                 );
             };
             let removed = shared.state.lock().map(|mut s| s.sessions.remove(id).is_some()).unwrap_or(false);
+            // (Requests of the session still in flight are answered; nothing else is sent to it.)
             if removed {
                 full(StatusCode::OK, None, Bytes::new())
             } else {
@@ -360,7 +406,7 @@ fn get_stream(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let (tx, rx) = mpsc::channel(64);
     {
         let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(streams) = state.sessions.get_mut(id) else {
+        let Some((_, streams)) = state.sessions.get_mut(id) else {
             return rpc_error(StatusCode::NOT_FOUND, None, -32001, "Session not found");
         };
         streams.retain(|s| !s.is_closed());
@@ -385,12 +431,13 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let session = header(&req, SESSION_HEADER).map(str::to_string);
     let method_header = header(&req, super::METHOD_HEADER).map(str::to_string);
     let name_header = header(&req, super::NAME_HEADER).map(str::to_string);
-    if let Some(s) = &session {
-        let known = shared.state.lock().map(|st| st.sessions.contains_key(s)).unwrap_or(false);
-        if !known {
-            return rpc_error(StatusCode::NOT_FOUND, None, -32001, "Session not found");
-        }
-    }
+    let engine_session = match &session {
+        Some(s) => match shared.state.lock().ok().and_then(|st| st.sessions.get(s).map(|e| e.0.clone())) {
+            Some(es) => es,
+            None => return rpc_error(StatusCode::NOT_FOUND, None, -32001, "Session not found"),
+        },
+        None => shared.sessionless.clone(),
+    };
     let max = shared.options.max_body;
     let body = match Limited::new(req.into_body(), max).collect().await {
         Ok(b) => b.to_bytes(),
@@ -480,15 +527,22 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         _init_guard = shared.init_lock.lock().await;
         let cached = shared.state.lock().ok().and_then(|s| s.init_result.clone());
         let sid = super::random_id();
+        let es = Arc::new(Session::new());
         if let Ok(mut state) = shared.state.lock() {
-            state.sessions.insert(sid.clone(), Vec::new());
+            state.sessions.insert(sid.clone(), (es.clone(), Vec::new()));
         }
         if let Some(result) = cached {
+            // The engine notes this client's identity; the child is not asked again.
+            let _ = shared.engine.from_client(&es, text);
             let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}");
             return reply(Reply::Done(line), wants_sse, Some(&sid));
         }
-        new_session = Some(sid);
+        new_session = Some((sid, es));
     }
+    let engine_session = match &new_session {
+        Some((_, es)) => es.clone(),
+        None => engine_session,
+    };
 
     // The message under a fresh id (and progress token) of the proxy's own.
     let mut value: serde_json::Value = match serde_json::from_str(text) {
@@ -512,15 +566,31 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .and_then(|m| m.get_mut("progressToken"))
         .map(|t| std::mem::replace(t, serde_json::Value::from(n)).to_string());
     if let Ok(mut state) = shared.state.lock() {
-        state.waiting.insert(n, Waiting { id: id.clone(), token, session: session.clone(), tx });
+        let w = Waiting { id: id.clone(), token, session: session.clone(), engine_session: engine_session.clone(), tx };
+        state.waiting.insert(n, w);
     }
     let started = Instant::now();
-    if !shared.send_line(value.to_string()).await {
-        forget(&shared, n);
-        return rpc_error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), -32000, "the MCP server is gone");
+    let remapped = value.to_string();
+    let step = shared.engine.from_client(&engine_session, &remapped);
+    for key in &step.cancelled {
+        shared.pending.cancel(key);
+    }
+    for ticket in step.tickets {
+        shared.pending.insert(ticket);
+    }
+    if let Some(forward) = step.forward {
+        if !shared.send_line(forward.into_owned()).await {
+            forget(&shared, n);
+            return rpc_error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), -32000, "the MCP server is gone");
+        }
+    }
+    for local in step.local {
+        // Answered by the proxy itself (the retrieve tool).
+        let answer = local.run().await;
+        route_one(&shared, &answer).await;
     }
     let timeout = shared.options.request_timeout;
-    let sid = new_session.clone().or(session);
+    let sid = new_session.map(|(s, _)| s).or(session);
     if method == "initialize" || !wants_sse {
         // Wait for the response (notifications are dropped in JSON mode).
         let deadline = tokio::time::sleep(timeout);
@@ -625,6 +695,7 @@ struct CancelOnDrop {
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         let was_waiting = forget(&self.shared, self.n);
+        self.shared.pending.cancel(&self.n.to_string());
         if self.armed && was_waiting {
             let line = format!(
                 "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{},\"reason\":\"the HTTP client went away\"}}}}\n",
@@ -656,14 +727,15 @@ async fn cancel(shared: &Shared, session: Option<&str>, params: Option<&serde_js
     };
     if let Some(n) = n {
         forget(shared, n);
+        shared.pending.cancel(&n.to_string());
         let line =
             format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{n}}}}}");
         shared.send_line(line).await;
     }
 }
 
-/// Reads the stdio proxy's output and routes each message to whoever waits for it.
-async fn route_from_proxy(shared: Arc<Shared>, input: impl tokio::io::AsyncRead + Unpin, cap: usize) {
+/// Reads the child's output and routes each message to whoever waits for it.
+async fn route_from_child(shared: Arc<Shared>, input: impl tokio::io::AsyncRead + Unpin, cap: usize) {
     let mut reader = LineReader::new(input, cap);
     let mut skipping = false;
     loop {
@@ -693,10 +765,17 @@ async fn route_from_proxy(shared: Arc<Shared>, input: impl tokio::io::AsyncRead 
             }
         }
     }
-    // The proxy's output ended (the child is gone): nobody is left to answer.
+    // The child's output ended (it is gone): whoever waits gets an error.
     let waiting: Vec<Waiting> =
         shared.state.lock().map(|mut s| s.waiting.drain().map(|(_, w)| w).collect()).unwrap_or_default();
-    drop(waiting);
+    let _ = shared.pending.drain();
+    shared.orphaned.fetch_add(waiting.len(), std::sync::atomic::Ordering::SeqCst);
+    for w in waiting {
+        let raw = serde_json::value::RawValue::from_string(w.id.clone());
+        if let Ok(raw) = raw {
+            let _ = w.tx.send(Reply::Done(crate::engine::server_gone_error(&raw, "its output ended"))).await;
+        }
+    }
 }
 
 async fn answer(shared: &Shared, n: u64, make: impl FnOnce(&Waiting) -> String) {
@@ -705,6 +784,18 @@ async fn answer(shared: &Shared, n: u64, make: impl FnOnce(&Waiting) -> String) 
         let line = make(&w);
         let _ = w.tx.send(Reply::Done(line)).await;
     }
+}
+
+/// A response (already rewritten) to the request that waits for it, under the client's own id.
+async fn route_response(shared: &Shared, text: &str) {
+    let Ok(msg) = serde_json::from_str::<Msg>(text) else { return };
+    let Some(n) = msg.id.and_then(|id| id.get().parse::<u64>().ok()) else { return };
+    answer(shared, n, |w| {
+        let offset = msg.id.map_or(0, |id| id.get().as_ptr() as usize - text.as_ptr() as usize);
+        let len = msg.id.map_or(0, |id| id.get().len());
+        format!("{}{}{}", &text[..offset], w.id, &text[offset + len..])
+    })
+    .await;
 }
 
 async fn route_one(shared: &Shared, text: &str) {
@@ -718,16 +809,17 @@ async fn route_one(shared: &Shared, text: &str) {
     }
     let Ok(msg) = serde_json::from_str::<Msg>(text) else { return };
     if msg.method.is_none() {
-        // A response: to one of ours.
-        let Some(n) = msg.id.and_then(|id| id.get().parse::<u64>().ok()) else { return };
-        answer(shared, n, |w| {
-            let offset = msg.id.map_or(0, |id| id.get().as_ptr() as usize - text.as_ptr() as usize);
-            let len = msg.id.map_or(0, |id| id.get().len());
-            format!("{}{}{}", &text[..offset], w.id, &text[offset + len..])
-        })
-        .await;
-        return;
+        // A response: to one of ours, rewritten by the engine in its session.
+        let n = msg.id.and_then(|id| id.get().parse::<u64>().ok());
+        let es = n.and_then(|n| shared.state.lock().ok()?.waiting.get(&n).map(|w| w.engine_session.clone()));
+        if let Some(es) = es {
+            if let Some(new) = shared.engine.from_server(&es, &shared.pending, text) {
+                return Box::pin(route_response(shared, &new)).await;
+            }
+        }
+        return route_response(shared, text).await;
     }
+
     if msg.is_request() {
         // The child asks the client something: no HTTP client is asked on its behalf.
         let id = msg.id.map(|i| i.get()).unwrap_or("null");
@@ -761,7 +853,7 @@ async fn route_one(shared: &Shared, text: &str) {
     let streams: Vec<mpsc::Sender<Bytes>> = shared
         .state
         .lock()
-        .map(|s| s.sessions.values().flatten().filter(|t| !t.is_closed()).cloned().collect())
+        .map(|s| s.sessions.values().flat_map(|(_, v)| v).filter(|t| !t.is_closed()).cloned().collect())
         .unwrap_or_default();
     for s in streams {
         let _ = s.try_send(sse_frame(text));
