@@ -357,7 +357,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         (&Method::GET, "/metrics") => full(
             StatusCode::OK,
             Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
-            shared.metrics.render(),
+            shared.metrics.render(&shared.engine.stats()),
         ),
         (&Method::POST, "/mcp") => post(shared, req).await,
         (&Method::GET, "/mcp") => get_stream(shared, req),

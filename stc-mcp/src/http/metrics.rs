@@ -3,8 +3,9 @@
 //! over HTTP, the bytes of their responses as sent (after the proxy's
 //! rewrite), and the time from the POST to the response.
 //!
-//! These are counters of the HTTP side only; the stdio proxy's own savings
-//! ledger (tokens in and out, truncations, retrieves) is not rendered here yet.
+//! Beside them, the engine's totals ([`crate::rewrite::RewriteStats`]: text
+//! blocks rewritten, their bytes before and after, blocks truncated). A
+//! per-tool ledger of tokens is not in the engine yet, so it is not here.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -12,6 +13,7 @@ use std::time::Duration;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
@@ -33,6 +35,7 @@ pub struct Metrics {
     errors: Family<ToolLabel, Counter>,
     requests: Family<MethodLabel, Counter>,
     seconds: Histogram,
+    engine: [Gauge; 4],
     render_lock: Mutex<()>,
 }
 
@@ -57,7 +60,17 @@ impl Default for Metrics {
             requests.clone(),
         );
         registry.register("request_seconds", "Time from a POST to its response", seconds.clone());
-        Metrics { registry, calls, bytes, errors, requests, seconds, render_lock: Mutex::new(()) }
+        let engine: [Gauge; 4] = Default::default();
+        let names = [
+            ("rewritten_blocks", "Text blocks the engine replaced by STC"),
+            ("rewritten_bytes_before", "Bytes of the text blocks replaced"),
+            ("rewritten_bytes_after", "Bytes of the STC that replaced them"),
+            ("truncated_blocks", "Text blocks cut with the stash"),
+        ];
+        for ((name, help), gauge) in names.into_iter().zip(&engine) {
+            registry.register(name, help, gauge.clone());
+        }
+        Metrics { registry, calls, bytes, errors, requests, seconds, engine, render_lock: Mutex::new(()) }
     }
 }
 
@@ -77,9 +90,13 @@ impl Metrics {
         }
     }
 
-    /// The text exposition.
-    pub fn render(&self) -> String {
+    /// The text exposition, with the engine's totals `stats`.
+    pub fn render(&self, stats: &crate::rewrite::RewriteStats) -> String {
         let _g = self.render_lock.lock();
+        let values = [stats.blocks, stats.bytes_before, stats.bytes_after, stats.truncated];
+        for (gauge, v) in self.engine.iter().zip(values) {
+            gauge.set(i64::try_from(v).unwrap_or(i64::MAX));
+        }
         let mut out = String::new();
         if prometheus_client::encoding::text::encode(&mut out, &self.registry).is_err() {
             out.clear();
