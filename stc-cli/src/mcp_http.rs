@@ -1,10 +1,11 @@
 //! The Streamable HTTP options of `stc mcp-proxy` (`--listen`, `--upstream`):
 //! a thin front-end of `stc_mcp::http`.
 //!
-//! `--upstream URL` runs the stdio proxy with this same binary as its child
-//! (`stc mcp-proxy --bridge URL`, hidden), the bridge that speaks HTTP to the
-//! remote server; extra headers reach the bridge through its environment,
-//! never its command line.
+//! `--upstream URL` (without `--listen`) runs the stdio proxy with this same
+//! binary as its child (`stc mcp-proxy --bridge URL`, hidden), the bridge that
+//! speaks HTTP to the remote server; extra headers reach the bridge through
+//! its environment, never its command line. With `--listen` too, the bridges
+//! run in-process, one per HTTP session.
 
 use std::ffi::OsString;
 use std::net::SocketAddr;
@@ -163,5 +164,21 @@ pub fn run(args: &McpHttpArgs, proxy: ProxyOptions) -> Result<ProxyExit, String>
     options.allowed_origins = args.allow_origins.clone();
     options.max_body = args.max_body;
     options.request_timeout = seconds("--request-timeout", args.request_timeout)?;
+    if let Some(url) = &args.upstream {
+        // HTTP both sides: no bridge process; each HTTP session gets its own
+        // upstream session, and the clients' credentials go along.
+        let mut up = UpstreamOptions::new(url.parse().map_err(|e| format!("--upstream {url:?}: {e}"))?);
+        up.ca = args.upstream_ca.clone();
+        up.body_timeout = seconds("--upstream-timeout", args.upstream_timeout)?;
+        up.max_message_bytes = proxy.max_message_bytes;
+        for h in &args.upstream_headers {
+            let (n, v) = parse_header(h)?;
+            let n = http::HeaderName::from_bytes(n.as_bytes()).map_err(|e| e.to_string())?;
+            let mut v = http::HeaderValue::from_str(&v).map_err(|_| format!("--upstream-header {n}: a bad value"))?;
+            v.set_sensitive(true);
+            up.headers.push((n, v));
+        }
+        options.upstream = Some(up);
+    }
     stc_mcp::http::listen::run(proxy, options).map_err(|e| e.to_string())
 }

@@ -33,7 +33,10 @@ struct Proc(Child);
 
 impl Drop for Proc {
     fn drop(&mut self) {
-        let _ = Command::new("kill").arg("-TERM").arg(self.0.id().to_string()).status();
+        if let Ok(Some(_)) = self.0.try_wait() {
+            return;
+        }
+        let _ = Command::new("kill").arg("-TERM").arg(self.0.id().to_string()).stderr(Stdio::null()).status();
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.0.try_wait() {
@@ -48,12 +51,18 @@ impl Drop for Proc {
 
 /// `stc mcp-proxy --listen 127.0.0.1:0 ARGS -- <the 2.x server over stdio>`; its URL.
 fn listen(args: &[&str]) -> (Proc, String) {
+    let mut all: Vec<String> = strings(args);
+    all.push("--".into());
+    all.push(python2().to_string_lossy().into_owned());
+    all.push(fixture("http_server.py").to_string_lossy().into_owned());
+    listen_with(&all)
+}
+
+/// `stc mcp-proxy --listen 127.0.0.1:0 ARGS`; its URL.
+fn listen_with(args: &[String]) -> (Proc, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
         .args(["mcp-proxy", "--listen", "127.0.0.1:0"])
         .args(args)
-        .arg("--")
-        .arg(python2())
-        .arg(fixture("http_server.py"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -357,4 +366,38 @@ fn upstream_failures_are_json_rpc_errors_and_never_hangs() {
     // And gone for good afterwards.
     assert!(error("again").contains("the upstream is unreachable"), "{}", error("again"));
     assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn listen_with_upstream_serves_http_clients_from_a_remote_server_with_their_credentials() {
+    let (_server, upstream) = http_server();
+    let (_proxy, url) = listen_with(&strings(&["--upstream", &upstream]));
+    for mode in ["legacy", "auto"] {
+        let (steps, err) = client(python2(), &strings(&["sdk2", mode, &url, "table", "slow"]));
+        assert!(!steps.contains_key("session"), "{mode}: {steps:?} {err}");
+        assert_stc_table(&steps["table"], 30);
+        assert_eq!(steps["slow"]["progress"], serde_json::json!([1.0, 2.0, 3.0]), "{mode}");
+        assert!(steps["connect"]["instructions"].as_str().unwrap().contains("written in STC"), "{mode}");
+    }
+    let (steps, err) = client(python1(), &strings(&["sdk1", &url, "table"]));
+    assert!(!steps.contains_key("session"), "{steps:?} {err}");
+    assert_stc_table(&steps["table"], 30);
+
+    // The client's Authorization reaches the remote server, per session.
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+        let auth = ("authorization", "Bearer per-client-secret");
+        let (s, h, b) = post(&url, &[("accept", "application/json"), auth], init).await;
+        assert_eq!(s, 200, "{b}");
+        let session = h["mcp-session-id"].to_str().unwrap().to_string();
+        let with = [("accept", "application/json"), auth, ("mcp-session-id", session.as_str())];
+        let (s, _, _) = post(&url, &with, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+        assert_eq!(s, 202);
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo_auth","arguments":{}}}"#;
+        let (s, _, b) = post(&url, &with, call).await;
+        assert_eq!(s, 200);
+        let v: Value = serde_json::from_str(&b).unwrap();
+        assert_eq!(v["result"]["content"][0]["text"], "Bearer per-client-secret", "{b}");
+    });
 }

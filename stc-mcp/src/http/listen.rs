@@ -77,6 +77,10 @@ pub struct ListenOptions {
     pub max_body: usize,
     /// Longest wait for the child's response to one request.
     pub request_timeout: Duration,
+    /// Serve a remote server instead of a child: each HTTP session gets an
+    /// upstream session of its own, and the client's `Authorization`,
+    /// `Cookie` and `X-Api-Key` headers are sent with its messages.
+    pub upstream: Option<super::upstream::UpstreamOptions>,
 }
 
 impl ListenOptions {
@@ -88,6 +92,7 @@ impl ListenOptions {
             allowed_origins: Vec::new(),
             max_body: 4 * 1024 * 1024,
             request_timeout: Duration::from_secs(600),
+            upstream: None,
         }
     }
 }
@@ -139,8 +144,8 @@ struct State {
 struct Shared {
     options: ListenOptions,
     state: Mutex<State>,
-    /// Lines to the child's stdin.
-    to_proxy: mpsc::Sender<Vec<u8>>,
+    /// Lines to the server (the child's stdin, or the upstream's bridges).
+    to_proxy: mpsc::Sender<Out>,
     engine: Engine,
     /// Tickets of the requests forwarded (keyed by the proxy's own ids).
     pending: Pending,
@@ -153,10 +158,25 @@ struct Shared {
     metrics: Arc<Metrics>,
 }
 
+/// Client headers sent on to a remote server (credentials).
+const PASSED_HEADERS: [&str; 3] = ["authorization", "cookie", "x-api-key"];
+
+type Headers = Vec<(http::HeaderName, HeaderValue)>;
+
+/// A line for the server, with the HTTP session it belongs to and the
+/// client's credentials (used with a remote server only).
+struct Out {
+    line: String,
+    session: Option<String>,
+    headers: Headers,
+    /// The HTTP session ended: end the upstream one.
+    end: bool,
+}
+
 impl Shared {
-    async fn send_line(&self, mut line: String) -> bool {
-        line.push('\n');
-        self.to_proxy.send(line.into_bytes()).await.is_ok()
+    async fn send_line(&self, line: String, session: Option<&str>, headers: &Headers) -> bool {
+        let out = Out { line, session: session.map(str::to_string), headers: headers.clone(), end: false };
+        self.to_proxy.send(out).await.is_ok()
     }
 }
 
@@ -220,6 +240,70 @@ pub async fn serve(
     let cap = proxy.max_message_bytes;
     // The store first: a bad store is reported without starting the server.
     let engine = Engine::new(proxy.engine.clone()).map_err(|e| Error::new(e.0))?;
+    if let Some(up) = options.upstream.clone() {
+        let tls = super::upstream::check(&up)?;
+        let client = super::upstream::http_client(tls, up.connect_timeout);
+        let (lines_tx, mut lines_rx) = mpsc::channel::<Vec<u8>>(256);
+        let (mut write_half, read_half) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            while let Some(line) = lines_rx.recv().await {
+                if write_half.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let (to_proxy, mut outbox) = mpsc::channel::<Out>(256);
+        let (stop_writer, mut stopped) = tokio::sync::oneshot::channel::<()>();
+        let writer = tokio::spawn(async move {
+            // One bridge (upstream session) per HTTP session; one for sessionless requests.
+            let mut bridges: HashMap<Option<String>, Arc<super::upstream::Bridge>> = HashMap::new();
+            loop {
+                let out = tokio::select! {
+                    o = outbox.recv() => match o {
+                        Some(o) => o,
+                        None => break,
+                    },
+                    _ = &mut stopped => break,
+                };
+                if out.end {
+                    if let Some(b) = bridges.remove(&out.session) {
+                        tokio::spawn(async move { b.end_session(&out.headers).await });
+                    }
+                    continue;
+                }
+                let bridge = bridges
+                    .entry(out.session.clone())
+                    .or_insert_with(|| super::upstream::Bridge::new(client.clone(), up.clone(), lines_tx.clone()))
+                    .clone();
+                let handshake = out.line.contains("\"initialize\"");
+                let task = async move { bridge.post(out.line, &out.headers).await };
+                if handshake {
+                    task.await;
+                } else {
+                    tokio::spawn(task);
+                }
+            }
+            for (_, b) in bridges {
+                b.end_session(&[]).await;
+            }
+        });
+        return run_service(
+            listener,
+            addr,
+            cap,
+            proxy,
+            options,
+            engine,
+            to_proxy,
+            writer,
+            stop_writer,
+            read_half,
+            None,
+            shutdown,
+            on_ready,
+        )
+        .await;
+    }
     let mut child = tokio::process::Command::new(&proxy.command)
         .args(&proxy.args)
         .stdin(std::process::Stdio::piped())
@@ -232,7 +316,7 @@ pub async fn serve(
         return Err(Error::new("the child's stdio pipes are missing"));
     };
 
-    let (to_proxy, mut outbox) = mpsc::channel::<Vec<u8>>(256);
+    let (to_proxy, mut outbox) = mpsc::channel::<Out>(256);
     // Stops the writer at shutdown even while connections still hold senders.
     let (stop_writer, mut stopped) = tokio::sync::oneshot::channel::<()>();
     let writer = tokio::spawn(async move {
@@ -244,7 +328,12 @@ pub async fn serve(
                 },
                 _ = &mut stopped => break,
             };
-            if our_out.write_all(&bytes).await.is_err() {
+            if bytes.end {
+                continue;
+            }
+            let mut line = bytes.line.into_bytes();
+            line.push(b'\n');
+            if our_out.write_all(&line).await.is_err() {
                 break;
             }
             let _ = our_out.flush().await;
@@ -253,6 +342,41 @@ pub async fn serve(
         let _ = our_out.shutdown().await;
         drop(our_out);
     });
+    run_service(
+        listener,
+        addr,
+        cap,
+        proxy,
+        options,
+        engine,
+        to_proxy,
+        writer,
+        stop_writer,
+        our_in,
+        Some(child),
+        shutdown,
+        on_ready,
+    )
+    .await
+}
+
+/// Serves HTTP with the server reached through `to_proxy` (lines out) and `from_server` (lines back).
+#[allow(clippy::too_many_arguments)]
+async fn run_service(
+    listener: TcpListener,
+    addr: SocketAddr,
+    cap: usize,
+    proxy: ProxyOptions,
+    options: ListenOptions,
+    engine: Engine,
+    to_proxy: mpsc::Sender<Out>,
+    writer: tokio::task::JoinHandle<()>,
+    stop_writer: tokio::sync::oneshot::Sender<()>,
+    from_server: impl tokio::io::AsyncRead + Unpin + Send + 'static,
+    mut child: Option<tokio::process::Child>,
+    shutdown: impl std::future::Future<Output = ()>,
+    on_ready: impl FnOnce(SocketAddr),
+) -> Result<ProxyExit, Error> {
     let shared = Arc::new(Shared {
         options,
         state: Mutex::new(State::default()),
@@ -264,7 +388,7 @@ pub async fn serve(
         orphaned: Default::default(),
         metrics: Arc::new(Metrics::default()),
     });
-    let reader = tokio::spawn(route_from_child(shared.clone(), our_in, cap));
+    let reader = tokio::spawn(route_from_child(shared.clone(), from_server, cap));
     on_ready(addr);
 
     let http = hyper::server::conn::http1::Builder::new();
@@ -309,12 +433,15 @@ pub async fn serve(
     let _ = stop_writer.send(());
     let grace = proxy.shutdown_grace;
     let _ = tokio::time::timeout(grace, writer).await;
-    let child_status = match tokio::time::timeout(grace, child.wait()).await {
-        Ok(s) => s.ok(),
-        Err(_) => {
-            let _ = child.start_kill();
-            child.wait().await.ok()
-        }
+    let child_status = match &mut child {
+        None => None,
+        Some(child) => match tokio::time::timeout(grace, child.wait()).await {
+            Ok(s) => s.ok(),
+            Err(_) => {
+                let _ = child.start_kill();
+                child.wait().await.ok()
+            }
+        },
     };
     reader.abort();
     Ok(ProxyExit { child_status, client_closed: !child_ended, orphaned_requests: orphaned, stats })
@@ -333,6 +460,19 @@ fn full(status: StatusCode, content_type: Option<&'static str>, body: impl Into<
 
 fn rpc_error(status: StatusCode, id: Option<&str>, code: i64, message: &str) -> Response<Body> {
     full(status, Some("application/json"), jsonrpc_error(id, code, message))
+}
+
+/// The client's credentials, for a remote server.
+fn passed(req: &Request<Incoming>) -> Headers {
+    let mut out = Vec::new();
+    for name in PASSED_HEADERS {
+        for v in req.headers().get_all(name) {
+            let mut v = v.clone();
+            v.set_sensitive(true);
+            out.push((http::HeaderName::from_static(name), v));
+        }
+    }
+    out
 }
 
 fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
@@ -371,6 +511,10 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
                 );
             };
             let removed = shared.state.lock().map(|mut s| s.sessions.remove(id).is_some()).unwrap_or(false);
+            if removed {
+                let out = Out { line: String::new(), session: Some(id.to_string()), headers: passed(&req), end: true };
+                let _ = shared.to_proxy.send(out).await;
+            }
             // (Requests of the session still in flight are answered; nothing else is sent to it.)
             if removed {
                 full(StatusCode::OK, None, Bytes::new())
@@ -431,6 +575,8 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let session = header(&req, SESSION_HEADER).map(str::to_string);
     let method_header = header(&req, super::METHOD_HEADER).map(str::to_string);
     let name_header = header(&req, super::NAME_HEADER).map(str::to_string);
+    let creds = if shared.options.upstream.is_some() { passed(&req) } else { Vec::new() };
+    let remote = shared.options.upstream.is_some();
     let engine_session = match &session {
         Some(s) => match shared.state.lock().ok().and_then(|st| st.sessions.get(s).map(|e| e.0.clone())) {
             Some(es) => es,
@@ -467,18 +613,18 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     if msg.is_notification() {
         let method = msg.method.as_deref().unwrap_or("");
         let forward = match method {
-            "notifications/initialized" => {
+            "notifications/initialized" if !remote => {
                 let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
                 !std::mem::replace(&mut state.initialized_sent, true)
             }
             "notifications/cancelled" => {
-                cancel(&shared, session.as_deref(), msg.params).await;
+                cancel(&shared, session.as_deref(), msg.params, &creds).await;
                 false
             }
             _ => true,
         };
         if forward {
-            shared.send_line(text.trim().to_string()).await;
+            shared.send_line(text.trim().to_string(), session.as_deref(), &creds).await;
         }
         return full(StatusCode::ACCEPTED, None, Bytes::new());
     }
@@ -525,7 +671,8 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let _init_guard;
     if method == "initialize" {
         _init_guard = shared.init_lock.lock().await;
-        let cached = shared.state.lock().ok().and_then(|s| s.init_result.clone());
+        // A remote server opens a session of its own for each HTTP session.
+        let cached = if remote { None } else { shared.state.lock().ok().and_then(|s| s.init_result.clone()) };
         let sid = super::random_id();
         let es = Arc::new(Session::new());
         if let Ok(mut state) = shared.state.lock() {
@@ -579,7 +726,8 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         shared.pending.insert(ticket);
     }
     if let Some(forward) = step.forward {
-        if !shared.send_line(forward.into_owned()).await {
+        let target = new_session.as_ref().map(|(s, _)| s.as_str()).or(session.as_deref());
+        if !shared.send_line(forward.into_owned(), target, &creds).await {
             forget(&shared, n);
             return rpc_error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), -32000, "the MCP server is gone");
         }
@@ -595,7 +743,8 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         // Wait for the response (notifications are dropped in JSON mode).
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
-        let mut guard = CancelOnDrop { shared: shared.clone(), n, armed: true };
+        let mut guard =
+            CancelOnDrop { shared: shared.clone(), n, armed: true, session: sid.clone(), headers: creds.clone() };
         loop {
             tokio::select! {
                 r = rx.recv() => match r {
@@ -623,8 +772,9 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     // SSE: notifications as they come, then the response.
     let (out, body_rx) = mpsc::channel::<Bytes>(64);
     let shared2 = shared.clone();
+    let (sid2, creds2) = (sid.clone(), creds.clone());
     tokio::spawn(async move {
-        let mut guard = CancelOnDrop { shared: shared2.clone(), n, armed: true };
+        let mut guard = CancelOnDrop { shared: shared2.clone(), n, armed: true, session: sid2, headers: creds2 };
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
         loop {
@@ -690,6 +840,8 @@ struct CancelOnDrop {
     shared: Arc<Shared>,
     n: u64,
     armed: bool,
+    session: Option<String>,
+    headers: Headers,
 }
 
 impl Drop for CancelOnDrop {
@@ -698,10 +850,12 @@ impl Drop for CancelOnDrop {
         self.shared.pending.cancel(&self.n.to_string());
         if self.armed && was_waiting {
             let line = format!(
-                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{},\"reason\":\"the HTTP client went away\"}}}}\n",
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{},\"reason\":\"the HTTP client went away\"}}}}",
                 self.n
             );
-            let _ = self.shared.to_proxy.try_send(line.into_bytes());
+            let out =
+                Out { line, session: self.session.take(), headers: std::mem::take(&mut self.headers), end: false };
+            let _ = self.shared.to_proxy.try_send(out);
         }
     }
 }
@@ -711,7 +865,7 @@ fn forget(shared: &Shared, n: u64) -> bool {
 }
 
 /// A client's `notifications/cancelled`: the request it names, under the proxy's id.
-async fn cancel(shared: &Shared, session: Option<&str>, params: Option<&serde_json::value::RawValue>) {
+async fn cancel(shared: &Shared, session: Option<&str>, params: Option<&serde_json::value::RawValue>, creds: &Headers) {
     #[derive(serde::Deserialize)]
     struct Params<'a> {
         #[serde(rename = "requestId", borrow)]
@@ -730,7 +884,7 @@ async fn cancel(shared: &Shared, session: Option<&str>, params: Option<&serde_js
         shared.pending.cancel(&n.to_string());
         let line =
             format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{n}}}}}");
-        shared.send_line(line).await;
+        shared.send_line(line, session, creds).await;
     }
 }
 
@@ -824,7 +978,7 @@ async fn route_one(shared: &Shared, text: &str) {
         // The child asks the client something: no HTTP client is asked on its behalf.
         let id = msg.id.map(|i| i.get()).unwrap_or("null");
         let line = jsonrpc_error(Some(id), -32601, "stc mcp-proxy --listen does not forward server-to-client requests");
-        shared.send_line(line).await;
+        shared.send_line(line, None, &Vec::new()).await;
         return;
     }
     // A notification: about a request (progress) or for everyone.

@@ -85,7 +85,7 @@ pub fn check(options: &UpstreamOptions) -> Result<rustls::ClientConfig, Error> {
     stc_http::tls::client_config(options.ca.as_deref()).map_err(Error::new)
 }
 
-struct Bridge {
+pub(crate) struct Bridge {
     client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
     options: UpstreamOptions,
     session: Mutex<Option<HeaderValue>>,
@@ -126,7 +126,7 @@ async fn bridge(
         }
     });
     let cap = options.max_message_bytes;
-    let bridge = Arc::new(Bridge { client, options, session: Mutex::new(None), version: Mutex::new(None), out });
+    let bridge = Bridge::new(client, options, out);
     let mut reader = LineReader::new(input, cap);
     let mut tasks = tokio::task::JoinSet::new();
     // `initialize` and the first messages go in order; requests then run concurrently.
@@ -142,9 +142,9 @@ async fn bridge(
                 let handshake = text.contains("\"initialize\"");
                 let b = bridge.clone();
                 if handshake {
-                    b.post(text).await;
+                    b.post(text, &[]).await;
                 } else {
-                    tasks.spawn(async move { b.post(text).await });
+                    tasks.spawn(async move { b.post(text, &[]).await });
                 }
                 while tasks.try_join_next().is_some() {}
             }
@@ -157,23 +157,45 @@ async fn bridge(
         }
     }
     while tasks.join_next().await.is_some() {}
-    let session = bridge.session.lock().ok().and_then(|s| s.clone());
-    if let Some(session) = session {
-        let mut req = Request::builder().method(Method::DELETE).uri(bridge.options.url.clone());
-        for (n, v) in &bridge.options.headers {
-            req = req.header(n, v);
-        }
-        if let Ok(req) = req.header(SESSION_HEADER, session).body(Full::new(Bytes::new())) {
-            let _ = tokio::time::timeout(Duration::from_secs(2), bridge.client.request(req)).await;
-        }
-    }
+    bridge.end_session(&[]).await;
     let out = bridge.out.clone();
     drop(bridge);
     drop(out);
     let _ = writer.await;
 }
 
+/// The HTTP client of a bridge: this TLS setup, HTTP/1.1.
+pub(crate) fn http_client(
+    tls: rustls::ClientConfig,
+    connect_timeout: Duration,
+) -> Client<HttpsConnector<HttpConnector>, Full<Bytes>> {
+    Client::builder(TokioExecutor::new()).build(stc_http::tls::connector(tls, connect_timeout))
+}
+
 impl Bridge {
+    /// A bridge (one upstream session) writing what comes back, as lines, to `out`.
+    pub(crate) fn new(
+        client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+        options: UpstreamOptions,
+        out: mpsc::Sender<Vec<u8>>,
+    ) -> Arc<Bridge> {
+        Arc::new(Bridge { client, options, session: Mutex::new(None), version: Mutex::new(None), out })
+    }
+
+    /// Ends the upstream session, if one was opened (`DELETE`, best effort, 2 s).
+    pub(crate) async fn end_session(&self, extra: &[(HeaderName, HeaderValue)]) {
+        let session = self.session.lock().ok().and_then(|s| s.clone());
+        if let Some(session) = session {
+            let mut req = Request::builder().method(Method::DELETE).uri(self.options.url.clone());
+            for (n, v) in self.options.headers.iter().chain(extra) {
+                req = req.header(n, v);
+            }
+            if let Ok(req) = req.header(SESSION_HEADER, session).body(Full::new(Bytes::new())) {
+                let _ = tokio::time::timeout(Duration::from_secs(2), self.client.request(req)).await;
+            }
+        }
+    }
+
     async fn emit(&self, json: &str) {
         let mut line = if json.contains('\n') {
             // Pretty JSON from the server: one line for the stdio side.
@@ -193,8 +215,8 @@ impl Bridge {
         }
     }
 
-    /// POSTs one message and writes what comes back.
-    async fn post(&self, text: String) {
+    /// POSTs one message (with `extra` headers besides the configured ones) and writes what comes back.
+    pub(crate) async fn post(&self, text: String, extra: &[(HeaderName, HeaderValue)]) {
         let Ok(msg) = serde_json::from_str::<Msg>(&text) else {
             eprintln!("stc mcp-proxy: a line from the client is not a JSON-RPC message; not sent upstream");
             return;
@@ -206,7 +228,7 @@ impl Bridge {
             .uri(self.options.url.clone())
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
-        for (n, v) in &self.options.headers {
+        for (n, v) in self.options.headers.iter().chain(extra) {
             req = req.header(n, v);
         }
         if let Some(s) = self.session.lock().ok().and_then(|s| s.clone()) {
