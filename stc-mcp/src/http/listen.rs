@@ -936,7 +936,12 @@ async fn answer(shared: &Shared, n: u64, make: impl FnOnce(&Waiting) -> String) 
     let waiting = shared.state.lock().ok().and_then(|mut s| s.waiting.remove(&n));
     if let Some(w) = waiting {
         let line = make(&w);
-        let _ = w.tx.send(Reply::Done(line)).await;
+        // Never wait on one slow client here: this task routes for everyone.
+        if let Err(mpsc::error::TrySendError::Full(reply)) = w.tx.try_send(Reply::Done(line)) {
+            tokio::spawn(async move {
+                let _ = w.tx.send(reply).await;
+            });
+        }
     }
 }
 
@@ -999,7 +1004,8 @@ async fn route_one(shared: &Shared, text: &str) {
             if let Some((tx, original)) = target {
                 let offset = token.get().as_ptr() as usize - text.as_ptr() as usize;
                 let line = format!("{}{}{}", &text[..offset], original, &text[offset + token.get().len()..]);
-                let _ = tx.send(Reply::Note(line)).await;
+                // A client that does not keep up loses progress notifications, not the response.
+                let _ = tx.try_send(Reply::Note(line));
             }
             return;
         }
