@@ -77,9 +77,14 @@ fn listen_with(args: &[String]) -> (Proc, String) {
 
 /// The 2.x server served with Streamable HTTP (uvicorn); its endpoint.
 fn http_server() -> (Proc, String) {
+    served(&["--http"], "http")
+}
+
+/// The fixture server started with `args`, its endpoint with `scheme`.
+fn served(args: &[&str], scheme: &str) -> (Proc, String) {
     let mut child = Command::new(python2())
         .arg(fixture("http_server.py"))
-        .arg("--http")
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -94,7 +99,7 @@ fn http_server() -> (Proc, String) {
         assert!(Instant::now() < deadline, "the server did not start");
         std::thread::sleep(Duration::from_millis(100));
     }
-    (Proc(child), format!("http://127.0.0.1:{port}/mcp"))
+    (Proc(child), format!("{scheme}://127.0.0.1:{port}/mcp"))
 }
 
 /// Runs `http_client.py ARGS` (bounded to 60 s); its steps by name, and its stderr.
@@ -400,4 +405,72 @@ fn listen_with_upstream_serves_http_clients_from_a_remote_server_with_their_cred
         let v: Value = serde_json::from_str(&b).unwrap();
         assert_eq!(v["result"]["content"][0]["text"], "Bearer per-client-secret", "{b}");
     });
+}
+
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("openssl").current_dir(dir).args(args).output().expect("openssl runs");
+    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn upstream_over_https_trusts_the_ca_flag_and_refuses_an_unknown_issuer() {
+    // A CA and a certificate for 127.0.0.1 that it signs, made with openssl.
+    let dir = std::env::temp_dir().join(format!("stc-mcp-https-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend(["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=stc test CA"]);
+    openssl(&dir, &ca);
+    let mut csr = vec!["req"];
+    csr.extend(ec);
+    csr.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]);
+    openssl(&dir, &csr);
+    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(
+        &dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+        ],
+    );
+    let (cert, key) = (dir.join("server.pem"), dir.join("server.key"));
+    let (_server, url) = served(&["--https", cert.to_str().unwrap(), key.to_str().unwrap()], "https");
+    let stc = env!("CARGO_BIN_EXE_stc");
+    let ca = dir.join("ca.pem");
+    let args = strings(&[
+        "sdk2-stdio",
+        "legacy",
+        "table",
+        "--",
+        stc,
+        "mcp-proxy",
+        "--upstream",
+        &url,
+        "--upstream-ca",
+        ca.to_str().unwrap(),
+    ]);
+    let (steps, err) = client(python2(), &args);
+    assert!(!steps.contains_key("session"), "{steps:?} {err}");
+    assert_stc_table(&steps["table"], 30);
+    // Without the CA: the handshake fails with a JSON-RPC error that says why.
+    let (steps, _) =
+        client(python2(), &strings(&["sdk2-stdio", "legacy", "table", "--", stc, "mcp-proxy", "--upstream", &url]));
+    let error = steps["session"]["error"].as_str().unwrap_or_else(|| panic!("{steps:?}"));
+    assert!(error.contains("TLS with the upstream failed: invalid peer certificate: UnknownIssuer"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
