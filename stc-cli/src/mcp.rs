@@ -31,6 +31,10 @@ pub struct McpArgs {
     max_message_bytes: usize,
     #[command(flatten)]
     store: McpStoreArgs,
+    /// STC version the tools write, read and measure when a call gives none: 2 (column groups,
+    /// absent cells `~`, keyed tables; the instructions explain them), or 1.
+    #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
+    stc_version: Version,
 }
 
 /// Which store a stash store option names.
@@ -115,10 +119,10 @@ pub struct McpProxyArgs {
     /// How the gate counts tokens.
     #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate)]
     tokenizer: TokenizerArg,
-    /// STC version of the re-encoded text blocks: 1, or 2 (column groups, absent cells `~`,
-    /// keyed tables; the primer added to the instructions then explains them). Needs a client
-    /// model that reads what the primer says; budgets are measured in this version.
-    #[arg(long, default_value = "1", value_parser = parse_version, value_name = "VERSION")]
+    /// STC version of the re-encoded text blocks: 2 (column groups, absent cells `~`, keyed
+    /// tables; the primer added to the instructions explains them), or 1. Budgets are measured
+    /// in this version.
+    #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
     stc_version: Version,
     /// What to do with `structuredContent`: `auto` drops it, and carries its data as STC text,
     /// for hosts that show the model only `structuredContent` (Claude Code, VS Code: by the
@@ -126,6 +130,10 @@ pub struct McpProxyArgs {
     /// never touches it. Where it is dropped, `tools/list` loses the tools' `outputSchema`.
     #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(["auto", "keep", "text"]).map(|s| s.parse::<Structured>().expect("checked")), value_name = "POLICY")]
     structured: Structured,
+    /// Merge a result of several JSON text blocks (the Python SDK sends a list as one block per
+    /// element) into one block holding their array, where that takes fewer tokens: true or false.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    merge_blocks: bool,
     /// Where the gate keeps JSON, leave the text exactly as the server wrote it
     /// (default: send the gate's minified JSON).
     #[arg(long)]
@@ -149,6 +157,13 @@ pub struct McpProxyArgs {
     /// Deepest nesting of arrays and objects parsed in a text block.
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
+    /// Append the savings ledger to FILE as JSON lines: one per tool call (tool, tokens in and
+    /// out in the --tokenizer's count, blocks rewritten, truncations, retrieves), a summary at exit.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+    /// No one-line ledger summary on stderr at exit.
+    #[arg(long)]
+    quiet: bool,
     /// Messages (lines) longer than this are forwarded in parts without being inspected.
     #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
     max_message_bytes: usize,
@@ -180,6 +195,7 @@ pub fn run_server(args: McpArgs) -> ExitCode {
         limits: Limits::default().max_depth(args.max_depth),
         max_message_bytes: args.max_message_bytes,
         stash: Some(stash),
+        version: args.stc_version,
     };
     match stc_mcp::serve_stdio(options) {
         Ok(()) => ExitCode::SUCCESS,
@@ -224,6 +240,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         gate: GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into()),
         limits: Limits::default().max_depth(args.max_depth),
         keep_json_text: args.keep_json_text,
+        merge_blocks: args.merge_blocks,
         version: args.stc_version,
     };
     if args.budget.is_some() || args.truncate_arrays_at.is_some() {
@@ -256,8 +273,13 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
     options.engine.exclude_tools = args.exclude_tools;
     options.max_message_bytes = args.max_message_bytes;
     options.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
+    options.stats_file = args.stats;
+    let quiet = args.quiet;
     match crate::mcp_http::run(&http, options) {
         Ok(exit) => {
+            if !quiet {
+                eprintln!("{}", exit.ledger.summary());
+            }
             let failed = exit.child_status.is_some_and(|s| !s.success());
             if exit.orphaned_requests > 0 || (failed && !exit.client_closed) {
                 let status = exit.child_status.map_or_else(|| "unknown status".to_string(), |s| s.to_string());

@@ -94,9 +94,10 @@ fn only_text(result: &CallToolResult) -> String {
     t[0].clone()
 }
 
-/// Minified JSON of a JSON (or STC) text, with its exact number lexemes.
+/// Minified JSON of a JSON (or STC, version 1 or 2) text, with its exact number lexemes.
 fn canonical(text: &str) -> String {
-    stc_core::decode(text).unwrap_or_else(|e| panic!("not STC: {e}: {text:.200}"))
+    stc_core::decode_with(text, &stc_core::DecodeOptions::default().version(stc_core::Version::V2))
+        .unwrap_or_else(|e| panic!("not STC: {e}: {text:.200}"))
 }
 
 // ---------------------------------------------------------------- stc mcp
@@ -147,7 +148,7 @@ async fn server_tools_return_structured_content_and_a_text_block() {
     let r = call(&client, "stc_encode", json!({"json": table})).await;
     assert_eq!(r.is_error, Some(false));
     let stc = only_text(&r);
-    assert!(stc.starts_with("[30]{id,name,score,big}:0,\"user0\",0.50,1e3/"), "{stc}");
+    assert!(stc.starts_with("[30]{id,name,score,big}:0,"), "{stc}");
     let s = r.structured_content.clone().expect("structured");
     assert_eq!(s["text"], stc.as_str());
     assert_eq!(s["chosen"], "stc");
@@ -351,7 +352,8 @@ async fn proxy_gives_stc_that_decodes_to_the_original_and_leaves_everything_else
     // The primer is appended to the server's own instructions.
     let own = direct.peer_info().unwrap().instructions.clone().unwrap();
     let via = proxied.peer_info().unwrap().instructions.clone().unwrap();
-    assert_eq!(via, format!("{own}\n\n{}", stc_mcp::STC_PRIMER));
+    // Version 2 by default: its primer.
+    assert_eq!(via, format!("{own}\n\n{}", stc_mcp::STC_PRIMER_V2));
     // The tool list passes through unchanged.
     let tools_direct = within("tools/list", direct.list_all_tools()).await.unwrap();
     let tools_via = within("tools/list", proxied.list_all_tools()).await.unwrap();
@@ -590,7 +592,7 @@ fn proxy_framing_passthrough_batches_ids_and_oversize_lines() {
     echo(&mut raw, r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{}}"#);
     let back = echo(&mut raw, r#"{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-06-18"}}"#);
     let v: Value = serde_json::from_str(&back).unwrap();
-    assert_eq!(v["result"]["instructions"], stc_mcp::STC_PRIMER);
+    assert_eq!(v["result"]["instructions"], stc_mcp::STC_PRIMER_V2);
     assert_eq!(v["result"]["protocolVersion"], "2025-06-18");
 
     raw.close_stdin();

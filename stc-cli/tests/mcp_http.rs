@@ -288,6 +288,8 @@ async fn listen_answers_hostile_http_with_clear_errors_and_keeps_serving() {
     assert!(metrics.contains("stc_mcp_proxy_tool_calls_total{tool=\"big\"} 1"), "{metrics}");
     assert!(metrics.contains("# TYPE stc_mcp_proxy_request_seconds histogram"), "{metrics}");
     assert!(metrics.contains("stc_mcp_proxy_rewritten_blocks 3"), "{metrics}");
+    assert!(metrics.contains("stc_mcp_proxy_ledger_calls{tool=\"table\"} 3"), "{metrics}");
+    assert!(metrics.contains("stc_mcp_proxy_ledger_tokens_out{tool=\"table\"}"), "{metrics}");
     // DELETE ends the session; it is unknown afterwards.
     let r = reqwest::Client::new().delete(&url).header("mcp-session-id", &session).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 200);

@@ -76,6 +76,11 @@ impl Drop for TempDir {
 
 /// Runs the SDK client in `python` with `spec`; returns what it printed.
 fn client(python: &str, spec: Value) -> Value {
+    client_and_stderr(python, spec).0
+}
+
+/// [`client`], and the client's stderr (where the SDK passes the server's).
+fn client_and_stderr(python: &str, spec: Value) -> (Value, String) {
     let mut child = Command::new(python)
         .arg(fixture("sdk_client.py"))
         .arg(spec.to_string())
@@ -109,7 +114,8 @@ fn client(python: &str, spec: Value) -> Value {
     };
     let (stdout, stderr) = (reader.join().unwrap(), err_reader.join().unwrap());
     assert!(status.success(), "the SDK client failed ({status}): {}\n{spec}", tail(&stderr));
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("client output is not JSON ({e}): {stdout}"))
+    let v = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("client output is not JSON ({e}): {stdout}"));
+    (v, stderr)
 }
 
 fn tail(text: &str) -> &str {
@@ -180,8 +186,11 @@ fn sdk2_client_in_auto_and_legacy_mode_gets_the_primer_and_stc_from_an_sdk2_serv
         assert!(text.starts_with("{count:30,items[30]{id,name,email,score,active}:"), "{mode}: {text}");
         assert!(has_marker(block), "{mode}: {block}");
         assert_eq!(value(text), obj["structuredContent"], "{mode}");
-        // Per-element blocks of a list result are each re-encoded or left as they are, never merged here.
-        assert_eq!(step(&r, 2)["content"].as_array().unwrap().len(), 3, "{mode}");
+        // A list result's per-element blocks become one block of their array.
+        let rows = step(&r, 2);
+        assert_eq!(rows["content"].as_array().unwrap().len(), 1, "{mode}: {rows}");
+        assert_eq!(rows["content"][0]["_meta"]["dev.stc/mergedBlocks"], 3, "{mode}");
+        assert_eq!(value(rows["texts"][0].as_str().unwrap()), rows["structuredContent"]["result"], "{mode}");
     }
 }
 
@@ -350,4 +359,100 @@ fn stc_mcp_answers_the_sdk2_client_in_both_modes() {
         let text = step(&r, 1)["texts"][0].as_str().unwrap();
         assert!(text.starts_with("[20]{id,name}:"), "{mode}: {text}");
     }
+}
+
+/// The ledger: per tool, calls and o200k tokens in and out, truncations and
+/// retrieves, as JSON lines in the --stats file and one line on stderr.
+#[test]
+fn the_ledger_counts_per_tool_in_the_stats_file_and_on_stderr() {
+    let dir = TempDir::new("ledger");
+    let stats = dir.path("stats.jsonl");
+    let options = ["--tokenizer", "o200k_base", "--stats", stats.as_str(), "--budget", "300", "--store", "memory"];
+    let spec = json!({
+        "command": proxied(&options, &server2()), "name": "claude-code",
+        "steps": [["list"], ["call", "obj", {"n": 40}], ["call", "rows", {"n": 3}], ["call", "obj", {"n": 200}]]
+    });
+    let (r, stderr) = client_and_stderr(&python2(), spec);
+    // The third call is cut by the budget.
+    let cut = step(&r, 3)["texts"][0].as_str().unwrap().to_string();
+    assert!(cut.contains("stc_stash"), "{cut}");
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&stats).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let calls: Vec<&Value> = lines.iter().filter(|l| l["event"] == "call").collect();
+    assert_eq!(calls.len(), 3, "{lines:?}");
+    assert!(calls.iter().all(|c| c["tokenizer"] == "o200k_base"));
+    let first = calls[0];
+    assert_eq!(first["tool"], "obj");
+    // tokens_in: the text block and structuredContent the server sent; out: the one STC block.
+    let direct =
+        client(&python2(), json!({"command": server2(), "name": "claude-code", "steps": [["call", "obj", {"n": 40}]]}));
+    let d = step(&direct, 0);
+    let expected_in =
+        o200k(d["texts"][0].as_str().unwrap()) + o200k(&serde_json::to_string(&d["structuredContent"]).unwrap());
+    let in_tokens = first["tokens_in"].as_u64().unwrap() as usize;
+    // structuredContent as the server wrote it and as the client re-serialized it may differ in spacing/key order.
+    assert!(in_tokens.abs_diff(expected_in) * 20 < expected_in, "{in_tokens} against {expected_in}");
+    assert_eq!(first["tokens_out"].as_u64().unwrap() as usize, o200k(step(&r, 1)["texts"][0].as_str().unwrap()));
+    assert_eq!(calls[2]["truncations"], 1);
+    let summary = &lines.last().unwrap()["ledger"];
+    assert_eq!(summary["tools"]["obj"]["calls"], 2);
+    assert_eq!(summary["tools"]["rows"]["calls"], 1);
+    assert_eq!(summary["total"]["calls"], 3);
+    assert!(summary["total"]["tokens_out"].as_u64() < summary["total"]["tokens_in"].as_u64());
+    assert!(stderr.contains("stc mcp-proxy: 3 tool calls, "), "{}", tail(&stderr));
+}
+
+/// The Python SDK sends a `list[dict]` (or a list of models) as one text
+/// block per element; through the proxy they become one block holding the
+/// array (a table), in fewer o200k tokens than the blocks one by one.
+#[test]
+fn list_results_of_many_json_blocks_become_one_stc_array() {
+    let steps = json!([["call", "rows", {"n": 40}], ["call", "typed", {"n": 40}]]);
+    let merged = client(&python2(), json!({"command": proxied(&[], &server2()), "steps": steps}));
+    let apart =
+        client(&python2(), json!({"command": proxied(&["--merge-blocks", "false"], &server2()), "steps": steps}));
+    let direct = client(&python2(), json!({"command": server2(), "steps": steps}));
+    let d_texts = |i: usize| -> Vec<String> {
+        step(&direct, i)["texts"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect()
+    };
+    for i in 0..2 {
+        let (m, a) = (step(&merged, i), step(&apart, i));
+        assert_eq!(a["texts"].as_array().unwrap().len(), 40);
+        assert_eq!(m["texts"].as_array().unwrap().len(), 1, "{m}");
+        let block = &m["content"][0];
+        assert_eq!(block["_meta"]["dev.stc/mergedBlocks"], 40);
+        assert!(has_marker(block));
+        let text = block["text"].as_str().unwrap();
+        assert!(text.starts_with("[40]{"), "{text}");
+        // Element i is block i, and the data is the structured content's.
+        assert_eq!(value(text), m["structuredContent"]["result"]);
+        let one_by_one: usize = a["texts"].as_array().unwrap().iter().map(|t| o200k(t.as_str().unwrap())).sum();
+        let direct: usize = d_texts(i).iter().map(|t| o200k(t)).sum();
+        eprintln!("list result {i}: o200k direct {direct}, blocks one by one {one_by_one}, merged {}", o200k(text));
+        assert!(o200k(text) * 10 < one_by_one * 8, "{} against {one_by_one}", o200k(text));
+    }
+}
+
+/// 2026-07-28's multi-round `tools/call`: the server's `input_required`
+/// result reaches the client byte for byte (checked on both sides of the
+/// proxy with `tee`), the client retries with the request state, and the
+/// final result comes back as STC.
+#[test]
+fn input_required_results_pass_untouched_and_the_final_result_is_stc() {
+    let dir = TempDir::new("input-required");
+    let (server_log, client_log) = (dir.path("server.out"), dir.path("client.out"));
+    let inner = format!("'{}' '{}' | tee '{server_log}'", python2(), fixture("fixture_server2.py"));
+    let outer = format!("'{}' mcp-proxy --quiet -- sh -c \"{inner}\" | tee '{client_log}'", stc());
+    let spec = json!({"command": ["sh", "-c", outer], "mode": "auto", "steps": [["call", "later", {"n": 30}]]});
+    let r = client(&python2(), spec);
+    let text = step(&r, 0)["texts"][0].as_str().unwrap();
+    assert!(text.starts_with("{count:30,items[30]{"), "{text}");
+    let interim = |log: &str| -> String {
+        let all = std::fs::read_to_string(log).unwrap();
+        all.lines()
+            .find(|l| l.contains("\"input_required\""))
+            .unwrap_or_else(|| panic!("no input_required in {all}"))
+            .to_string()
+    };
+    assert_eq!(interim(&server_log), interim(&client_log));
 }

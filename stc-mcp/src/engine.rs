@@ -66,6 +66,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -197,11 +198,18 @@ struct Stash {
 }
 
 /// The proxy's per-message logic (see the [module documentation](self)).
-#[derive(Debug)]
 pub struct Engine {
     options: EngineOptions,
     stash: Option<Stash>,
     stats: Mutex<RewriteStats>,
+    ledger: Mutex<std::collections::BTreeMap<String, ToolCounts>>,
+    stats_sink: Mutex<Option<Box<dyn std::io::Write + Send>>>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("options", &self.options).field("stash", &self.stash).finish_non_exhaustive()
+    }
 }
 
 /// Who the client is, as it said in `initialize` (`params.clientInfo`) or in
@@ -540,7 +548,7 @@ impl Engine {
             }
             None => None,
         };
-        Ok(Engine { options, stash, stats: Mutex::default() })
+        Ok(Engine { options, stash, stats: Mutex::default(), ledger: Mutex::default(), stats_sink: Mutex::new(None) })
     }
 
     /// The settings.
@@ -641,6 +649,7 @@ impl Engine {
                 if let (Some(stash), Some(name)) = (&self.stash, tool.as_deref()) {
                     if name == stash.tool.as_str() && !session.collided.load(Ordering::SeqCst) {
                         let modern = params.meta.as_ref().is_some_and(|m| m.protocol.is_some());
+                        self.add(name, &ToolCounts { calls: 1, retrieves: 1, ..ToolCounts::default() });
                         return Seen::Local(self.retrieve(session, id, params.arguments, modern));
                     }
                 }
@@ -728,40 +737,26 @@ impl Engine {
         match ticket.kind {
             Kind::Discover => rewrite::add_instructions_in(message, crate::primer(self.options.rewrite.version)),
             Kind::Encode => {
-                if result.is_error == Some(true) || result.retrieved() {
-                    return None;
-                }
-                // `input_required` (2026-07-28) and other interim results are not tool output.
-                if result.result_type.as_deref().is_some_and(|t| t != "complete") {
-                    return None;
-                }
-                let truncation = match &self.stash {
-                    Some(s) if session.armed.load(Ordering::SeqCst) && !session.collided.load(Ordering::SeqCst) => {
-                        Some(Truncation { store: s.store.as_ref(), options: &s.truncate })
+                let tokens_in = self.result_tokens(&result);
+                let done = self.encode_result(session, &ticket, message, result);
+                let (new, stats) = match done {
+                    Some((new, stats)) => (Some(new), stats),
+                    None => (None, RewriteStats::default()),
+                };
+                let tokens_out = match &new {
+                    // Blocks replaced one by one: the counts of the replaced texts tell.
+                    Some(_) if stats.tokens_before > 0 => {
+                        (tokens_in + stats.tokens_after as u64).saturating_sub(stats.tokens_before as u64)
                     }
-                    _ => None,
+                    // A rebuilt result (structured content or merged blocks): count it.
+                    Some(new) => serde_json::from_str::<ServerView>(new)
+                        .ok()
+                        .and_then(|v| v.result)
+                        .map_or(tokens_in, |r| self.result_tokens(&r)),
+                    None => tokens_in,
                 };
-                let options = &self.options.rewrite;
-                let (new, stats, keys) = if result.structured.is_some() && self.options.text_only(ticket.client()) {
-                    let mut out = None;
-                    let new = rewrite::map_result(message, |r| {
-                        let (new, s, k) = rewrite::text_for_structured(r, options, truncation)?;
-                        out = Some((s, k));
-                        Some(new)
-                    })?;
-                    let (s, k) = out?;
-                    (new, s, k)
-                } else {
-                    rewrite::rewrite_blocks(message, result.content?, options, truncation)?
-                };
-                if let Ok(mut s) = self.stats.lock() {
-                    s.blocks += stats.blocks;
-                    s.bytes_before += stats.bytes_before;
-                    s.bytes_after += stats.bytes_after;
-                    s.truncated += stats.truncated;
-                }
-                session.shown.add(keys);
-                Some(new)
+                self.record(&ticket, tokens_in, tokens_out, &stats);
+                new
             }
             Kind::ToolsList => {
                 let stripped = if self.options.text_only(ticket.client()) {
@@ -794,8 +789,214 @@ impl Engine {
                     AddTool::NotHere => stripped,
                 }
             }
-            Kind::Other => None,
+            Kind::Other => {
+                if ticket.method == "tools/call" {
+                    let tokens = self.result_tokens(&result);
+                    self.record(&ticket, tokens, tokens, &RewriteStats::default());
+                }
+                None
+            }
         }
+    }
+}
+
+impl Engine {
+    /// The rewrite of a `tools/call` result of an encoded tool, and what it changed.
+    fn encode_result(
+        &self,
+        session: &Session,
+        ticket: &Ticket,
+        message: &str,
+        result: ResultView<'_>,
+    ) -> Option<(String, RewriteStats)> {
+        if result.is_error == Some(true) || result.retrieved() {
+            return None;
+        }
+        // `input_required` (2026-07-28) and other interim results are not tool output.
+        if result.result_type.as_deref().is_some_and(|t| t != "complete") {
+            return None;
+        }
+        let truncation = match &self.stash {
+            Some(s) if session.armed.load(Ordering::SeqCst) && !session.collided.load(Ordering::SeqCst) => {
+                Some(Truncation { store: s.store.as_ref(), options: &s.truncate })
+            }
+            _ => None,
+        };
+        let options = &self.options.rewrite;
+        let (new, stats, keys) = if result.structured.is_some() && self.options.text_only(ticket.client()) {
+            let mut out = None;
+            let new = rewrite::map_result(message, |r| {
+                let (new, s, k) = rewrite::text_for_structured(r, options, truncation)?;
+                out = Some((s, k));
+                Some(new)
+            })?;
+            let (s, k) = out?;
+            (new, s, k)
+        } else {
+            let blocks = result.content?;
+            let merged = if options.merge_blocks && blocks.len() > 1 {
+                let mut out = None;
+                rewrite::map_result(message, |r| {
+                    let (new, s, k) = rewrite::merge_blocks(r, options, truncation)?;
+                    out = Some((s, k));
+                    Some(new)
+                })
+                .zip(out)
+            } else {
+                None
+            };
+            match merged {
+                Some((new, (s, k))) => (new, s, k),
+                None => rewrite::rewrite_blocks(message, blocks, options, truncation)?,
+            }
+        };
+        if let Ok(mut s) = self.stats.lock() {
+            s.blocks += stats.blocks;
+            s.bytes_before += stats.bytes_before;
+            s.bytes_after += stats.bytes_after;
+            s.truncated += stats.truncated;
+        }
+        session.shown.add(keys);
+        Some((new, stats))
+    }
+
+    /// Tokens of what a model may be shown of a tool result: its text
+    /// blocks' texts and its `structuredContent` (as JSON text), counted by
+    /// the gate's tokenizer ([`RewriteOptions::gate`]).
+    fn result_tokens(&self, result: &ResultView<'_>) -> u64 {
+        let count = |t: &str| self.options.rewrite.gate.tokenizer.count(t) as u64;
+        let mut n = 0;
+        for block in result.content.iter().flatten() {
+            if let Some(raw) = block.text_raw() {
+                if let Ok(text) = serde_json::from_str::<Cow<str>>(raw.get()) {
+                    n += count(&text);
+                }
+            }
+        }
+        n + result.structured.map_or(0, |s| count(s.get()))
+    }
+
+    /// Notes a settled `tools/call` in the ledger (and the stats file).
+    fn record(&self, ticket: &Ticket, tokens_in: u64, tokens_out: u64, stats: &RewriteStats) {
+        let tool = ticket.tool.clone().unwrap_or_default();
+        let delta = ToolCounts {
+            calls: 1,
+            tokens_in,
+            tokens_out,
+            blocks_rewritten: stats.blocks as u64,
+            truncations: stats.truncated as u64,
+            retrieves: 0,
+        };
+        self.add(&tool, &delta);
+    }
+
+    fn add(&self, tool: &str, delta: &ToolCounts) {
+        if let Ok(mut l) = self.ledger.lock() {
+            l.entry(tool.to_string()).or_default().add(delta);
+        }
+        if let Ok(mut sink) = self.stats_sink.lock() {
+            if let Some(w) = sink.as_mut() {
+                let line = serde_json::json!({
+                    "event": "call", "tool": tool, "tokenizer": self.options.rewrite.gate.tokenizer.name(),
+                    "tokens_in": delta.tokens_in, "tokens_out": delta.tokens_out,
+                    "blocks_rewritten": delta.blocks_rewritten, "truncations": delta.truncations,
+                    "retrieves": delta.retrieves,
+                });
+                let _ = writeln!(w, "{line}");
+                let _ = w.flush();
+            }
+        }
+    }
+
+    /// The ledger so far: per tool and in total.
+    pub fn ledger(&self) -> LedgerSnapshot {
+        let tools = self.ledger.lock().map(|l| l.clone()).unwrap_or_default();
+        let mut total = ToolCounts::default();
+        for c in tools.values() {
+            total.add(c);
+        }
+        LedgerSnapshot { tokenizer: self.options.rewrite.gate.tokenizer.name().to_string(), tools, total }
+    }
+
+    /// Writes one JSON line per settled `tools/call` (and retrieve) to `sink`
+    /// from now on (`stc mcp-proxy --stats FILE`).
+    pub fn set_stats_sink(&self, sink: Box<dyn std::io::Write + Send>) {
+        if let Ok(mut s) = self.stats_sink.lock() {
+            *s = Some(sink);
+        }
+    }
+
+    /// Writes the ledger as a last JSON line to the stats sink, if any.
+    pub fn finish_stats(&self) {
+        let snapshot = self.ledger();
+        if let Ok(mut sink) = self.stats_sink.lock() {
+            if let Some(w) = sink.as_mut() {
+                let line = serde_json::json!({"event": "summary", "ledger": snapshot});
+                let _ = writeln!(w, "{line}");
+                let _ = w.flush();
+            }
+        }
+    }
+}
+
+/// Counters of one tool in the [`LedgerSnapshot`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ToolCounts {
+    /// `tools/call` requests answered (by the server, or by the proxy for the retrieve tool).
+    pub calls: u64,
+    /// Tokens of the results as the server sent them (text blocks and
+    /// `structuredContent`), in [`LedgerSnapshot::tokenizer`].
+    pub tokens_in: u64,
+    /// Tokens of the results as the client got them.
+    pub tokens_out: u64,
+    /// Text blocks the proxy rewrote.
+    pub blocks_rewritten: u64,
+    /// Text blocks the stash cut (markers added).
+    pub truncations: u64,
+    /// Calls of the proxy's retrieve tool.
+    pub retrieves: u64,
+}
+
+impl ToolCounts {
+    fn add(&mut self, d: &ToolCounts) {
+        self.calls += d.calls;
+        self.tokens_in += d.tokens_in;
+        self.tokens_out += d.tokens_out;
+        self.blocks_rewritten += d.blocks_rewritten;
+        self.truncations += d.truncations;
+        self.retrieves += d.retrieves;
+    }
+}
+
+/// The savings ledger: what [`Engine::ledger`] returns, for `--stats`, the
+/// summary line at exit and an HTTP transport's `/metrics`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LedgerSnapshot {
+    /// The tokenizer of the token counts: the gate's (`--tokenizer`):
+    /// `estimate` (the default, an estimate of o200k_base) or an exact BPE
+    /// (`o200k_base`, `cl100k_base`).
+    pub tokenizer: String,
+    /// Counters per tool name.
+    pub tools: std::collections::BTreeMap<String, ToolCounts>,
+    /// The sum over all tools.
+    pub total: ToolCounts,
+}
+
+impl LedgerSnapshot {
+    /// The one-line summary `stc mcp-proxy` writes on stderr at exit.
+    ///
+    /// ```
+    /// let s = stc_mcp::engine::LedgerSnapshot::default();
+    /// assert!(s.summary().starts_with("stc mcp-proxy: 0 tool calls"));
+    /// ```
+    pub fn summary(&self) -> String {
+        let t = &self.total;
+        let saved = t.tokens_in as i64 - t.tokens_out as i64;
+        let pct = if t.tokens_in > 0 { 100.0 * saved as f64 / t.tokens_in as f64 } else { 0.0 };
+        format!(
+            "stc mcp-proxy: {} tool calls, {} -> {} tokens ({} saved, {pct:.1}%, {}), {} blocks rewritten, {} truncated, {} retrieves",
+            t.calls, t.tokens_in, t.tokens_out, saved, self.tokenizer, t.blocks_rewritten, t.truncations, t.retrieves
+        )
     }
 }
 
@@ -864,6 +1065,18 @@ mod tests {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{text}}}]}}}}"#)
     }
 
+    /// An HTTP transport shares them between tasks.
+    #[test]
+    fn the_engine_types_are_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Engine>();
+        shared::<Session>();
+        shared::<Pending>();
+        shared::<Ticket>();
+        fn sent<T: Send>() {}
+        sent::<LocalAnswer>();
+    }
+
     #[test]
     fn a_tool_result_is_rewritten_only_when_its_request_was_seen() {
         let engine = Engine::new(EngineOptions::default()).unwrap();
@@ -879,6 +1092,16 @@ mod tests {
         assert!(new.contains(r#""text":"[20]{id,name,ok}:"#), "{new}");
         assert!(pending.is_empty());
         assert_eq!(engine.stats().blocks, 1);
+        // The ledger: tokens of the text as sent and as received.
+        let count = |t: &str| stc_core::Tokenizer::Estimate.count(t) as u64;
+        let sent: serde_json::Value = serde_json::from_str(&new).unwrap();
+        let ledger = engine.ledger();
+        let t = ledger.tools["t"];
+        assert_eq!((t.calls, t.blocks_rewritten), (1, 1));
+        assert_eq!(t.tokens_in, count(&table(20)));
+        assert_eq!(t.tokens_out, count(sent["result"]["content"][0]["text"].as_str().unwrap()));
+        assert!(t.tokens_out < t.tokens_in);
+        assert_eq!(ledger.total, t);
     }
 
     #[test]

@@ -4,9 +4,14 @@
 //! - [`server`]: an MCP server over stdio with the tools `stc_encode`,
 //!   `stc_decode`, `stc_estimate` and `stc_retrieve`, built on the official
 //!   Rust SDK (`rmcp`).
+//! - [`engine`]: the proxy's per-message logic, without I/O, for any
+//!   transport (stdio here; Streamable HTTP elsewhere): both MCP handshakes
+//!   (`initialize`, `server/discover`), the rewrite of tool results, the
+//!   `structuredContent` policy, the retrieve tool and the savings ledger.
 //! - [`proxy`]: wraps any stdio MCP server, passes JSON-RPC through unchanged
 //!   and re-encodes JSON text blocks of `tools/call` results as gated STC,
-//!   optionally truncated with the stash (plus its own retrieve tool).
+//!   optionally truncated with the stash (plus its own retrieve tool); a
+//!   thin loop over [`engine`].
 //! - [`stash`]: the store choice, the keys a session has shown, and the
 //!   authorized retrieve shared by both.
 //!

@@ -12,18 +12,22 @@
 //!   JSON object or array, within the size bounds, becomes gated STC; the
 //!   gate sends minified JSON where STC would not save enough tokens (or
 //!   keeps the server's text, with [`crate::RewriteOptions::keep_json_text`]).
-//!   `structuredContent`, images, resources, error results (`isError`) and
-//!   JSON-RPC errors are never touched. Tools can be included or excluded by
-//!   name;
-//! - in the `result` of the response to `initialize`, the STC primer
-//!   ([`crate::primer`] of [`crate::RewriteOptions::version`]: [`crate::STC_PRIMER`],
-//!   or [`crate::STC_PRIMER_V2`] when the proxy writes version 2) is appended
-//!   to the server's `instructions` (or set when it has none).
+//!   Images, resources, error results (`isError`), interim results
+//!   (`resultType` other than `complete`) and JSON-RPC errors are never
+//!   touched; `structuredContent` only as [`crate::engine::Structured`] says
+//!   (for hosts that show the model only it). Tools can be included or
+//!   excluded by name;
+//! - in the `result` of the response to `initialize` or `server/discover`, the
+//!   STC primer ([`crate::primer`] of [`crate::RewriteOptions::version`]:
+//!   [`crate::STC_PRIMER`], or [`crate::STC_PRIMER_V2`] when the proxy writes
+//!   version 2) is appended to the server's `instructions` (or set when it
+//!   has none).
 //!
 //! **Versions** ([`crate::RewriteOptions::version`], `--stc-version`): text blocks
-//! are written in that STC version (default 1); with version 2, truncation
-//! budgets are measured in version 2 too. An MCP text block has no media
-//! type, so the version is announced only by the primer.
+//! are written in that STC version (the library's default 1; `stc mcp-proxy`'s
+//! default 2); truncation budgets are measured in the same version. Each
+//! block written as STC names its format and version in its `_meta`
+//! ([`crate::rewrite::FORMAT_META`]), and the primer explains it.
 //!
 //! Decisions:
 //! - **Malformed lines** (not JSON, or not JSON-RPC) are passed through
@@ -89,6 +93,9 @@ pub struct ProxyOptions {
     pub max_message_bytes: usize,
     /// How long the child may take to exit after the client closed stdin.
     pub shutdown_grace: Duration,
+    /// Append the ledger as JSON lines to this file: one line per settled
+    /// `tools/call`, one summary line at exit (`--stats`).
+    pub stats_file: Option<std::path::PathBuf>,
 }
 
 impl ProxyOptions {
@@ -100,6 +107,7 @@ impl ProxyOptions {
             engine: EngineOptions::default(),
             max_message_bytes: 64 * 1024 * 1024,
             shutdown_grace: Duration::from_secs(5),
+            stats_file: None,
         }
     }
 }
@@ -115,6 +123,8 @@ pub struct ProxyExit {
     pub orphaned_requests: usize,
     /// What was re-encoded.
     pub stats: RewriteStats,
+    /// The savings ledger at exit.
+    pub ledger: crate::engine::LedgerSnapshot,
 }
 
 /// Failure to run the proxy at all.
@@ -155,6 +165,14 @@ where
     // The store first: a bad store is reported without starting the server.
     let engine = Arc::new(Engine::new(options.engine.clone()).map_err(|e| ProxyError(e.0))?);
     let session = Arc::new(Session::new());
+    if let Some(path) = &options.stats_file {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| ProxyError(format!("cannot open the stats file {}: {e}", path.display())))?;
+        engine.set_stats_sink(Box::new(file));
+    }
     let mut child = Command::new(&options.command)
         .args(&options.args)
         .stdin(Stdio::piped())
@@ -207,7 +225,14 @@ where
     let _ = upstream.await;
     drop(to_client);
     let _ = writer.await;
-    Ok(ProxyExit { child_status, client_closed, orphaned_requests: orphans.len(), stats: engine.stats() })
+    engine.finish_stats();
+    Ok(ProxyExit {
+        child_status,
+        client_closed,
+        orphaned_requests: orphans.len(),
+        stats: engine.stats(),
+        ledger: engine.ledger(),
+    })
 }
 
 /// Forwards the child's output to the client, rewriting responses, until the

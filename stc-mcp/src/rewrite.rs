@@ -31,6 +31,11 @@ pub struct RewriteOptions {
     /// which keeps every value, key order, duplicate key and number lexeme
     /// (spec §9) but not the server's whitespace or string escapes.
     pub keep_json_text: bool,
+    /// Results made of several JSON text blocks and nothing else (the Python
+    /// SDK sends a `list[dict]` as one block per element) become one text
+    /// block holding the array of their values, where that takes fewer
+    /// tokens than the blocks one by one ([`merge_blocks`]). On by default.
+    pub merge_blocks: bool,
     /// The STC version written (default [`Version::V1`]). Version 2 text
     /// needs a client that reads version 2: `stc mcp-proxy` then explains
     /// its constructs in the primer ([`crate::primer`]).
@@ -46,6 +51,7 @@ impl Default for RewriteOptions {
             gate: GateOptions::default(),
             limits: Limits::default(),
             keep_json_text: false,
+            merge_blocks: true,
             version: Version::V1,
         }
     }
@@ -62,6 +68,11 @@ pub struct RewriteStats {
     pub bytes_after: usize,
     /// Text blocks whose arrays or strings were cut (stash markers added).
     pub truncated: usize,
+    /// Tokens of the replaced texts, in the gate's tokenizer (set by the
+    /// block-by-block rewrite; 0 where a result was rebuilt).
+    pub tokens_before: usize,
+    /// Tokens of the texts that replaced them.
+    pub tokens_after: usize,
 }
 
 /// Truncation with the stash before the gate: what is cut is stashed in
@@ -255,6 +266,13 @@ pub(crate) struct BlockView<'a> {
     meta: Option<&'a RawValue>,
 }
 
+impl<'a> BlockView<'a> {
+    /// The `text` of a text block, as its JSON string (escaped).
+    pub(crate) fn text_raw(&self) -> Option<&'a RawValue> {
+        (self.kind.as_deref() == Some("text")).then_some(self.text).flatten()
+    }
+}
+
 /// Re-encodes the JSON text blocks of a `tools/call` result (the text of the
 /// `result` member). Returns the new result text, or `None` when nothing
 /// changed. Error results (`isError: true`), retrieved stash content
@@ -330,6 +348,8 @@ pub(crate) fn rewrite_blocks(
             stats.bytes_before += text.len();
             stats.bytes_after += encoded.text.len();
             stats.truncated += usize::from(encoded.truncated);
+            stats.tokens_before += options.gate.tokenizer.count(&text);
+            stats.tokens_after += options.gate.tokenizer.count(&encoded.text);
             keys.extend(encoded.keys);
             splices.push((start, start + raw.get().len(), quoted));
         }
@@ -339,6 +359,97 @@ pub(crate) fn rewrite_blocks(
     }
     splices.sort_by_key(|s| s.0);
     Some((splice(outer, &splices), stats, keys))
+}
+
+/// The `_meta` member of a text block that [`merge_blocks`] made: how many
+/// blocks its array stands for (element `i` is block `i`).
+pub const MERGED_META: &str = "dev.stc/mergedBlocks";
+
+/// Merges a result (text of `result`) whose content is two or more text
+/// blocks, each a JSON object or array and nothing else (no annotations or
+/// `_meta`), into one text block holding the array of their values, encoded
+/// like any block (gated STC, truncated when asked), when its tokens (the
+/// gate's tokenizer) are fewer than those of the blocks encoded one by one.
+/// The block carries [`FORMAT_META`] (when STC) and [`MERGED_META`]. `None`
+/// when the result does not qualify or merging does not save.
+///
+/// ```
+/// use stc_mcp::rewrite::{merge_blocks, RewriteOptions};
+/// let blocks: Vec<String> = (0..10)
+///     .map(|i| format!(r#"{{"type":"text","text":{}}}"#, serde_json::to_string(&format!("{{\n  \"id\": {i},\n  \"name\": \"u{i}\"\n}}")).unwrap()))
+///     .collect();
+/// let result = format!(r#"{{"content":[{}],"isError":false}}"#, blocks.join(","));
+/// let (new, stats, _) = merge_blocks(&result, &RewriteOptions::default(), None).unwrap();
+/// assert!(new.starts_with(r#"{"content":[{"type":"text","text":"[10]{id,name}:0,\"u0\"/"#), "{new}");
+/// assert!(new.contains(r#""dev.stc/mergedBlocks":10"#) && new.ends_with(r#""isError":false}"#));
+/// assert_eq!(stats.blocks, 10);
+/// ```
+pub fn merge_blocks(
+    result: &str,
+    options: &RewriteOptions,
+    truncation: Option<Truncation>,
+) -> Option<(String, RewriteStats, Vec<Key>)> {
+    let members = object_members(result)?;
+    let content = members.iter().find(|(k, _)| k == "content")?.1;
+    let blocks: Vec<&RawValue> = serde_json::from_str(content.get()).ok()?;
+    if blocks.len() < 2 {
+        return None;
+    }
+    let mut texts = Vec::with_capacity(blocks.len());
+    for b in &blocks {
+        let m = object_members(b.get())?;
+        if m.len() != 2 || !m.iter().all(|(k, _)| k == "type" || k == "text") {
+            return None;
+        }
+        let view: BlockView = serde_json::from_str(b.get()).ok()?;
+        if view.kind.as_deref() != Some("text") {
+            return None;
+        }
+        let text: Cow<str> = serde_json::from_str(view.text?.get()).ok()?;
+        match text.trim_start_matches([' ', '\t', '\r', '\n']).as_bytes().first() {
+            Some(b'{') | Some(b'[') => {}
+            _ => return None,
+        }
+        texts.push(text);
+    }
+    let count = |t: &str| options.gate.tokenizer.count(t);
+    let mut values = Vec::with_capacity(texts.len());
+    let mut one_by_one = 0;
+    let mut bytes_before = 0;
+    for t in &texts {
+        values.push(Document::parse_json(t, &options.limits).ok()?.to_json());
+        bytes_before += t.len();
+        one_by_one += match encode_text_with(t, options, None) {
+            Some(e) => count(&e.text),
+            None => count(t),
+        };
+    }
+    let merged = format!("[{}]", values.join(","));
+    let (text, stc, truncated, keys) = match encode_text_with(&merged, options, truncation) {
+        Some(e) => (e.text, e.stc, e.truncated, e.keys),
+        None => (merged, false, false, Vec::new()),
+    };
+    // A cut is always sent (what the budget asked for); else only a saving.
+    if !truncated && count(&text) >= one_by_one {
+        return None;
+    }
+    let mut meta = format!("\"{MERGED_META}\":{}", texts.len());
+    if stc {
+        meta = format!("{},{meta}", format_member(options.version));
+    }
+    let block = format!(r#"{{"type":"text","text":{},"_meta":{{{meta}}}}}"#, serde_json::to_string(&text).ok()?);
+    let stats = RewriteStats {
+        blocks: texts.len(),
+        bytes_before,
+        bytes_after: text.len(),
+        truncated: usize::from(truncated),
+        ..RewriteStats::default()
+    };
+    let new = object_text(members.iter().map(|(k, v)| {
+        let v = if k == "content" { Cow::Owned(format!("[{block}]")) } else { Cow::Borrowed(v.get()) };
+        (k.clone(), v)
+    }));
+    Some((new, stats, keys))
 }
 
 /// `"dev.stc/format":"application/stc+json; version=N"`.
@@ -444,7 +555,8 @@ pub fn text_for_structured(
         let parsed: Vec<BlockView> = serde_json::from_str(array).ok()?;
         match rewrite_blocks(array, parsed, options, truncation) {
             Some((new, s, k)) => {
-                stats = s;
+                // structuredContent goes too: the token counts of the blocks alone do not tell.
+                stats = RewriteStats { tokens_before: 0, tokens_after: 0, ..s };
                 keys = k;
                 new
             }

@@ -29,7 +29,8 @@
 //! re-encoded or truncated.
 //!
 //! Versions: `stc_encode`, `stc_decode` and `stc_estimate` take an optional
-//! `version` (1 or 2, default 1): the STC version written, read or measured.
+//! `version` (1 or 2, default [`ServerOptions::version`], 2 unless `stc mcp
+//! --stc-version 1`): the STC version written, read or measured.
 //! Any other value is a tool error with the core's message. `stc_encode`'s
 //! result says the version of its text (`version`); a budget is measured in
 //! that version.
@@ -57,11 +58,19 @@ pub struct ServerOptions {
     /// Where `stc_encode` stashes what a budget leaves out (opened on first
     /// use). `None`: no store, so nothing is truncated (a budget is refused).
     pub stash: Option<StoreSpec>,
+    /// The STC version of a tool call without `version` (default 2: the
+    /// model reads the output; the instructions carry its primer).
+    pub version: Version,
 }
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        ServerOptions { limits: Limits::default(), max_message_bytes: 16 * 1024 * 1024, stash: None }
+        ServerOptions {
+            limits: Limits::default(),
+            max_message_bytes: 16 * 1024 * 1024,
+            stash: None,
+            version: Version::V2,
+        }
     }
 }
 
@@ -138,8 +147,9 @@ pub struct EncodeParams {
     /// elements of other arrays); what is cut is stashed. At least 2.
     #[serde(default)]
     pub truncate_arrays_at: Option<usize>,
-    /// STC version to write: 1 (default, every STC reader) or 2 (adds column
-    /// groups, absent cells `~` and keyed tables; needs a version 2 reader).
+    /// STC version to write: 1 (every STC reader) or 2 (adds column groups,
+    /// absent cells `~` and keyed tables; needs a version 2 reader). Default:
+    /// the server's, 2 unless it runs with --stc-version 1.
     #[serde(default)]
     #[schemars(range(min = 1, max = 2))]
     pub version: Option<u8>,
@@ -199,7 +209,7 @@ pub struct RetrieveResult {
 pub struct DecodeParams {
     /// The STC text to decode (plain JSON is valid STC too).
     pub stc: String,
-    /// STC version to read: 1 (default) or 2 (also reads version 1 text).
+    /// STC version to read: 1 or 2 (also reads version 1 text). Default: the server's, 2 unless set.
     #[serde(default)]
     #[schemars(range(min = 1, max = 2))]
     pub version: Option<u8>,
@@ -225,7 +235,7 @@ pub struct EstimateParams {
     /// STC whitespace style to measure; default `compact`.
     #[serde(default)]
     pub profile: ProfileParam,
-    /// STC version to measure: 1 (default) or 2.
+    /// STC version to measure: 1 or 2. Default: the server's, 2 unless set.
     #[serde(default)]
     #[schemars(range(min = 1, max = 2))]
     pub version: Option<u8>,
@@ -261,6 +271,7 @@ pub struct EstimateResult {
 #[derive(Debug, Clone)]
 pub struct StcServer {
     limits: Limits,
+    version: Version,
     store: Option<Arc<LazyStore>>,
     shown: Shown,
 }
@@ -278,12 +289,12 @@ fn input_error(what: &str, e: &stc_core::Error) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
-/// The `version` argument of a tool: 1 when absent; a value the core does
+/// The `version` argument of a tool: `default` when absent; a value the core does
 /// not know is a tool error with the core's message (`unknown version "3"
 /// (expected one of: 1, 2)`).
-fn version_arg(version: Option<u8>) -> Result<Version, CallToolResult> {
+fn version_arg(version: Option<u8>, default: Version) -> Result<Version, CallToolResult> {
     match version {
-        None => Ok(Version::V1),
+        None => Ok(default),
         Some(n) => n
             .to_string()
             .parse::<Version>()
@@ -321,6 +332,7 @@ impl StcServer {
     pub fn new(options: ServerOptions) -> StcServer {
         StcServer {
             limits: options.limits,
+            version: options.version,
             store: options.stash.map(|s| Arc::new(LazyStore::new(s))),
             shown: Shown::default(),
         }
@@ -344,6 +356,7 @@ impl StcServer {
     )]
     pub async fn stc_encode(&self, Parameters(p): Parameters<EncodeParams>) -> Result<CallToolResult, ErrorData> {
         let limits = self.limits;
+        let default_version = self.version;
         let store = self.store.clone();
         let shown = self.shown.clone();
         off_thread(move || {
@@ -354,7 +367,7 @@ impl StcServer {
                     ))]));
                 }
             }
-            let version = match version_arg(p.version) {
+            let version = match version_arg(p.version, default_version) {
                 Ok(v) => v,
                 Err(e) => return Ok(e),
             };
@@ -453,8 +466,9 @@ impl StcServer {
     )]
     pub async fn stc_decode(&self, Parameters(p): Parameters<DecodeParams>) -> Result<CallToolResult, ErrorData> {
         let limits = self.limits;
+        let default_version = self.version;
         off_thread(move || {
-            let version = match version_arg(p.version) {
+            let version = match version_arg(p.version, default_version) {
                 Ok(v) => v,
                 Err(e) => return Ok(e),
             };
@@ -479,8 +493,9 @@ impl StcServer {
     )]
     pub async fn stc_estimate(&self, Parameters(p): Parameters<EstimateParams>) -> Result<CallToolResult, ErrorData> {
         let limits = self.limits;
+        let default_version = self.version;
         off_thread(move || {
-            let version = match version_arg(p.version) {
+            let version = match version_arg(p.version, default_version) {
                 Ok(v) => v,
                 Err(e) => return Ok(e),
             };
@@ -523,15 +538,19 @@ pub const INSTRUCTIONS: &str = "This server converts between JSON and STC. Use s
 into STC (gated: you get minified JSON back when STC would not save tokens; with a token budget, long arrays are \
 cut and a stash marker says what is missing), stc_retrieve to get back what a marker stands for, stc_decode to \
 turn STC back into exact JSON, and stc_estimate to compare token counts of pretty JSON, minified JSON and STC. \
-stc_encode, stc_decode and stc_estimate take version 2 for STC version 2 (column groups, absent cells ~, keyed \
-tables), which needs a version 2 reader; the default is version 1.";
+stc_encode, stc_decode and stc_estimate take version 1 or 2 (STC version 2 adds column groups, absent cells ~ and \
+keyed tables).";
 
 #[tool_handler(router = Self::tool_router())]
 impl ServerHandler for StcServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("stc", env!("CARGO_PKG_VERSION")))
-            .with_instructions(format!("{INSTRUCTIONS}\n\n{}", crate::STC_PRIMER))
+            .with_instructions(format!(
+                "{INSTRUCTIONS} Without version they use version {}.\n\n{}",
+                self.version,
+                crate::primer(self.version)
+            ))
     }
 }
 

@@ -240,6 +240,14 @@ pub async fn serve(
     let cap = proxy.max_message_bytes;
     // The store first: a bad store is reported without starting the server.
     let engine = Engine::new(proxy.engine.clone()).map_err(|e| Error::new(e.0))?;
+    if let Some(path) = &proxy.stats_file {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::new(format!("cannot open the stats file {}: {e}", path.display())))?;
+        engine.set_stats_sink(Box::new(file));
+    }
     if let Some(up) = options.upstream.clone() {
         let tls = super::upstream::check(&up)?;
         let client = super::upstream::http_client(tls, up.connect_timeout);
@@ -428,6 +436,8 @@ async fn run_service(
     }
     let child_ended = reader.is_finished();
     let stats = shared.engine.stats();
+    shared.engine.finish_stats();
+    let ledger = shared.engine.ledger();
     let orphaned = shared.orphaned.load(std::sync::atomic::Ordering::SeqCst);
     drop(shared);
     let _ = stop_writer.send(());
@@ -444,7 +454,7 @@ async fn run_service(
         },
     };
     reader.abort();
-    Ok(ProxyExit { child_status, client_closed: !child_ended, orphaned_requests: orphaned, stats })
+    Ok(ProxyExit { child_status, client_closed: !child_ended, orphaned_requests: orphaned, stats, ledger })
 }
 
 type Body = Either<Full<Bytes>, ChannelBody>;
@@ -497,7 +507,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         (&Method::GET, "/metrics") => full(
             StatusCode::OK,
             Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
-            shared.metrics.render(&shared.engine.stats()),
+            shared.metrics.render(&shared.engine.stats(), &shared.engine.ledger()),
         ),
         (&Method::POST, "/mcp") => post(shared, req).await,
         (&Method::GET, "/mcp") => get_stream(shared, req),

@@ -4,8 +4,9 @@
 //! rewrite), and the time from the POST to the response.
 //!
 //! Beside them, the engine's totals ([`crate::rewrite::RewriteStats`]: text
-//! blocks rewritten, their bytes before and after, blocks truncated). A
-//! per-tool ledger of tokens is not in the engine yet, so it is not here.
+//! blocks rewritten, their bytes before and after, blocks truncated) and its
+//! savings ledger per tool ([`crate::engine::LedgerSnapshot`]: calls, tokens
+//! in and out by the ledger's tokenizer, truncations, retrieves).
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -36,6 +37,7 @@ pub struct Metrics {
     requests: Family<MethodLabel, Counter>,
     seconds: Histogram,
     engine: [Gauge; 4],
+    ledger: [Family<ToolLabel, Gauge>; 6],
     render_lock: Mutex<()>,
 }
 
@@ -70,7 +72,19 @@ impl Default for Metrics {
         for ((name, help), gauge) in names.into_iter().zip(&engine) {
             registry.register(name, help, gauge.clone());
         }
-        Metrics { registry, calls, bytes, errors, requests, seconds, engine, render_lock: Mutex::new(()) }
+        let ledger: [Family<ToolLabel, Gauge>; 6] = Default::default();
+        let names = [
+            ("ledger_calls", "The engine's ledger: tools/call results settled, by tool"),
+            ("ledger_tokens_in", "The engine's ledger: tokens of the results as the server sent them, by tool"),
+            ("ledger_tokens_out", "The engine's ledger: tokens of the results as sent to the client, by tool"),
+            ("ledger_blocks_rewritten", "The engine's ledger: text blocks rewritten, by tool"),
+            ("ledger_truncations", "The engine's ledger: results cut with the stash, by tool"),
+            ("ledger_retrieves", "The engine's ledger: retrieve calls answered, by tool"),
+        ];
+        for ((name, help), family) in names.into_iter().zip(&ledger) {
+            registry.register(name, help, family.clone());
+        }
+        Metrics { registry, calls, bytes, errors, requests, seconds, engine, ledger, render_lock: Mutex::new(()) }
     }
 }
 
@@ -91,8 +105,15 @@ impl Metrics {
     }
 
     /// The text exposition, with the engine's totals `stats`.
-    pub fn render(&self, stats: &crate::rewrite::RewriteStats) -> String {
+    pub fn render(&self, stats: &crate::rewrite::RewriteStats, ledger: &crate::engine::LedgerSnapshot) -> String {
         let _g = self.render_lock.lock();
+        for (tool, c) in &ledger.tools {
+            let label = ToolLabel { tool: tool.chars().take(128).collect() };
+            let values = [c.calls, c.tokens_in, c.tokens_out, c.blocks_rewritten, c.truncations, c.retrieves];
+            for (family, v) in self.ledger.iter().zip(values) {
+                family.get_or_create(&label).set(i64::try_from(v).unwrap_or(i64::MAX));
+            }
+        }
         let values = [stats.blocks, stats.bytes_before, stats.bytes_after, stats.truncated];
         for (gauge, v) in self.engine.iter().zip(values) {
             gauge.set(i64::try_from(v).unwrap_or(i64::MAX));
