@@ -170,9 +170,9 @@ pub struct McpProxyArgs {
     /// Seconds the server may take to exit once the client has closed stdin, before it is killed.
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     shutdown_grace: f64,
-    /// The MCP server to run, and its arguments.
     #[command(flatten)]
     http: Box<crate::mcp_http::McpHttpArgs>,
+    /// The MCP server to run, and its arguments (not with --upstream).
     #[arg(last = true, required_unless_present_any = ["upstream", "bridge"], value_name = "COMMAND")]
     command: Vec<OsString>,
 }
