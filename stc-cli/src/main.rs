@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod mcp;
+mod mcp_http;
 mod proxy;
 mod retrieve;
 mod serve;

@@ -195,8 +195,10 @@ pub struct McpProxyArgs {
     /// Seconds the server may take to exit once the client has closed stdin, before it is killed.
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     shutdown_grace: f64,
-    /// The MCP server to run, and its arguments.
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[command(flatten)]
+    http: Box<crate::mcp_http::McpHttpArgs>,
+    /// The MCP server to run, and its arguments (not with --upstream).
+    #[arg(last = true, required_unless_present_any = ["upstream", "bridge"], value_name = "COMMAND")]
     command: Vec<OsString>,
 }
 
@@ -231,6 +233,10 @@ pub fn run_server(args: McpArgs) -> ExitCode {
 
 /// Runs `stc mcp-proxy` until the client or the child ends.
 pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
+    let http = args.http;
+    if let Some(code) = crate::mcp_http::run_bridge(&http, args.max_message_bytes) {
+        return code;
+    }
     if !(0.0..=1.0).contains(&args.min_saving) {
         eprintln!("stc mcp-proxy: --min-saving must be between 0 and 1");
         return ExitCode::FAILURE;
@@ -239,7 +245,14 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         eprintln!("stc mcp-proxy: --shutdown-grace must be a number of seconds");
         return ExitCode::FAILURE;
     }
-    let mut command = args.command.into_iter();
+    let command = match crate::mcp_http::command(&http, args.command, args.max_message_bytes) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("stc mcp-proxy: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut command = command.into_iter();
     let Some(program) = command.next() else {
         eprintln!("stc mcp-proxy: missing the server command after --");
         return ExitCode::FAILURE;
@@ -306,7 +319,7 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
     options.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
     options.stats_file = args.stats;
     let quiet = args.quiet;
-    match stc_mcp::proxy::run(options) {
+    match crate::mcp_http::run(&http, options) {
         Ok(exit) => {
             if !quiet {
                 eprintln!("{}", exit.ledger.summary());

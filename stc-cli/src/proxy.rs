@@ -21,9 +21,12 @@ pub struct ProxyArgs {
     /// Address to listen on (port 0 picks a free port, printed on start).
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     listen: SocketAddr,
-    /// Base URL of the upstream JSON API, http:// only.
+    /// Base URL of the upstream JSON API, http:// or https://.
     #[arg(long, value_name = "URL")]
     upstream: String,
+    /// A PEM file of CA certificates to trust for an https:// upstream, on top of the system's roots.
+    #[arg(long, value_name = "FILE")]
+    upstream_ca: Option<std::path::PathBuf>,
     /// Allow a --listen address that is not loopback.
     #[arg(long)]
     allow_remote: bool,
@@ -86,6 +89,7 @@ pub fn run(args: ProxyArgs) -> ExitCode {
     };
     let mut config = ProxyConfig::new(args.listen, upstream);
     config.allow_remote = args.allow_remote;
+    config.upstream_ca = args.upstream_ca;
     config.connect_timeout = Duration::from_secs_f64(args.connect_timeout);
     config.response_timeout = Duration::from_secs_f64(args.response_timeout);
     config.body_timeout = Duration::from_secs_f64(args.body_timeout);

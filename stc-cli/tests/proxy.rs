@@ -274,7 +274,11 @@ fn refuses_bad_settings_with_a_message() {
     };
     let cases: &[(&[&str], &str)] = &[
         (&["--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:9"], "--allow-remote"),
-        (&["--upstream", "https://example.com"], "only http://"),
+        (&["--upstream", "ws://example.com"], "only http:// and https://"),
+        (
+            &["--listen", "127.0.0.1:0", "--upstream", "https://127.0.0.1:9", "--upstream-ca", "/nonexistent.pem"],
+            "cannot read",
+        ),
         (&["--upstream", "not a url"], "--upstream"),
         (&["--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--min-saving", "2"], "--min-saving"),
         (&["--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--tokenizer", "p50k"], "unknown tokenizer"),

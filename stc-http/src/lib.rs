@@ -22,6 +22,7 @@ mod body;
 mod layer;
 mod negotiate;
 pub mod proxy;
+pub mod tls;
 
 pub use body::{BoxError, StcBody};
 pub use layer::{

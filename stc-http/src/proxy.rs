@@ -6,10 +6,16 @@
 //! client asked for STC, the upstream is asked for an uncompressed body
 //! (`Accept-Encoding: identity`) so the layer can read it, and the proxy
 //! compresses the result itself for clients that accept gzip or br.
+//!
+//! `https://` upstreams are reached with rustls, trusting the system's root
+//! certificates and the optional [`ProxyConfig::upstream_ca`] file
+//! ([`crate::tls`]); a certificate that is not trusted is a `502` whose
+//! `error` is `upstream_tls`.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -21,6 +27,7 @@ use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{HeaderMap, Request, Response, StatusCode, Uri};
 use http_body_util::{Either, Full};
 use hyper::body::Incoming;
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -41,8 +48,11 @@ use crate::StcLayer;
 pub struct ProxyConfig {
     /// Address to listen on (port 0: any free port).
     pub listen: SocketAddr,
-    /// Base URL of the upstream API (`http://host:port[/base/path]`).
+    /// Base URL of the upstream API (`http[s]://host:port[/base/path]`).
     pub upstream: Uri,
+    /// A PEM file of CA certificates trusted for an `https://` upstream, on
+    /// top of the system's roots.
+    pub upstream_ca: Option<PathBuf>,
     /// Accept a `listen` address that is not loopback.
     pub allow_remote: bool,
     /// Longest wait for a TCP connection to the upstream.
@@ -67,6 +77,7 @@ impl ProxyConfig {
         ProxyConfig {
             listen,
             upstream,
+            upstream_ca: None,
             allow_remote: false,
             connect_timeout: Duration::from_secs(10),
             response_timeout: Duration::from_secs(60),
@@ -114,12 +125,11 @@ struct Upstream {
 
 impl Upstream {
     fn parse(uri: &Uri) -> Result<Upstream, Error> {
-        let scheme = uri
-            .scheme()
-            .cloned()
-            .ok_or_else(|| Error::Config(format!("upstream {uri}: no scheme (use http://HOST:PORT)")))?;
-        if scheme != Scheme::HTTP {
-            return Err(Error::Config(format!("upstream {uri}: only http:// upstreams are supported")));
+        let scheme = uri.scheme().cloned().ok_or_else(|| {
+            Error::Config(format!("upstream {uri}: no scheme (use http://HOST:PORT or https://HOST)"))
+        })?;
+        if scheme != Scheme::HTTP && scheme != Scheme::HTTPS {
+            return Err(Error::Config(format!("upstream {uri}: only http:// and https:// upstreams are supported")));
         }
         let authority = uri.authority().cloned().ok_or_else(|| Error::Config(format!("upstream {uri}: no host")))?;
         if uri.query().is_some() {
@@ -167,7 +177,19 @@ fn check(config: &ProxyConfig) -> Result<(), Error> {
             config.listen
         )));
     }
-    Upstream::parse(&config.upstream).map(|_| ())
+    Upstream::parse(&config.upstream).map(|_| ())?;
+    if let Some(ca) = &config.upstream_ca {
+        if config.upstream.scheme() != Some(&Scheme::HTTPS) {
+            return Err(Error::Config(format!(
+                "--upstream-ca {}: the upstream {} is not https://",
+                ca.display(),
+                config.upstream
+            )));
+        }
+        // A bad CA file stops the proxy before it says it is listening.
+        crate::tls::client_config(Some(ca)).map_err(Error::Config)?;
+    }
+    Ok(())
 }
 
 /// SIGTERM or Ctrl-C. The handlers are installed now, before the address is
@@ -202,10 +224,9 @@ pub async fn serve(
 ) -> Result<(), Error> {
     check(&config)?;
     let upstream = Arc::new(Upstream::parse(&config.upstream)?);
-    let mut connector = HttpConnector::new();
-    connector.set_connect_timeout(Some(config.connect_timeout));
-    connector.set_nodelay(true);
-    let client: Client<HttpConnector, Incoming> = Client::builder(TokioExecutor::new())
+    let tls = crate::tls::client_config(config.upstream_ca.as_deref()).map_err(Error::Config)?;
+    let connector = crate::tls::connector(tls, config.connect_timeout);
+    let client: Client<HttpsConnector<HttpConnector>, Incoming> = Client::builder(TokioExecutor::new())
         .pool_idle_timeout(Duration::from_secs(30))
         .pool_timer(TokioTimer::new())
         .build(connector);
@@ -334,7 +355,7 @@ impl http_body::Body for IdleTimeout {
 /// Sends each request to the upstream; never fails (a failure is a 502).
 #[derive(Clone)]
 struct Forwarder {
-    client: Client<HttpConnector, Incoming>,
+    client: Client<HttpsConnector<HttpConnector>, Incoming>,
     upstream: Arc<Upstream>,
     response_timeout: Duration,
     body_timeout: Duration,
@@ -493,6 +514,15 @@ impl Service<Request<Incoming>> for Forwarder {
                     ));
                 }
                 Ok(Err(e)) => {
+                    if let Some(tls) = crate::tls::tls_failure(&e) {
+                        let message = format!("TLS with the upstream failed: {tls}");
+                        return Ok(error_response(
+                            StatusCode::BAD_GATEWAY,
+                            "upstream_tls",
+                            &message,
+                            &upstream.display,
+                        ));
+                    }
                     let message = format!("upstream request failed: {}", describe(&e));
                     return Ok(error_response(
                         StatusCode::BAD_GATEWAY,

@@ -385,10 +385,10 @@ async fn refuses_a_non_loopback_listen_address_unless_allowed() {
     config.allow_remote = true;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     serve(listener, config, async {}).await.unwrap();
-    // Only http:// upstreams.
+    // Only http:// and https:// upstreams (tests/tls.rs tests https://).
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let config = ProxyConfig::new("127.0.0.1:0".parse().unwrap(), "https://example.com".parse().unwrap());
-    assert!(serve(listener, config, async {}).await.unwrap_err().to_string().contains("only http://"));
+    let config = ProxyConfig::new("127.0.0.1:0".parse().unwrap(), "ws://example.com".parse().unwrap());
+    assert!(serve(listener, config, async {}).await.unwrap_err().to_string().contains("only http:// and https://"));
 }
 
 /// A request to the proxy with these headers: status, headers.

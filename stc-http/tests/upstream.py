@@ -1,6 +1,6 @@
 """An upstream JSON API for the proxy tests: a separate process, standard library only.
 
-Prints its port on the first line of stdout, then one line `got METHOD PATH`
+With `--tls CERT KEY` it serves HTTPS. Prints its port on the first line of stdout, then one line `got METHOD PATH`
 per request once the request has been read (tests wait for it before they
 act on an in-flight request). Stops when its stdin closes or it is killed.
 """
@@ -144,6 +144,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 def main():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if len(sys.argv) == 4 and sys.argv[1] == "--tls":
+        # --tls CERT KEY: serve HTTPS with this certificate chain and key.
+        import ssl
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()  # the test closes stdin (or dies): stop

@@ -22,6 +22,7 @@
 
 pub mod engine;
 pub mod frame;
+pub mod http;
 pub mod proxy;
 pub mod rewrite;
 pub mod server;

@@ -1,0 +1,478 @@
+//! `stc mcp-proxy` over Streamable HTTP, with real processes only: the
+//! spawned `stc` binary, a real MCP server of the official Python SDK 2.x
+//! (`stc-mcp/tests/fixtures/http_server.py`, over stdio or served with
+//! uvicorn), and real SDK clients (2.x `Client` in legacy and auto modes,
+//! 1.x `ClientSession`; `http_client.py`) or raw HTTP (reqwest).
+//! Needs target/mcp2-venv and target/mcp-venv (scripts/prereqs/30-mcp.sh).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn python2() -> PathBuf {
+    root().join("target/mcp2-venv/bin/python")
+}
+
+fn python1() -> PathBuf {
+    root().join("target/mcp-venv/bin/python")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    root().join("stc-mcp/tests/fixtures").join(name)
+}
+
+/// A process killed (SIGTERM, then SIGKILL) on drop.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Ok(Some(_)) = self.0.try_wait() {
+            return;
+        }
+        let _ = Command::new("kill").arg("-TERM").arg(self.0.id().to_string()).stderr(Stdio::null()).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `stc mcp-proxy --listen 127.0.0.1:0 ARGS -- <the 2.x server over stdio>`; its URL.
+fn listen(args: &[&str]) -> (Proc, String) {
+    let mut all: Vec<String> = strings(args);
+    all.push("--".into());
+    all.push(python2().to_string_lossy().into_owned());
+    all.push(fixture("http_server.py").to_string_lossy().into_owned());
+    listen_with(&all)
+}
+
+/// `stc mcp-proxy --listen 127.0.0.1:0 ARGS`; its URL.
+fn listen_with(args: &[String]) -> (Proc, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(["mcp-proxy", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{line}");
+    (Proc(child), url)
+}
+
+/// The 2.x server served with Streamable HTTP (uvicorn); its endpoint.
+fn http_server() -> (Proc, String) {
+    served(&["--http"], "http")
+}
+
+/// The fixture server started with `args`, its endpoint with `scheme`.
+fn served(args: &[&str], scheme: &str) -> (Proc, String) {
+    let mut child = Command::new(python2())
+        .arg(fixture("http_server.py"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let port: u16 = line.trim().parse().unwrap();
+    // Wait until uvicorn accepts connections.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the server did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (Proc(child), format!("{scheme}://127.0.0.1:{port}/mcp"))
+}
+
+/// Runs `http_client.py ARGS` (bounded to 60 s); its steps by name, and its stderr.
+fn client(python: PathBuf, args: &[String]) -> (std::collections::HashMap<String, Value>, String) {
+    client_as(python, args, None)
+}
+
+/// [`client`], with `HTTP_CLIENT_NAME` (the clientInfo name the SDK 2.x client sends) when given.
+fn client_as(
+    python: PathBuf,
+    args: &[String],
+    name: Option<&str>,
+) -> (std::collections::HashMap<String, Value>, String) {
+    let mut command = Command::new(python);
+    if let Some(name) = name {
+        command.env("HTTP_CLIENT_NAME", name);
+    }
+    let mut child = command
+        .arg(fixture("http_client.py"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let errs = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let outs = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let child = Proc(child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut child = child;
+    loop {
+        if child.0.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the client did not finish within 60 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = outs.join().unwrap();
+    let err = errs.join().unwrap();
+    let steps = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| (v["step"].as_str().unwrap_or("").to_string(), v))
+        .collect();
+    (steps, err)
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn assert_stc_table(step: &Value, rows: usize) {
+    let text = step["text"].as_str().unwrap_or_else(|| panic!("{step}"));
+    assert!(text.starts_with(&format!("[{rows}]{{id,name,price,status}}:0,")), "not STC: {step}");
+}
+
+#[test]
+fn listen_serves_sdk2_and_sdk1_clients_at_once_with_stc_results_and_progress() {
+    let (_proxy, url) = listen(&[]);
+    let runs = [
+        (python2(), strings(&["sdk2", "legacy", &url, "table", "slow", "tools"]), None),
+        (python2(), strings(&["sdk2", "auto", &url, "table", "slow"]), None),
+        (python1(), strings(&["sdk1", &url, "table", "slow", "tools"]), None),
+        (python2(), strings(&["sdk2", "legacy", &url, "table", "slow", "tools"]), Some("claude-code")),
+        (python2(), strings(&["sdk2", "auto", &url, "table", "slow"]), Some("claude-code")),
+    ];
+    // Five clients at once on one child: their ids and progress tokens (the
+    // SDKs number both from 0 or 1) would collide without the remapping.
+    let handles: Vec<_> = runs
+        .into_iter()
+        .map(|(py, args, name)| std::thread::spawn(move || (client_as(py, &args, name), name.is_some())))
+        .collect();
+    for (i, h) in handles.into_iter().enumerate() {
+        let ((steps, err), claude) = h.join().unwrap();
+        // Each client's own identity decides the structuredContent policy (engine
+        // session per HTTP session; per-request _meta when sessionless): a host
+        // that reads only structuredContent gets it dropped, the others keep it.
+        assert_eq!(steps["table"]["structured"], !claude, "client {i}: {steps:?}");
+        assert!(!steps.contains_key("session"), "client {i}: {steps:?} {err}");
+        assert_stc_table(&steps["table"], 30);
+        assert_stc_table(&steps["slow"], 20);
+        assert_eq!(steps["slow"]["progress"], serde_json::json!([1.0, 2.0, 3.0]), "client {i}");
+        if i == 0 || i == 2 || i == 3 {
+            // Handshake clients get the primer after the server's own instructions.
+            let instructions = steps["connect"]["instructions"].as_str().unwrap();
+            assert!(
+                instructions.starts_with("Fixture server for the HTTP tests.\n\nSome tool results are written in STC")
+            );
+            assert!(steps["tools"]["tools"].as_array().unwrap().iter().any(|t| t == "table"));
+        }
+    }
+}
+
+async fn post(
+    url: &str,
+    headers: &[(&str, &str)],
+    body: impl Into<String>,
+) -> (u16, reqwest::header::HeaderMap, String) {
+    let mut req = reqwest::Client::new().post(url).header("content-type", "application/json");
+    for (n, v) in headers {
+        req = req.header(*n, *v);
+    }
+    let r = req.body(body.into()).send().await.unwrap();
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    (status, headers, r.text().await.unwrap())
+}
+
+fn code(body: &str) -> i64 {
+    serde_json::from_str::<Value>(body).unwrap()["error"]["code"].as_i64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_answers_hostile_http_with_clear_errors_and_keeps_serving() {
+    let (_proxy, url) = listen(&["--max-body", "4000", "--max-message-bytes", "200000"]);
+    let json = [("accept", "application/json, text/event-stream")];
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+
+    // DNS rebinding: a foreign Origin or Host.
+    let (s, _, _) = post(&url, &[json[0], ("origin", "http://evil.example")], init).await;
+    assert_eq!(s, 403);
+    let (s, _, _) = post(&url, &[json[0], ("host", "evil.example")], init).await;
+    assert_eq!(s, 403);
+    // Not JSON, a batch, a bad id, an oversize body, an unknown session.
+    let (s, _, b) = post(&url, &json, "{not json").await;
+    assert_eq!((s, code(&b)), (400, -32700), "{b}");
+    let (s, _, b) = post(&url, &json, format!("[{init}]")).await;
+    assert_eq!((s, code(&b)), (400, -32600), "{b}");
+    let (s, _, b) = post(&url, &json, r#"{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}"#).await;
+    assert_eq!((s, code(&b)), (400, -32600), "{b}");
+    let (s, _, b) = post(&url, &json, "x".repeat(5000)).await;
+    assert_eq!(s, 413, "{b}");
+    let (s, _, _) = post(&url, &[json[0], ("mcp-session-id", "nope")], init).await;
+    assert_eq!(s, 404);
+    let r = reqwest::Client::new().put(&url).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+
+    // Then a real session: initialize (JSON only), initialized, a call as JSON and as SSE.
+    let (s, h, b) = post(&url, &[("accept", "application/json")], init).await;
+    assert_eq!(s, 200, "{b}");
+    let session = h["mcp-session-id"].to_str().unwrap().to_string();
+    assert_eq!(session.len(), 32);
+    let v: Value = serde_json::from_str(&b).unwrap();
+    assert_eq!(v["id"], 1);
+    assert!(v["result"]["instructions"].as_str().unwrap().contains("written in STC"));
+    let with =
+        |accept: &'static str| [("accept", accept), ("mcp-session-id", Box::leak(session.clone().into_boxed_str()))];
+    let (s, _, _) =
+        post(&url, &with("application/json"), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(s, 202);
+    let call = |id: &str, tool: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#)
+    };
+    let (s, h, b) = post(&url, &with("application/json"), call("\"a-1\"", "table")).await;
+    assert_eq!((s, h["content-type"].to_str().unwrap()), (200, "application/json"), "{b}");
+    let v: Value = serde_json::from_str(&b).unwrap();
+    assert_eq!(v["id"], "a-1", "the client's own id comes back");
+    assert!(v["result"]["content"][0]["text"].as_str().unwrap().starts_with("[40]{id,name,price,status}:"), "{b}");
+    let (s, h, b) = post(&url, &with("application/json, text/event-stream"), call("7", "table")).await;
+    assert_eq!((s, h["content-type"].to_str().unwrap()), (200, "text/event-stream"));
+    let data = b.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+    let v: Value = serde_json::from_str(data).unwrap();
+    assert_eq!(v["id"], 7);
+    assert!(v["result"]["content"][0]["text"].as_str().unwrap().starts_with("[40]{"), "{b}");
+    // A result over --max-message-bytes: an error for that request only.
+    let (s, _, b) = post(&url, &with("application/json"), call("8", "big")).await;
+    assert_eq!(s, 200);
+    assert!(b.contains("larger than 200000 bytes"), "{b}");
+    // Still serving after all that.
+    let (s, _, b) = post(&url, &with("application/json"), call("9", "table")).await;
+    assert_eq!(s, 200);
+    assert!(b.contains("[40]{id,name,price,status}:"), "{b}");
+    // Metrics in Prometheus text format.
+    let metrics = reqwest::get(url.replace("/mcp", "/metrics")).await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("stc_mcp_proxy_tool_calls_total{tool=\"table\"} 3"), "{metrics}");
+    assert!(metrics.contains("stc_mcp_proxy_tool_calls_total{tool=\"big\"} 1"), "{metrics}");
+    assert!(metrics.contains("# TYPE stc_mcp_proxy_request_seconds histogram"), "{metrics}");
+    assert!(metrics.contains("stc_mcp_proxy_rewritten_blocks 3"), "{metrics}");
+    assert!(metrics.contains("stc_mcp_proxy_ledger_calls{tool=\"table\"} 3"), "{metrics}");
+    assert!(metrics.contains("stc_mcp_proxy_ledger_tokens_out{tool=\"table\"}"), "{metrics}");
+    // DELETE ends the session; it is unknown afterwards.
+    let r = reqwest::Client::new().delete(&url).header("mcp-session-id", &session).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let (s, _, _) = post(&url, &with("application/json"), call("10", "table")).await;
+    assert_eq!(s, 404);
+}
+
+#[test]
+fn listen_refuses_a_non_loopback_address_without_allow_remote() {
+    let out = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(["mcp-proxy", "--listen", "0.0.0.0:0", "--", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
+    let out = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(["mcp-proxy", "--upstream", "ftp://127.0.0.1:1/mcp"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only http:// and https://"));
+}
+
+#[test]
+fn upstream_wraps_a_remote_sdk2_server_for_stdio_clients() {
+    let (_server, url) = http_server();
+    let stc = env!("CARGO_BIN_EXE_stc");
+    let secret = "Bearer s3cret-token-not-for-logs";
+    for mode in ["legacy", "auto"] {
+        let mut args =
+            strings(&["sdk2-stdio", mode, "table", "slow", "auth", "--", stc, "mcp-proxy", "--upstream", &url]);
+        args.extend(strings(&["--upstream-header", &format!("Authorization: {secret}")]));
+        let (steps, err) = client(python2(), &args);
+        assert!(!steps.contains_key("session"), "{mode}: {steps:?} {err}");
+        assert_stc_table(&steps["table"], 30);
+        assert_stc_table(&steps["slow"], 20);
+        assert_eq!(steps["slow"]["progress"], serde_json::json!([1.0, 2.0, 3.0]), "{mode}");
+        assert_eq!(steps["auth"]["text"], secret, "the header reaches the server");
+        assert!(!err.contains("s3cret"), "the secret was logged: {err}");
+        if mode == "legacy" {
+            assert!(steps["connect"]["instructions"].as_str().unwrap().contains("written in STC"));
+        }
+    }
+}
+
+#[test]
+fn upstream_failures_are_json_rpc_errors_and_never_hangs() {
+    let (server, url) = http_server();
+    let stc = env!("CARGO_BIN_EXE_stc");
+    let started = Instant::now();
+    let args = strings(&[
+        "sdk2-stdio",
+        "legacy",
+        "table",
+        "big",
+        "stall",
+        "die",
+        "again",
+        "--",
+        stc,
+        "mcp-proxy",
+        "--max-message-bytes",
+        "200000",
+        "--upstream-timeout",
+        "1",
+        "--upstream",
+        &url,
+    ]);
+    let (steps, err) = client(python2(), &args);
+    drop(server);
+    assert_stc_table(&steps["table"], 30);
+    let error =
+        |step: &str| steps[step]["error"].as_str().unwrap_or_else(|| panic!("{step}: {steps:?} {err}")).to_string();
+    assert!(error("big").contains("larger than 200000 bytes"), "{}", error("big"));
+    assert!(error("stall").contains("stalled for 1 s"), "{}", error("stall"));
+    // The server killed mid-stream (after a progress event).
+    assert!(error("die").contains("broke before the response"), "{}", error("die"));
+    // And gone for good afterwards.
+    assert!(error("again").contains("the upstream is unreachable"), "{}", error("again"));
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn listen_with_upstream_serves_http_clients_from_a_remote_server_with_their_credentials() {
+    let (_server, upstream) = http_server();
+    let (_proxy, url) = listen_with(&strings(&["--upstream", &upstream]));
+    for mode in ["legacy", "auto"] {
+        let (steps, err) = client(python2(), &strings(&["sdk2", mode, &url, "table", "slow"]));
+        assert!(!steps.contains_key("session"), "{mode}: {steps:?} {err}");
+        assert_stc_table(&steps["table"], 30);
+        assert_eq!(steps["slow"]["progress"], serde_json::json!([1.0, 2.0, 3.0]), "{mode}");
+        assert!(steps["connect"]["instructions"].as_str().unwrap().contains("written in STC"), "{mode}");
+    }
+    let (steps, err) = client(python1(), &strings(&["sdk1", &url, "table"]));
+    assert!(!steps.contains_key("session"), "{steps:?} {err}");
+    assert_stc_table(&steps["table"], 30);
+
+    // The client's Authorization reaches the remote server, per session.
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+        let auth = ("authorization", "Bearer per-client-secret");
+        let (s, h, b) = post(&url, &[("accept", "application/json"), auth], init).await;
+        assert_eq!(s, 200, "{b}");
+        let session = h["mcp-session-id"].to_str().unwrap().to_string();
+        let with = [("accept", "application/json"), auth, ("mcp-session-id", session.as_str())];
+        let (s, _, _) = post(&url, &with, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+        assert_eq!(s, 202);
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo_auth","arguments":{}}}"#;
+        let (s, _, b) = post(&url, &with, call).await;
+        assert_eq!(s, 200);
+        let v: Value = serde_json::from_str(&b).unwrap();
+        assert_eq!(v["result"]["content"][0]["text"], "Bearer per-client-secret", "{b}");
+    });
+}
+
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("openssl").current_dir(dir).args(args).output().expect("openssl runs");
+    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn upstream_over_https_trusts_the_ca_flag_and_refuses_an_unknown_issuer() {
+    // A CA and a certificate for 127.0.0.1 that it signs, made with openssl.
+    let dir = std::env::temp_dir().join(format!("stc-mcp-https-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend(["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=stc test CA"]);
+    openssl(&dir, &ca);
+    let mut csr = vec!["req"];
+    csr.extend(ec);
+    csr.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]);
+    openssl(&dir, &csr);
+    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(
+        &dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+        ],
+    );
+    let (cert, key) = (dir.join("server.pem"), dir.join("server.key"));
+    let (_server, url) = served(&["--https", cert.to_str().unwrap(), key.to_str().unwrap()], "https");
+    let stc = env!("CARGO_BIN_EXE_stc");
+    let ca = dir.join("ca.pem");
+    let args = strings(&[
+        "sdk2-stdio",
+        "legacy",
+        "table",
+        "--",
+        stc,
+        "mcp-proxy",
+        "--upstream",
+        &url,
+        "--upstream-ca",
+        ca.to_str().unwrap(),
+    ]);
+    let (steps, err) = client(python2(), &args);
+    assert!(!steps.contains_key("session"), "{steps:?} {err}");
+    assert_stc_table(&steps["table"], 30);
+    // Without the CA: the handshake fails with a JSON-RPC error that says why.
+    let (steps, _) =
+        client(python2(), &strings(&["sdk2-stdio", "legacy", "table", "--", stc, "mcp-proxy", "--upstream", &url]));
+    let error = steps["session"]["error"].as_str().unwrap_or_else(|| panic!("{steps:?}"));
+    assert!(error.contains("TLS with the upstream failed: invalid peer certificate: UnknownIssuer"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
