@@ -212,7 +212,7 @@ impl SseParser {
 /// 128 random bits as 32 hex characters (session ids).
 pub(crate) fn random_id() -> String {
     let mut bytes = [0u8; 16];
-    if getrandom::getrandom(&mut bytes).is_err() {
+    if getrandom::fill(&mut bytes).is_err() {
         // No OS randomness: still unique per process, but say so.
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         bytes.copy_from_slice(&nanos.to_le_bytes());
