@@ -69,7 +69,7 @@ pub use parser::{
 };
 #[cfg(feature = "serde")]
 pub use serde_api::{from_str, to_string, to_string_with};
-pub use strings::{is_bare_string, JsonStr};
+pub use strings::{is_bare_letter, is_bare_string, JsonStr, LOOKALIKE_WORDS};
 pub use write_json::JsonWriter;
 pub use write_stc::encode_gated_with_counter;
 

@@ -1517,7 +1517,7 @@ pub(crate) fn writes_bare(s: &str) -> bool {
     let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
         return false;
     };
-    if !first.is_ascii() || first == b' ' || last == b' ' || matches!(first, b'-' | b'+' | b'.' | b'0'..=b'9') {
+    if !first.is_ascii_alphabetic() || last == b' ' {
         return false;
     }
     let mut i = 0;
@@ -1846,6 +1846,12 @@ impl Writer<'_, '_, '_> {
     }
 
     fn run(&mut self) {
+        // A top-level header form is enclosed in `(` `)` (spec 3.12): the
+        // `)` makes the end of the text certain.
+        if self.root_is_header() {
+            self.out.push('(');
+            self.tasks.push(Task::Text(")"));
+        }
         self.tasks.push(Task::Value { i: 0, member: false, safe: false, level: 0 });
         while let Some(task) = self.tasks.pop() {
             self.maybe_spill();
@@ -1906,6 +1912,17 @@ impl Writer<'_, '_, '_> {
                     self.row(table, next, left, first, keyed, level)
                 }
             }
+        }
+    }
+
+    /// Whether the top-level value is written as a compact array, a table
+    /// or a keyed table (its plan's form, as [`value`](Self::value) reads it).
+    fn root_is_header(&self) -> bool {
+        match self.plan.nodes.get(0) {
+            Some(Node::Array { len, .. } | Node::Object { len, .. }) if len > 0 => {
+                Form::unpack(self.plan.forms.first().copied().unwrap_or(0)) != Form::Plain
+            }
+            _ => false,
         }
     }
 
