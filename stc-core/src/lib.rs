@@ -139,7 +139,7 @@ pub fn encode_bytes_with(json: &[u8], options: &EncodeOptions) -> Result<String>
 /// let table = format!("[{}]", rows.join(","));
 /// let g = encode_gated(&table, &EncodeOptions::default(), &GateOptions::default())?;
 /// assert_eq!(g.chosen, Chosen::Stc);
-/// assert!(g.text.starts_with("[20]{id,name,active}:"));
+/// assert!(g.text.starts_with("([20]{id,name,active}:"));
 /// // A flat list of numbers: STC cannot save anything, JSON comes back.
 /// let g = encode_gated("[1, 2, 3]", &EncodeOptions::default(), &GateOptions::default())?;
 /// assert_eq!((g.chosen, g.text.as_str()), (Chosen::Json, "[1,2,3]"));
@@ -167,8 +167,8 @@ pub fn decode(stc: &str) -> Result<String, Error> {
 ///
 /// ```
 /// use stc_core::{decode_with, DecodeOptions, Limits, Version};
-/// assert_eq!(decode_with("[2]: 1,2", &Limits::default().max_depth(1))?, "[1,2]");
-/// assert_eq!(decode_with("[2]: 1,2", &DecodeOptions::default().version(Version::V2))?, "[1,2]");
+/// assert_eq!(decode_with("([2]: 1,2)", &Limits::default().max_depth(1))?, "[1,2]");
+/// assert_eq!(decode_with("([2]: 1,2)", &DecodeOptions::default().version(Version::V2))?, "[1,2]");
 /// // A column group is version 2: a version 1 reader stops at its '{'.
 /// let group = "[1]{id,user{name}}: 1,\"al\"";
 /// let err = decode_with(group, &Limits::default()).unwrap_err();
