@@ -25,7 +25,7 @@
 //!
 //! let json = r#"[{"id": 1, "name": "users", "method": "GET"}, {"id": 2, "name": "orders", "method": "POST"}]"#;
 //! let stc = encode_with(json, &EncodeOptions::default().profile(Profile::Readable))?;
-//! assert_eq!(stc, "[2]{id,name,method}:\n  1,\"users\",\"GET\" /\n  2,\"orders\",\"POST\"");
+//! assert_eq!(stc, "([2]{id,name,method}:\n  1,\"users\",\"GET\" /\n  2,\"orders\",\"POST\")");
 //! assert_eq!(decode(&stc)?, r#"[{"id":1,"name":"users","method":"GET"},{"id":2,"name":"orders","method":"POST"}]"#);
 //! # Ok::<(), stc_core::Error>(())
 //! ```
@@ -170,9 +170,9 @@ pub fn decode(stc: &str) -> Result<String, Error> {
 /// assert_eq!(decode_with("([2]: 1,2)", &Limits::default().max_depth(1))?, "[1,2]");
 /// assert_eq!(decode_with("([2]: 1,2)", &DecodeOptions::default().version(Version::V2))?, "[1,2]");
 /// // A column group is version 2: a version 1 reader stops at its '{'.
-/// let group = "[1]{id,user{name}}: 1,\"al\"";
+/// let group = "([1]{id,user{name}}: 1,\"al\")";
 /// let err = decode_with(group, &Limits::default()).unwrap_err();
-/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::NewerVersion, Some(11)));
+/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::NewerVersion, Some(12)));
 /// assert_eq!(decode_with(group, &DecodeOptions::default().version(Version::V2))?, r#"[{"id":1,"user":{"name":"al"}}]"#);
 /// # Ok::<(), stc_core::Error>(())
 /// ```
@@ -197,7 +197,7 @@ pub fn decode_with(stc: &str, options: &(impl AsDecodeOptions + ?Sized)) -> Resu
 /// let mut out = Vec::new();
 /// decode_latin1_into(r#"{k[3]: "é","ā","😀"}"#, &Limits::default(), &mut out)?;
 /// assert_eq!(out, b"{\"k\":[\"\xe9\",\"\\u0101\",\"\\ud83d\\ude00\"]}");
-/// let err = decode_latin1_into("[2]: 1", &Limits::default(), &mut out).unwrap_err();
+/// let err = decode_latin1_into("([2]: 1", &Limits::default(), &mut out).unwrap_err();
 /// assert_eq!((err.kind(), out.len()), (stc_core::ErrorKind::CountMismatch, 0));
 /// # Ok::<(), stc_core::Error>(())
 /// ```
@@ -297,8 +297,8 @@ pub fn from_utf8(input: &[u8]) -> Result<&str, Error> {
 /// Checks that `stc` is valid STC, with default limits.
 ///
 /// ```
-/// let err = stc_core::validate("[3]: 1,2").unwrap_err();
-/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::CountMismatch, Some(1)));
+/// let err = stc_core::validate("([3]: 1,2").unwrap_err();
+/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::CountMismatch, Some(2)));
 /// ```
 pub fn validate(stc: &str) -> Result<(), Error> {
     validate_with(stc, &Limits::default())

@@ -451,13 +451,15 @@ fn hostile_inputs_fail_fast() {
     let err = stc_core::decode_with(&many, &Limits::default().max_depth(usize::MAX)).unwrap_err();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::UnexpectedEnd, Some(100_000)));
     // Above 2^64 - 1 no input could hold the count: count_too_large.
-    for huge in ["[99999999999999999999999]: 1", "[18446744073709551616]{a}: 1", "{a[18446744073709551616]: 1}"] {
+    for huge in ["([99999999999999999999999]: 1", "([18446744073709551616]{a}: 1", "{a[18446744073709551616]: 1}"] {
         let err = decode(huge).unwrap_err();
         assert_eq!((err.kind(), err.offset()), (ErrorKind::CountTooLarge, Some(huge.find('[').unwrap() + 1)), "{huge}");
     }
     // Within it, a count the rest of the input cannot hold is count_mismatch
     // at the count, before any value is read; count x columns cannot wrap.
-    for short in ["[18446744073709551615]{a}: 1", "{a[4000000000]: 1}", "[9223372036854775807]{a,b,c}: 1", "[3]: 1 x"] {
+    for short in
+        ["([18446744073709551615]{a}: 1", "{a[4000000000]: 1}", "([9223372036854775807]{a,b,c}: 1", "([3]: 1 x"]
+    {
         let err = decode(short).unwrap_err();
         assert_eq!(
             (err.kind(), err.offset()),
