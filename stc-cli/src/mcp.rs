@@ -114,7 +114,7 @@ pub struct McpProxyArgs {
     #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate)]
     tokenizer: TokenizerArg,
     /// STC version of the re-encoded text blocks: 1, or 2 (column groups, absent cells `~`,
-    /// keyed tables; the primer added to the instructions then explains them). Needs a client
+    /// keyed tables, bare (unquoted) strings; the primer added to the instructions then explains them). Needs a client
     /// model that reads what the primer says; budgets are measured in this version.
     #[arg(long, default_value = "1", value_parser = parse_version, value_name = "VERSION")]
     stc_version: Version,

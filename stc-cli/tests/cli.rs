@@ -48,7 +48,7 @@ fn readable_profile_spacing_and_tables() {
     // Arrays of scalars take the cheaper form: plain JSON arrays here (ADR-066 wrote `tags[3]: …`).
     assert_eq!(text(&out.stdout), "{tags: [\"api\", \"gateway\", \"mcp\"], scores: [95, 87, 91]}\n");
     let out = stc(&["encode", "-"], br#"[{"id": 1, "name": "users"}, {"id": 2, "name": "orders"}]"#);
-    assert_eq!(text(&out.stdout), "[2]{id,name}:1,\"users\"/2,\"orders\"\n");
+    assert_eq!(text(&out.stdout), "([2]{id,name}:1,\"users\"/2,\"orders\")\n");
 }
 
 #[test]
@@ -68,9 +68,9 @@ fn invalid_input_reports_file_line_column_and_nothing_on_stdout() {
     assert_eq!(text(&out.stderr), format!("{}:2:3: expected a value, found 'N'\n", bad.display()));
 
     // Too few values for the count: count_mismatch at the count (spec 4.3), whatever ends the body.
-    let out = stc(&["check"], b"[3]: 1,2");
+    let out = stc(&["check"], b"([3]: 1,2");
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(text(&out.stderr), "<stdin>:1:2: array count 3 is larger than the rest of the input can hold\n");
+    assert_eq!(text(&out.stderr), "<stdin>:1:3: array count 3 is larger than the rest of the input can hold\n");
     let out = stc(&["decode"], b"[\"\xff\"]");
     assert_eq!((out.status.code(), text(&out.stderr)), (Some(1), "<stdin>:1:3: invalid UTF-8\n".to_string()));
     let out = stc(&["decode", dir.join("missing.stc").to_str().unwrap()], b"");
@@ -90,7 +90,7 @@ fn hostile_input_fails_cleanly() {
 
 #[test]
 fn check_accepts_valid_stc() {
-    let out = stc(&["check"], b"[2]{a}: 1 / 2");
+    let out = stc(&["check"], b"([2]{a}: 1 / 2)");
     assert!(out.status.success());
     assert_eq!(text(&out.stdout), "<stdin>: ok\n");
 }
@@ -105,7 +105,7 @@ fn gate_returns_json_when_stc_does_not_pay() {
     let table = format!("[{}]", rows.join(","));
     let out = stc(&["encode", "--gate", "--tokenizer", "o200k_base"], table.as_bytes());
     assert!(out.status.success());
-    assert!(text(&out.stdout).starts_with("[30]{id,name,active}:"));
+    assert!(text(&out.stdout).starts_with("([30]{id,name,active}:"));
 }
 
 #[test]
