@@ -25,18 +25,18 @@ test('parse reads STC and plain JSON', () => {
       tags: ['a', 'b'],
       rows: [{ id: 1, ok: true }, { id: 2, ok: false }],
     }, name);
-    assert.deepEqual(p('[2]{a,b}: null,"x" / 1.5,[]'), [{ a: null, b: 'x' }, { a: 1.5, b: [] }], name);
+    assert.deepEqual(p('([2]{a,b}: null,"x" / 1.5,[])'), [{ a: null, b: 'x' }, { a: 1.5, b: [] }], name);
     assert.deepEqual(p(' {"a": [1, {"b": null}], "c": "\\u00e9\\n"} '), { a: [1, { b: null }], c: 'é\n' }, name);
     assert.equal(p('"x"'), 'x', name);
     assert.equal(p('null'), null, name);
-    assert.deepEqual(p('[0]:'), [], name);
+    assert.deepEqual(p('([0]:)'), [], name);
   }
 });
 
 test('parse accepts Buffer and Uint8Array', () => {
   for (const [name, p] of parsers) {
     assert.deepEqual(p(Buffer.from('{é[2]: 1,2}'.replace('é', '"é"'))), { é: [1, 2] }, name);
-    assert.deepEqual(p(new TextEncoder().encode('[3]: 1,2,3')), [1, 2, 3], name);
+    assert.deepEqual(p(new TextEncoder().encode('([3]: 1,2,3)')), [1, 2, 3], name);
     assert.deepEqual(p(new Uint8Array(0).subarray(0, 0).length === 0 ? Buffer.from('[]') : null), [], name);
   }
 });
@@ -105,7 +105,7 @@ test('numbers: default like JSON.parse, bigint option for unsafe integers', () =
     e: 1e20,
   });
   const huge = '1' + '0'.repeat(60);
-  assert.equal(parse(`[1]: ${huge}`, { bigint: true })[0], 10n ** 60n);
+  assert.equal(parse(`([1]: ${huge})`, { bigint: true })[0], 10n ** 60n);
   // decode never touches lexemes.
   assert.equal(decode(`{n[3]: ${huge},1.50,-0.0e+01}`), `{"n":[${huge},1.50,-0.0e+01]}`);
 });
@@ -158,8 +158,8 @@ test('stringify profiles', () => {
 test('encode and decode are text functions; decodeStc is decode', () => {
   const json = '[{"id": 1, "name": "users", "method": "GET"}, {"id": 2, "name": "orders", "method": "POST"}]';
   const readable = encode(json, { profile: 'readable' });
-  assert.equal(readable, '[2]{id,name,method}:\n  1,"users","GET" /\n  2,"orders","POST"');
-  assert.equal(encode(json), '[2]{id,name,method}:1,"users","GET"/2,"orders","POST"');
+  assert.equal(readable, '([2]{id,name,method}:\n  1,"users","GET" /\n  2,"orders","POST")');
+  assert.equal(encode(json), '([2]{id,name,method}:1,"users","GET"/2,"orders","POST")');
   assert.equal(decode(readable), JSON.stringify(JSON.parse(json)));
   assert.equal(decodeStc, decode);
   assert.equal(decodeStc(Buffer.from(readable)), decode(readable));
@@ -199,12 +199,12 @@ test('errors carry code, offset, line, column, index and a message', () => {
   assert.deepEqual([utf8.code, utf8.offset], ['invalid_utf8', 2]);
   const json = catchErr(() => encode('{a: 1}'));
   assert.deepEqual([json.code, json.offset], ['unexpected_char', 1]);
-  const counts = catchErr(() => parse('[1.5]: 1'));
+  const counts = catchErr(() => parse('([1.5]: 1'));
   assert.equal(counts.code, 'invalid_count');
-  const short = catchErr(() => parse('[1000000]: 1'));
-  assert.deepEqual([short.code, short.offset], ['count_mismatch', 1]);
+  const short = catchErr(() => parse('([1000000]: 1'));
+  assert.deepEqual([short.code, short.offset], ['count_mismatch', 2]);
   // count_too_large only for a count no input could satisfy (above 2^64 - 1).
-  const tooLarge = catchErr(() => parse('[18446744073709551616]: 1'));
+  const tooLarge = catchErr(() => parse('([18446744073709551616]: 1'));
   assert.equal(tooLarge.code, 'count_too_large');
   assert.ok(stc.ERROR_CODES.includes('count_mismatch'));
 });
@@ -227,8 +227,8 @@ test('hostile input throws and never crashes', () => {
     assert.equal(catchErr(() => stringify(nested, { bigint })).code, 'depth_limit');
     assert.equal(parse(stringify(nested, { bigint, maxDepth: 300 }), { maxDepth: 300 }).length, 1);
   }
-  assert.equal(catchErr(() => parse('[4294967296000]{a}: 1')).code, 'count_mismatch');
-  assert.equal(catchErr(() => parse('[99999999999999999999]{a}: 1')).code, 'count_too_large');
+  assert.equal(catchErr(() => parse('([4294967296000]{a}: 1')).code, 'count_mismatch');
+  assert.equal(catchErr(() => parse('([99999999999999999999]{a}: 1')).code, 'count_too_large');
 });
 
 test('arguments and options are checked', () => {
@@ -256,7 +256,7 @@ test('encodeGated returns JSON where STC loses and STC where it wins', () => {
   for (const [name, tokenizer] of [['estimate', 'estimate'], ['gpt-tokenizer', o200k]]) {
     const g = encodeGated(table, { tokenizer });
     assert.equal(g.chosen, 'stc', name);
-    assert.ok(g.text.startsWith('[20]{id,name,active}:'), name);
+    assert.ok(g.text.startsWith('([20]{id,name,active}:'), name);
     assert.ok(g.stcTokens < g.jsonTokens * 0.95, name);
     assert.deepEqual(parse(g.text), rows, name);
     assert.equal(g.jsonTokens, countTokens(JSON.stringify(rows), tokenizer), name);

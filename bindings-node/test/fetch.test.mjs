@@ -68,11 +68,11 @@ function upstream() {
       if (path === '/broken') return send(200, stcType, BROKEN_STC);
       if (path === '/broken-ce') return send(200, { 'content-type': 'application/json', 'content-encoding': 'stc' }, BROKEN_STC);
       const v2Type = { 'content-type': 'application/stc+json; version=2', 'x-stc-version': '2' };
-      if (path === '/v2') return send(200, v2Type, '[2]{a}: 1 / 2');
-      if (path === '/v2-header') return send(200, { ...stcType, 'x-stc-version': '2' }, '[2]{a}: 1 / 2');
-      if (path === '/v2-groups') return send(200, v2Type, '[1]{id,user{id,name}}: 1,5,"bob"');
-      if (path === '/v3') return send(200, { 'content-type': 'application/stc+json; version="3"' }, '[2]{a}: 1 / 2');
-      if (path === '/v-conflict') return send(200, { ...v2Type, 'x-stc-version': '1' }, '[2]{a}: 1 / 2');
+      if (path === '/v2') return send(200, v2Type, '([2]{a}: 1 / 2)');
+      if (path === '/v2-header') return send(200, { ...stcType, 'x-stc-version': '2' }, '([2]{a}: 1 / 2)');
+      if (path === '/v2-groups') return send(200, v2Type, '([1]{id,user{id,name}}: 1,5,"bob")');
+      if (path === '/v3') return send(200, { 'content-type': 'application/stc+json; version="3"' }, '([2]{a}: 1 / 2)');
+      if (path === '/v-conflict') return send(200, { ...v2Type, 'x-stc-version': '1' }, '([2]{a}: 1 / 2)');
       if (path === '/small') return send(200, { 'content-type': 'application/json' }, '[1,2,3]');
       if (path === '/no-content') return send(204, stcType);
       if (path === '/text') return send(200, { 'content-type': 'text/plain; charset=utf-8' }, 'hello, not JSON');

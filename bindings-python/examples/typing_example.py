@@ -20,12 +20,12 @@ def pairs(items: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
 
 def main() -> None:
     # Three lines: decode STC to Python objects.
-    rows = stc.loads('[2]{id,name}: 1,"users" / 2,"orders"')
+    rows = stc.loads('([2]{id,name}: 1,"users" / 2,"orders")')
     assert rows == [{"id": 1, "name": "users"}, {"id": 2, "name": "orders"}]
 
     exact: Any = stc.loads("{a: 1.10, a: 2}", parse_float=decimal.Decimal, object_pairs_hook=pairs)
     assert exact == [("a", decimal.Decimal("1.10")), ("a", 2)]
-    counted: Any = stc.loads(b"[3]: 1,2,3", parse_int=lambda s: int(s) * 10, max_depth=8)
+    counted: Any = stc.loads(b"([3]: 1,2,3)", parse_int=lambda s: int(s) * 10, max_depth=8)
     assert counted == [10, 20, 30]
     hooked: Any = stc.loads(bytearray(b"{a: 1}"), object_hook=lambda d: sorted(d))
     assert hooked == ["a"]

@@ -39,7 +39,7 @@ from pathlib import Path
 import stc
 
 #: STC version 2 (a column group) and the JSON it stands for.
-V2_STC = b'[2]{id,user{id,name},text}: 1,5,"bob","hi" / 2,6,"al","yo"'
+V2_STC = b'([2]{id,user{id,name},text}: 1,5,"bob","hi" / 2,6,"al","yo")'
 V2_JSON = [
     {"id": 1, "user": {"id": 5, "name": "bob"}, "text": "hi"},
     {"id": 2, "user": {"id": 6, "name": "al"}, "text": "yo"},
@@ -114,9 +114,9 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/v2-as-v1":
             return self._send(200, stc_type, V2_STC)
         if path == "/v2-typed-v1-body":
-            return self._send(200, v2_type, b"[2]{a}: 1 / 2")
+            return self._send(200, v2_type, b"([2]{a}: 1 / 2)")
         if path == "/v3":
-            return self._send(200, {"Content-Type": "application/stc+json; version=3", "X-STC-Version": "3"}, b"[1]: 1")
+            return self._send(200, {"Content-Type": "application/stc+json; version=3", "X-STC-Version": "3"}, b"([1]: 1)")
         if path == "/small":
             return self._send(200, {"Content-Type": "application/json"}, b"[1,2,3]")
         if path == "/no-content":

@@ -17,7 +17,7 @@ import pytest
 
 import stc
 
-TABLE = '[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST"'
+TABLE = '([2]{id,name,method}: 1,"users","GET" / 2,"orders","POST")'
 TABLE_JSON = '[{"id":1,"name":"users","method":"GET"},{"id":2,"name":"orders","method":"POST"}]'
 
 
@@ -72,7 +72,7 @@ def test_loads_duplicate_keys() -> None:
     assert stc.loads(text, object_pairs_hook=list) == [("a", 1), ("a", 2), ("b", 3)]
     assert stc.loads(text, object_pairs_hook=OrderedDict) == OrderedDict([("a", 2), ("b", 3)])
     # Columnar rows go through the hook too.
-    assert stc.loads("[2]{k,k}: 1,2 / 3,4", object_pairs_hook=list) == [[("k", 1), ("k", 2)], [("k", 3), ("k", 4)]]
+    assert stc.loads("([2]{k,k}: 1,2 / 3,4)", object_pairs_hook=list) == [[("k", 1), ("k", 2)], [("k", 3), ("k", 4)]]
 
 
 def test_loads_object_hook() -> None:
@@ -114,7 +114,7 @@ def test_a_hooks_exception_comes_back_as_itself(hook: str) -> None:
 
     with pytest.raises(HookError) as info:
         hooks: dict[str, Any] = {hook: raising}
-        stc.loads("[2]{a,b}: 1.5,2 / 3.5,4", **hooks)
+        stc.loads("([2]{a,b}: 1.5,2 / 3.5,4)", **hooks)
     assert info.value is error
     assert calls == 1
     assert info.value.__traceback__ is not None
@@ -136,7 +136,7 @@ def test_loads_max_depth() -> None:
 
 
 def test_loads_repeated_keys_are_shared_objects() -> None:
-    rows = stc.loads("[3]{name}: 1 / 2 / 3")
+    rows = stc.loads("([3]{name}: 1 / 2 / 3)")
     assert rows[0].keys() == rows[2].keys() == {"name"}
 
 
@@ -150,9 +150,9 @@ def test_load_from_file() -> None:
 
 def test_dumps_profiles() -> None:
     rows = json.loads(TABLE_JSON)
-    assert stc.dumps(rows) == '[2]{id,name,method}:1,"users","GET"/2,"orders","POST"'
+    assert stc.dumps(rows) == '([2]{id,name,method}:1,"users","GET"/2,"orders","POST")'
     # The readable profile breaks lines after a table header (spec 5.6).
-    assert stc.dumps(rows, profile="readable") == '[2]{id,name,method}:\n  1,"users","GET" /\n  2,"orders","POST"'
+    assert stc.dumps(rows, profile="readable") == '([2]{id,name,method}:\n  1,"users","GET" /\n  2,"orders","POST")'
     assert stc.loads(stc.dumps(rows, profile="readable")) == rows == stc.loads(TABLE)
     assert stc.dumps({"tags": ["a", "b"], "n": None}) == '{tags:["a","b"],n:null}'
 

@@ -201,7 +201,7 @@ def test_integer_boundaries(n: int) -> None:
 
 def test_negative_zero_integer_is_zero() -> None:
     assert same(stc.loads("-0"), 0)
-    assert same(stc.loads("[2]: -0,0"), [0, 0])
+    assert same(stc.loads("([2]: -0,0)"), [0, 0])
 
 
 FLOAT_LEXEMES = [
@@ -243,7 +243,7 @@ FLOAT_LEXEMES = [
 def test_float_lexemes(lexeme: str) -> None:
     assert same(stc.loads(lexeme), json.loads(lexeme))
     positive = lexeme.lstrip("-")
-    assert same(stc.loads(f"[2]: {positive},-{positive}"), json.loads(f"[{positive}, -{positive}]"))
+    assert same(stc.loads(f"([2]: {positive},-{positive})"), json.loads(f"[{positive}, -{positive}]"))
 
 
 @settings(max_examples=300, deadline=None)
@@ -270,7 +270,7 @@ def test_decimal_lexemes(negative: bool, whole: int, fraction: str, exponent: in
 
 def test_nested_arrays_share_one_item_stack() -> None:
     check_both([[1, [2, [3, []], 4], []], [[]], [{"a": [5, 6]}, 7]])
-    assert stc.loads("[2]: [1]: [0]:,[2]: 1,2") == json.loads("[[[]], [1, 2]]")
+    assert stc.loads("([2]: [1]: [0]:,[2]: 1,2)") == json.loads("[[[]], [1, 2]]")
     pairs = stc.loads('[{"a": [1, {"b": 2}], "a": 3}, [4]]', object_pairs_hook=lambda p: p)
     assert pairs == [[("a", [1, [("b", 2)]]), ("a", 3)], [4]]
 
@@ -348,13 +348,13 @@ def test_number_edges_in_every_reader_position(where: str) -> None:
         elif where == "run":
             text = json_text = f"[{lexeme},{lexeme},1,{lexeme}]"
         elif where == "table":
-            text = f"[2]{{a,b}}:{lexeme},1/2,{lexeme}"
+            text = f"([2]{{a,b}}:{lexeme},1/2,{lexeme})"
             json_text = f'[{{"a": {lexeme}, "b": 1}}, {{"a": 2, "b": {lexeme}}}]'
         elif where == "member":
             text = f"{{n: {lexeme}, m: [{lexeme}]}}"
             json_text = f'{{"n": {lexeme}, "m": [{lexeme}]}}'
         else:
-            text = f"[3]: {lexeme},{lexeme},{lexeme}"
+            text = f"([3]: {lexeme},{lexeme},{lexeme})"
             json_text = f"[{lexeme}, {lexeme}, {lexeme}]"
         assert same(stc.loads(text), json.loads(json_text)), (where, lexeme)
         # The hooks see each lexeme as written, integers and floats apart.
@@ -370,12 +370,12 @@ def test_number_hooks_get_subclassable_results_and_raise() -> None:
     class MyInt(int):
         pass
 
-    out = stc.loads("[3]: 1,-0,99999999999999999999", parse_int=MyInt)
+    out = stc.loads("([3]: 1,-0,99999999999999999999)", parse_int=MyInt)
     assert out == [1, 0, 99999999999999999999] and all(type(v) is MyInt for v in out)
-    assert stc.loads("[2]: 1.5,-0.0", parse_float=str) == ["1.5", "-0.0"]
+    assert stc.loads("([2]: 1.5,-0.0)", parse_float=str) == ["1.5", "-0.0"]
 
     def boom(s: str) -> None:
         raise ValueError(f"no {s}")
 
     with pytest.raises(ValueError, match="no 1e16"):
-        stc.loads("[2]: 1,1e16", parse_float=boom)
+        stc.loads("([2]: 1,1e16)", parse_float=boom)

@@ -40,7 +40,7 @@ def test_table_stc_wins_with_the_estimate() -> None:
     result = stc.encode_gated(TABLE)
     assert result == stc.encode_gated(TABLE, tokenizer="estimate")
     assert result.chosen == "stc"
-    assert result.text.startswith("[20]{id,name,active}:")
+    assert result.text.startswith("([20]{id,name,active}:")
     assert result.text == stc.encode(TABLE)
     assert result.stc_tokens <= result.json_tokens * 0.95
     assert result.json_tokens == stc.count_tokens(MINIFIED)

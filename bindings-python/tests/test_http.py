@@ -373,7 +373,7 @@ import sys
 sys.modules["httpx"] = None
 sys.modules["requests"] = None
 import stc, stc.http
-assert stc.loads("[1]: 2") == [2]
+assert stc.loads("([1]: 2)") == [2]
 assert stc.http.is_stc("application/stc+json", None)
 for name, lib in [("STCTransport", "httpx"), ("AsyncSTCTransport", "httpx"), ("STCAdapter", "requests"),
                   ("session", "requests")]:

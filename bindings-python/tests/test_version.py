@@ -14,9 +14,9 @@ import stc
 from stc import _stc
 
 TABLE_JSON = '[{"id":1,"name":"a"},{"id":2,"name":"b"}]'
-TABLE_STC = '[2]{id,name}:1,"a"/2,"b"'
+TABLE_STC = '([2]{id,name}:1,"a"/2,"b")'
 # A column group (design B.1): STC version 2 only.
-V2_TEXT = '[2]{id,user{id,name},text}: 1,5,"bob","hi" / 2,6,"al","yo"'
+V2_TEXT = '([2]{id,user{id,name},text}: 1,5,"bob","hi" / 2,6,"al","yo")'
 V2_JSON = '[{"id":1,"user":{"id":5,"name":"bob"},"text":"hi"},{"id":2,"user":{"id":6,"name":"al"},"text":"yo"}]'
 
 

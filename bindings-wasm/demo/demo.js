@@ -3,7 +3,7 @@
 import init, { decode, encode, countTokens } from '../pkg/web/stc.js';
 
 // ADR-066's columnar example, as the ADR writes it.
-const ADR_EXAMPLE = '[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST"';
+const ADR_EXAMPLE = '([2]{id,name,method}: 1,"users","GET" / 2,"orders","POST")';
 
 const $ = (id) => document.getElementById(id);
 const stcBox = $('stc');

@@ -3,7 +3,7 @@ import init, { decode, encode, parse, stringify, encodeGated, countTokens, type 
 
 export async function demo(): Promise<void> {
   await init();
-  const json: string = decode('[2]{id,name}: 1,"a" / 2,"b"', { maxDepth: 16 });
+  const json: string = decode('([2]{id,name}: 1,"a" / 2,"b")', { maxDepth: 16 });
   // STC version 2 (column groups, absent cells, keyed tables), written and read.
   const v2: StcVersion = 2;
   const grouped: string = encode(json, { version: v2 });
@@ -18,7 +18,7 @@ export async function demo(): Promise<void> {
   const exact: Gated = encodeGated(json, { tokenizer: words, minSaving: 0 });
   console.log(exact.stcTokens, countTokens('a b', words));
   try {
-    decode('[3]: 1,2');
+    decode('([3]: 1,2');
   } catch (e) {
     const err = e as StcError;
     const where: string = `${err.code} at ${err.line}:${err.column} (byte ${err.offset}, index ${err.index ?? '-'}): ${err.reason}`;

@@ -32,7 +32,7 @@ after(async () => {
 test('the ADR columnar example decodes to the JSON array of two objects', async () => {
   await page.click('#example');
   const stcText = await page.inputValue('#stc');
-  assert.equal(stcText, '[2]{id,name,method}: 1,"users","GET" / 2,"orders","POST"');
+  assert.equal(stcText, '([2]{id,name,method}: 1,"users","GET" / 2,"orders","POST")');
   const json = await page.inputValue('#json');
   const expected = [
     { id: 1, name: 'users', method: 'GET' },

@@ -47,7 +47,7 @@ const server = createServer((req, res) => {
   const file = staticFile(path);
   if (file) return send(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' }, readFileSync(file));
   if (path === '/broken') return send(200, stcType, BROKEN_STC);
-  if (path === '/v3') return send(200, { 'content-type': 'application/stc+json; version=3', 'x-stc-version': '3' }, '[2]{a}: 1 / 2');
+  if (path === '/v3') return send(200, { 'content-type': 'application/stc+json; version=3', 'x-stc-version': '3' }, '([2]{a}: 1 / 2)');
   if (path === '/small') return send(200, { 'content-type': 'application/json' }, '[1,2,3]');
   if (path === '/echo') return send(200, { 'content-type': 'application/json' }, JSON.stringify({ accept: req.headers.accept ?? null }));
   const [, route, name] = path.split('/');

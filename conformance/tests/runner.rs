@@ -143,9 +143,9 @@ fn an_encoder_that_changes_the_value_fails_by_value_with_both_values_and_the_dif
     assert!(stdout.contains("values differ"), "{stdout}");
     assert!(stdout.contains(r#""price\":9.90"#) && stdout.contains(r#""price\":9.9,"#), "{stdout}");
     // Output the reference decoder rejects.
-    let stdout = value("sh -c 'cat >/dev/null; echo \"[2]: 1\"'");
+    let stdout = value("sh -c 'cat >/dev/null; echo \"([2]: 1\"'");
     assert!(
-        stdout.contains("the reference decoder (version 1, max depth 128) rejects it: count_mismatch at byte 1"),
+        stdout.contains("the reference decoder (version 1, max depth 128) rejects it: count_mismatch at byte 2"),
         "{stdout}"
     );
     // A failing encoder.

@@ -34,7 +34,7 @@ except ImportError:
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 TOKENS = [b",", b":", b"/", b"{", b"}", b"[", b"]", b'"', b"\\", b" ", b"\n", b"[2]", b"[1]:", b"{a}", b"0", b"1",
-          b"-", b".", b"e", b"a", b"null", b'"x"', b"[0]:", b"\\u", b"\xff", b"\xc3", b"~", b"tru", b"x y", b"\xc2\xa0",
+          b"-", b".", b"e", b"a", b"null", b'"x"', b"[0]:", b"\\u", b"\xff", b"\xc3", b"~", b"tru", b"x y", b"\xc2\xa0", b"(", b")", b"@", b"\xd0\xb5",
           b"{1}", b"{a{b}}", b"True"]
 
 
@@ -63,7 +63,8 @@ KEYS = ["a", "b", "id", "name", "x-y", "", "é", "true", "_", "a b", "1x", "\ud8
 NUMS = ["0", "-0", "1.0", "1E+2", "0.10", "123456789012345678901234567890", "-2.5e-3"]
 STRS = ["", "x", " / ", ",", ":", "[3]:", "\\", '"', "\n", "\u0001", "é", "😀", "\ud800", "\u2028", "/",
         "a b", " a", "a ", "-a", "+a", ".a", "1a", "true", "True", "true story", "nan", "Infinity", "null x", "~",
-        "a~b", "\u00a0a", "a\u0085", "caf\u00e9 bar", "'q'", "#x=1;", "a\tb", "a\u007fb"]
+        "a~b", "\u00a0a", "a\u0085", "caf\u00e9 bar", "'q'", "#x=1;", "a\tb", "a\u007fb", "None", "tru\u0435",
+        "true\u200b", "f(x)", "@ref", "R&D", "\u0141\u00f3d\u017a"]
 
 
 def document(rng, d=0):

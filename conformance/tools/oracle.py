@@ -54,8 +54,24 @@ class R:
         self.depth += n
 
     def run(self):
+        if self.b.startswith(b"\xef\xbb\xbf"):
+            raise E("unexpected_char", 0)  # 3.1: no byte-order mark
         self.ws()
+        enclosed = not self.json_only and self.peek() == ord("(")
+        if enclosed:  # 3.12: a top-level header form is enclosed in ( )
+            self.p += 1
+            self.ws()
+            if self.peek() not in (ord("["), ord("{")):
+                self.expected()
+        self.enclosed, self.top, self.top_header = enclosed, self.p, False
         self.value()
+        if enclosed:
+            if not self.top_header:
+                raise E("unexpected_char", self.top)
+            self.ws()
+            if self.peek() != ord(")"):
+                self.expected()
+            self.p += 1
         self.ws()
         if self.p < len(self.b):
             raise E("trailing_characters", self.p)
@@ -75,7 +91,15 @@ class R:
             return
         if c is not None and not self.json_only:
             # not a quoted string, number, array, header or object: a run [v2 3.11]
-            end = self.run_end()
+            lead = self.b[self.p]
+            size = 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+            first = self.b[self.p : self.p + size].decode()
+            if not bare_letter(ord(first)):
+                if first in RESERVED:  # 3.12
+                    raise E("newer_version", self.p)
+                if self.version >= 2 and (first in "+." or ord(first) >= 0x80):
+                    raise E("unexpected_char", self.p)
+            end = self.run_end() if bare_letter(ord(first)) else self.p
             word = self.b[self.p : end]
             if word in (b"true", b"false", b"null"):
                 self.p = end
@@ -387,7 +411,15 @@ class R:
         self.p += 1
         return cols
 
+    def top_level(self, open_):
+        """3.12: a header form as the top-level value must be enclosed."""
+        if open_ == self.top:
+            if not self.enclosed:
+                raise E("unexpected_char", open_)
+            self.top_header = True
+
     def header(self, open_, count, cat, prefix):
+        self.top_level(open_)
         if self.peek() == ord("{"):
             cols = self.column_list()
             self.guard(cat, count, leaves(cols))
@@ -422,6 +454,8 @@ class R:
 
     def keyed(self, open_, prefix):
         """[v2] After a keyed table's '{' (3.10). `prefix` is the member's key, or None in value position."""
+        if prefix is None:
+            self.top_level(open_)
         self.ws()
         cat, text = self.candidate()
         count = self.judge(cat, text)
@@ -526,25 +560,31 @@ class R:
         return text
 
 
-# [v2] Bare strings (spec 3.11).
-BARE_EXCLUDED = frozenset(map(ord, '"\\,/:[]{}~'))
-# Unicode White_Space (PropList.txt), the whitespace characters a bare string may not hold (but U+0020).
-WHITE_SPACE = frozenset([*range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000])
-LITERAL_LOOKALIKES = ("true", "false", "null", "nan", "inf", "infinity")
+# [v2] Bare strings (spec 3.11): an allow-list.
+BARE_MARKS = frozenset(map(ord, "!#$%&'*+-.;<=>?@^_`|"))
+RESERVED = "!#$%&'()*;<=>?@^_`|"  # 3.12: reserved where a value is due
+BARE_LETTER_RANGES = (
+    (0xC0, 0xD6), (0xD8, 0xF6), (0xF8, 0x130), (0x132, 0x137), (0x139, 0x13E), (0x141, 0x148), (0x14A, 0x17E),
+    (0x3041, 0x3096), (0x30A1, 0x30FA), (0x4E01, 0x9FFF), (0xAC00, 0xD7A3),
+)
+LITERAL_LOOKALIKES = ("true", "false", "null", "nan", "inf", "infinity", "none", "nil", "undefined")
+
+
+def bare_letter(cp):
+    """An ASCII letter or a listed non-ASCII letter: may start a bare string."""
+    if cp < 0x80:
+        return 0x41 <= cp <= 0x5A or 0x61 <= cp <= 0x7A
+    return any(lo <= cp <= hi for lo, hi in BARE_LETTER_RANGES)
 
 
 def bare_char(cp):
     """A character allowed inside a bare string."""
-    if cp < 0x20 or 0x7F <= cp <= 0x9F:
-        return False
-    if cp == 0x20:
-        return True
-    return cp not in BARE_EXCLUDED and cp not in WHITE_SPACE
+    return bare_letter(cp) or 0x30 <= cp <= 0x39 or cp == 0x20 or cp in BARE_MARKS
 
 
 def is_bare(s):
-    """A string value version 2 writes without quotes."""
-    if not s or s[0] == " " or s[-1] == " " or s[0] in "-+.0123456789":
+    """A string value that may be written without quotes."""
+    if not s or not bare_letter(ord(s[0])) or s[-1] == " ":
         return False
     if s.isascii() and s.lower() in LITERAL_LOOKALIKES:
         return False
@@ -764,4 +804,8 @@ def enc(v, style):
 
 def encode(json_text: str, profile: str = "compact") -> str:
     """STC text of a JSON text that is already known to be valid."""
-    return enc(load(json_text), STYLES[profile])
+    v = load(json_text)
+    text = enc(v, STYLES[profile])
+    if isinstance(v, list) and not isinstance(v, Obj) and columnar(v):
+        text = "(" + text + ")"  # 3.12: a top-level header form is enclosed
+    return text

@@ -123,7 +123,7 @@ fuzz_target!(|input: Input| {
     let (stc, value, v2_form): (String, Value, bool) = match input.template % 9 {
         0 => (s1.quoted(), json!(a), false),
         1 => (format!("{{{}{colon}{}}}", k1.key(), s1.quoted()), json!({ ka: a }), false),
-        2 => (format!("[2]{colon}{}{comma}{}", s1.quoted(), s2.quoted()), json!([a, b]), false),
+        2 => (format!("([2]{colon}{}{comma}{})", s1.quoted(), s2.quoted()), json!([a, b]), false),
         3 => (format!("{{{}[2]{colon}{}{comma}{}}}", k1.key(), s1.quoted(), s2.quoted()), json!({ ka: [a, b] }), false),
         4 | 5 => {
             if ka == kb {
@@ -131,7 +131,7 @@ fuzz_target!(|input: Input| {
             }
             let (c1, c2) = (s1.value(input.template % 9 == 5), s2.value(input.template % 9 == 5));
             let stc =
-                format!("[2]{{{},{}}}{colon}{}{comma}{}{slash}{}{comma}{}", k1.key(), k2.key(), c1.0, c2.0, c2.0, c1.0);
+                format!("([2]{{{},{}}}{colon}{}{comma}{}{slash}{}{comma}{})", k1.key(), k2.key(), c1.0, c2.0, c2.0, c1.0);
             (stc, json!([{ ka: a, kb: b }, { ka: b, kb: a }]), c1.1 || c2.1)
         }
         6 => {
@@ -140,7 +140,7 @@ fuzz_target!(|input: Input| {
         }
         7 => {
             let (c1, c2) = (s1.value(true), s2.value(true));
-            (format!("[2]{colon}{}{comma}{}", c1.0, c2.0), json!([a, b]), c1.1 || c2.1)
+            (format!("([2]{colon}{}{comma}{})", c1.0, c2.0), json!([a, b]), c1.1 || c2.1)
         }
         _ => {
             // A keyed table: row keys k1 and k2, one column named by s1's text.
@@ -150,7 +150,7 @@ fuzz_target!(|input: Input| {
             let column = Quoted { text: a.clone(), style: s1.style, bare: s1.bare };
             let (cell, _) = s2.value(true);
             let stc =
-                format!("{{2}}{{{}}}{colon}{}{colon}{cell}{slash}{}{colon}{cell}", column.key(), k1.key(), k2.key());
+                format!("({{2}}{{{}}}{colon}{}{colon}{cell}{slash}{}{colon}{cell})", column.key(), k1.key(), k2.key());
             (stc, json!({ ka: { a: b }, kb: { a: b } }), true)
         }
     };

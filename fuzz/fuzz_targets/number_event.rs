@@ -52,8 +52,8 @@ fuzz_target!(|data: &[u8]| {
     let texts = [
         format!("[{body}]"),
         format!("{{k[{n}]: {body}, z: 1}}"),
-        format!("[{n}]: {body}"),
-        format!("[{}]{{a,b}}: {rows}", n.div_ceil(2)),
+        format!("([{n}]: {body})"),
+        format!("([{}]{{a,b}}: {rows})", n.div_ceil(2)),
     ];
     let stop = data.first().map_or(0, |&b| usize::from(b % 8));
     for text in &texts {

@@ -61,7 +61,7 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
     assert.equal(stc.encode(json), '{name:"foo",tags:["a","b"],n:1.0}');
     assert.equal(stc.encode(json, { profile: 'readable' }), '{name: "foo", tags: ["a", "b"], n: 1.0}');
     assert.equal(stc.decode('{name: "foo", tags[2]: "a","b", n: 1.0}'), '{"name":"foo","tags":["a","b"],"n":1.0}');
-    assert.equal(stc.decodeStc('[2]: 1e3,-0'), '[1e3,-0]');
+    assert.equal(stc.decodeStc('([2]: 1e3,-0)'), '[1e3,-0]');
     assert.equal(stc.encode(new TextEncoder().encode('{"k": ["é"]}')), '{k:["é"]}');
     const value = { rows: [{ id: 1, ok: true }, { id: 2, ok: false }], s: 'x' };
     for (const bigint of [false, true]) {
@@ -127,7 +127,7 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
       assert.deepEqual(stc.parse(text, { version }), rows);
     }
     // A version 2 reader reads version 1.
-    assert.equal(stc.decode('[2]{a}: 1 / 2', { version: 2 }), '[{"a":1},{"a":2}]');
+    assert.equal(stc.decode('([2]{a}: 1 / 2)', { version: 2 }), '[{"a":1},{"a":2}]');
     const bad = [
       [3, RangeError, 'version must be 1 or 2, got 3'],
       [1.5, RangeError, 'version must be 1 or 2, got 1.5'],
@@ -147,7 +147,7 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
   });
 
   t('version 1 refuses version 2 constructs (newer_version); version 2 reads them', () => {
-    const groups = '[2]{id,user{id,name}}: 1,5,"bob" / 2,6,"al"';
+    const groups = '([2]{id,user{id,name}}: 1,5,"bob" / 2,6,"al")';
     const e = thrown(() => stc.decode(groups));
     assert.ok(e instanceof stc.StcError);
     assert.equal(e.code, 'newer_version');
@@ -173,7 +173,7 @@ export function apiTests({ name, stc, native, installed, ext, tokenizers, pendin
     }
     const bytes = thrown(() => stc.decode(Uint8Array.from([0x5b, 0x22, 0xff, 0x22, 0x5d])));
     assert.deepEqual([bytes.code, bytes.offset, bytes.index], ['invalid_utf8', 2, undefined]);
-    assert.equal(thrown(() => stc.decode('[3]: 1,2')).code, 'count_mismatch');
+    assert.equal(thrown(() => stc.decode('([3]: 1,2')).code, 'count_mismatch');
     assert.equal(thrown(() => stc.decode('{ids[3]: 1,2}')).code, 'count_mismatch');
     assert.equal(thrown(() => stc.parse('"\ud800"')).code, 'invalid_utf8');
     const deep = thrown(() => stc.stringify([[[1]]], { maxDepth: 2 }));

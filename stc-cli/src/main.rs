@@ -76,10 +76,27 @@ struct Input {
     #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
     max_depth: usize,
     /// STC version to write (encode) or read (decode, check): 1 (the default)
-    /// or 2 (column groups, absent cells `~`, keyed tables; a version-2
+    /// or 2 (column groups, absent cells `~`, keyed tables, bare (unquoted) strings; a version-2
     /// reader also reads every version-1 text).
     #[arg(long = "stc-version", default_value_t = Version::default(), value_name = "VERSION", value_parser = parse_version)]
     stc_version: Version,
+    /// How an error is written to standard error: `text` (FILE:LINE:COLUMN:
+    /// message) or `json` (one line: {"origin","kind","offset","line",
+    /// "column","message"}; kind and offset as the spec's section 4.3 names
+    /// them, null for an I/O error; with --lines, line and offset count from
+    /// the bad line counted from the input's start, the offset within that line).
+    #[arg(long, value_enum, default_value_t = ErrorFormat::Text)]
+    error_format: ErrorFormat,
+}
+
+/// `--error-format`.
+#[derive(Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+enum ErrorFormat {
+    /// FILE:LINE:COLUMN: message
+    #[default]
+    Text,
+    /// One JSON object a line, with the error's kind and byte offset.
+    Json,
 }
 
 /// `--stc-version`: the core's own names and message.
@@ -160,6 +177,13 @@ struct StatsArgs {
     /// Tokenizer for the token counts.
     #[arg(long, value_enum, default_value_t = TokenizerArg::O200kBase)]
     tokenizer: TokenizerArg,
+    /// STC version of the readable, compact and gated columns: 1 (the
+    /// default) or 2.
+    #[arg(long = "stc-version", default_value_t = Version::default(), value_name = "VERSION", value_parser = parse_version)]
+    stc_version: Version,
+    /// How an error is written to standard error (see `stc decode --help`).
+    #[arg(long, value_enum, default_value_t = ErrorFormat::Text)]
+    error_format: ErrorFormat,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -202,11 +226,16 @@ impl From<TokenizerArg> for Tokenizer {
 }
 
 /// A failure to report: where, and what.
+#[derive(Default)]
 struct Failure {
     origin: String,
     line: usize,
     column: usize,
     message: String,
+    /// The error's kind (`ErrorKind::code`) and byte offset, when the codec
+    /// reported it (not for I/O errors).
+    kind: Option<&'static str>,
+    offset: Option<usize>,
 }
 
 impl Input {
@@ -223,7 +252,13 @@ impl Input {
             Some(p) if p.as_os_str() != "-" => std::fs::File::open(p).and_then(|mut f| f.read_to_end(&mut bytes)),
             _ => std::io::stdin().read_to_end(&mut bytes),
         };
-        result.map_err(|e| Failure { origin: self.name(), line: 0, column: 0, message: e.to_string() })?;
+        result.map_err(|e| Failure {
+            origin: self.name(),
+            line: 0,
+            column: 0,
+            message: e.to_string(),
+            ..Default::default()
+        })?;
         Ok(bytes)
     }
 
@@ -247,6 +282,19 @@ impl Input {
             line: e.line().unwrap_or(0),
             column: e.column().unwrap_or(0),
             message: e.message().to_string(),
+            kind: Some(e.kind().code()),
+            offset: e.offset(),
+        }
+    }
+}
+
+impl CodecCommand {
+    /// The command's `--error-format`.
+    fn error_format(&self) -> ErrorFormat {
+        match self {
+            CodecCommand::Encode(a) => a.input.error_format,
+            CodecCommand::Decode(a) | CodecCommand::Check(a) => a.input.error_format,
+            CodecCommand::Stats(a) => a.error_format,
         }
     }
 }
@@ -276,7 +324,7 @@ fn run(command: CodecCommand) -> Result<String, Failure> {
             // The budget is counted in the version the text is written in.
             let truncated = retrieve::truncate(json, &args.stash, &options).map_err(|e| match e {
                 stc_stash::TruncateError::Input(e) => input.fail(e),
-                e => Failure { origin: input.name(), line: 0, column: 0, message: e.to_string() },
+                e => Failure { origin: input.name(), line: 0, column: 0, message: e.to_string(), ..Default::default() },
             })?;
             let json = truncated.as_deref().unwrap_or(json);
             if args.gate {
@@ -529,7 +577,13 @@ fn stream_lines(
     max: usize,
     mut convert: impl FnMut(&[u8]) -> Result<Option<String>, stc_core::Error>,
 ) -> Result<usize, Failure> {
-    let fail = |line: usize, column: usize, message: String| Failure { origin: input.name(), line, column, message };
+    let fail = |line: usize, column: usize, message: String| Failure {
+        origin: input.name(),
+        line,
+        column,
+        message,
+        ..Default::default()
+    };
     let source: Box<dyn Read> = match &input.file {
         Some(p) if p.as_os_str() != "-" => Box::new(std::fs::File::open(p).map_err(|e| fail(0, 0, e.to_string()))?),
         _ => Box::new(std::io::stdin()),
@@ -577,7 +631,8 @@ fn stream_lines(
                         (Some(l), Some(c)) => (number + l - 1, c),
                         _ => (number, 1),
                     };
-                    return Err(fail(line, column, e.message().to_string()));
+                    let failure = fail(line, column, e.message().to_string());
+                    return Err(Failure { kind: Some(e.kind().code()), offset: e.offset(), ..failure });
                 }
             }
         };
@@ -597,7 +652,13 @@ fn write_failed(input: &Input, e: std::io::Error, lines: usize) -> Result<usize,
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         Ok(lines)
     } else {
-        Err(Failure { origin: input.name(), line: 0, column: 0, message: format!("writing output: {e}") })
+        Err(Failure {
+            origin: input.name(),
+            line: 0,
+            column: 0,
+            message: format!("writing output: {e}"),
+            ..Default::default()
+        })
     }
 }
 
@@ -609,20 +670,36 @@ fn measure(input: &Input, tokenizer: Tokenizer) -> Result<[(usize, usize); 5], F
     let text = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
     let doc = Document::parse_json(text, &input.limits()).map_err(|e| input.fail(e))?;
     let gate = GateOptions::default().tokenizer(tokenizer);
-    let gated = doc.encode_gated(Profile::Compact, &gate);
-    let forms =
-        [doc.to_json_pretty(), doc.to_json(), doc.encode(Profile::Readable), doc.encode(Profile::Compact), gated.text];
+    let options = |p: Profile| EncodeOptions::default().profile(p).version(input.stc_version);
+    let gated = doc.encode_gated_with(&options(Profile::Compact), &gate);
+    let forms = [
+        doc.to_json_pretty(),
+        doc.to_json(),
+        doc.encode_with(&options(Profile::Readable)),
+        doc.encode_with(&options(Profile::Compact)),
+        gated.text,
+    ];
     Ok(forms.map(|t| (t.len(), tokenizer.count(&t))))
 }
 
 fn stats(args: &StatsArgs) -> Result<String, Failure> {
     let tokenizer: Tokenizer = args.tokenizer.into();
     let inputs: Vec<Input> = if args.files.is_empty() {
-        vec![Input { file: None, max_depth: args.max_depth, stc_version: Version::default() }]
+        vec![Input {
+            file: None,
+            max_depth: args.max_depth,
+            stc_version: args.stc_version,
+            error_format: args.error_format,
+        }]
     } else {
         args.files
             .iter()
-            .map(|f| Input { file: Some(f.clone()), max_depth: args.max_depth, stc_version: Version::default() })
+            .map(|f| Input {
+                file: Some(f.clone()),
+                max_depth: args.max_depth,
+                stc_version: args.stc_version,
+                error_format: args.error_format,
+            })
             .collect()
     };
     let mut rows = Vec::new();
@@ -684,6 +761,7 @@ fn main() -> ExitCode {
         Command::NativeHost(args) => return serve::run_native_host(args),
         Command::Retrieve(args) => return retrieve::run(args),
     };
+    let error_format = command.error_format();
     match run(command) {
         Ok(output) => {
             let mut stdout = std::io::stdout().lock();
@@ -694,6 +772,20 @@ fn main() -> ExitCode {
                 return ExitCode::from(retrieve::OVER_BUDGET_EXIT);
             }
             ExitCode::SUCCESS
+        }
+        Err(f) if error_format == ErrorFormat::Json => {
+            let text = |t: &str| format!("\"{}\"", stc_core::JsonStr::escape(t));
+            let number = |n: Option<usize>| n.map_or_else(|| "null".to_string(), |n| n.to_string());
+            eprintln!(
+                "{{\"origin\":{},\"kind\":{},\"offset\":{},\"line\":{},\"column\":{},\"message\":{}}}",
+                text(&f.origin),
+                f.kind.map_or_else(|| "null".to_string(), text),
+                number(f.offset),
+                number((f.line > 0).then_some(f.line)),
+                number((f.column > 0).then_some(f.column)),
+                text(&f.message)
+            );
+            ExitCode::FAILURE
         }
         Err(f) => {
             if f.line == 0 {
@@ -717,7 +809,7 @@ mod tests {
     fn stream_json_equals_the_cores_decode_at_every_chunk_size() {
         let texts = [
             r#"{a:1,"b c":[2]:true,null,e:{},f:[],g:[[],[{}]],h:"x\u00e9\n",i:-0.5e3}"#,
-            r#"[3]{id,name,tags}: 1,"a",[2]:"x","y" / 2,"b",[0]: / 3,"c",[1]:[]"#,
+            r#"([3]{id,name,tags}: 1,"a",[2]:"x","y" / 2,"b",[0]: / 3,"c",[1]:[])"#,
             r#"[[1,2],[3,[4,[5]]],{"k":[{"l":null}]},"s",false]"#,
             "7",
             r#""only a string""#,

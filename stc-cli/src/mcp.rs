@@ -136,8 +136,8 @@ pub struct McpProxyArgs {
     #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate)]
     tokenizer: TokenizerArg,
     /// STC version of the re-encoded text blocks: 2 (column groups, absent cells `~`, keyed
-    /// tables; the primer added to the instructions explains them), or 1. Budgets are measured
-    /// in this version.
+    /// tables, bare (unquoted) strings; the primer added to the instructions explains them), or 1.
+    /// Budgets are measured in this version.
     #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
     stc_version: Version,
     /// What to do with `structuredContent`: `auto` drops it, and carries its data as STC text,

@@ -48,7 +48,7 @@ fn readable_profile_spacing_and_tables() {
     // Arrays of scalars take the cheaper form: plain JSON arrays here (ADR-066 wrote `tags[3]: …`).
     assert_eq!(text(&out.stdout), "{tags: [\"api\", \"gateway\", \"mcp\"], scores: [95, 87, 91]}\n");
     let out = stc(&["encode", "-"], br#"[{"id": 1, "name": "users"}, {"id": 2, "name": "orders"}]"#);
-    assert_eq!(text(&out.stdout), "[2]{id,name}:1,\"users\"/2,\"orders\"\n");
+    assert_eq!(text(&out.stdout), "([2]{id,name}:1,\"users\"/2,\"orders\")\n");
 }
 
 #[test]
@@ -68,9 +68,9 @@ fn invalid_input_reports_file_line_column_and_nothing_on_stdout() {
     assert_eq!(text(&out.stderr), format!("{}:2:3: expected a value, found 'N'\n", bad.display()));
 
     // Too few values for the count: count_mismatch at the count (spec 4.3), whatever ends the body.
-    let out = stc(&["check"], b"[3]: 1,2");
+    let out = stc(&["check"], b"([3]: 1,2");
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(text(&out.stderr), "<stdin>:1:2: array count 3 is larger than the rest of the input can hold\n");
+    assert_eq!(text(&out.stderr), "<stdin>:1:3: array count 3 is larger than the rest of the input can hold\n");
     let out = stc(&["decode"], b"[\"\xff\"]");
     assert_eq!((out.status.code(), text(&out.stderr)), (Some(1), "<stdin>:1:3: invalid UTF-8\n".to_string()));
     let out = stc(&["decode", dir.join("missing.stc").to_str().unwrap()], b"");
@@ -90,7 +90,7 @@ fn hostile_input_fails_cleanly() {
 
 #[test]
 fn check_accepts_valid_stc() {
-    let out = stc(&["check"], b"[2]{a}: 1 / 2");
+    let out = stc(&["check"], b"([2]{a}: 1 / 2)");
     assert!(out.status.success());
     assert_eq!(text(&out.stdout), "<stdin>: ok\n");
 }
@@ -105,7 +105,7 @@ fn gate_returns_json_when_stc_does_not_pay() {
     let table = format!("[{}]", rows.join(","));
     let out = stc(&["encode", "--gate", "--tokenizer", "o200k_base"], table.as_bytes());
     assert!(out.status.success());
-    assert!(text(&out.stdout).starts_with("[30]{id,name,active}:"));
+    assert!(text(&out.stdout).starts_with("([30]{id,name,active}:"));
 }
 
 #[test]
@@ -122,6 +122,53 @@ fn stats_counts_tokens_with_a_real_tokenizer() {
     let cols: Vec<usize> = line.split_whitespace().skip(1).map(|c| c.parse().unwrap()).collect();
     assert_eq!(cols[1], bytes);
     assert!(cols[3] < cols[1], "compact STC is smaller than minified JSON here");
+}
+
+#[test]
+fn stats_measures_the_version_asked_for() {
+    // A table of records with optional keys: version 2 writes absent cells
+    // (and bare strings), so its compact column differs from version 1's.
+    let rows: Vec<String> = (0..30)
+        .map(|i| if i % 3 == 0 { format!(r#"{{"id":{i}}}"#) } else { format!(r#"{{"id":{i},"name":"user"}}"#) })
+        .collect();
+    let json = format!("[{}]", rows.join(","));
+    let compact = |version: &str| {
+        let out = stc(&["stats", "--stc-version", version], json.as_bytes());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let report = text(&out.stdout);
+        let line = report.lines().find(|l| l.starts_with("<stdin>")).unwrap().to_string();
+        line.split_whitespace().nth(4).unwrap().parse::<usize>().unwrap()
+    };
+    let v2 = stc(&["encode", "--stc-version", "2"], json.as_bytes());
+    assert_eq!(compact("2"), v2.stdout.len() - 1, "the bytes of the version 2 text");
+    assert!(compact("2") < compact("1"));
+}
+
+#[test]
+fn error_format_json_gives_kind_and_byte_offset() {
+    // A cut table (spec 3.12): the missing ')' at the input's length.
+    let out = stc(&["decode", "--stc-version", "2", "--error-format", "json"], b"([2]{a,b}: 1,true / 2,tr");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["kind"], "unexpected_end");
+    assert_eq!((err["offset"].as_u64(), err["line"].as_u64(), err["column"].as_u64()), (Some(24), Some(1), Some(25)));
+    assert_eq!(err["origin"], "<stdin>");
+    assert!(err["message"].as_str().unwrap().contains("')'"), "{err}");
+    // A reserved mark, for check and encode too.
+    let out = stc(&["check", "--stc-version", "2", "--error-format", "json"], b"{a: @ref1}");
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!((err["kind"].as_str(), err["offset"].as_u64()), (Some("newer_version"), Some(4)));
+    let out = stc(&["encode", "--error-format", "json"], b"[1,");
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!((err["kind"].as_str(), err["offset"].as_u64()), (Some("unexpected_end"), Some(3)));
+    // An I/O error has no kind or offset.
+    let out = stc(&["decode", "--error-format", "json", "/nonexistent/x.stc"], b"");
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert!(err["kind"].is_null() && err["offset"].is_null(), "{err}");
+    // The text format is unchanged.
+    let out = stc(&["decode"], b"[1,");
+    assert_eq!(text(&out.stderr), "<stdin>:1:4: expected a value, found end of input\n");
 }
 
 #[test]

@@ -148,7 +148,7 @@ async fn server_tools_return_structured_content_and_a_text_block() {
     let r = call(&client, "stc_encode", json!({"json": table})).await;
     assert_eq!(r.is_error, Some(false));
     let stc = only_text(&r);
-    assert!(stc.starts_with("[30]{id,name,score,big}:0,"), "{stc}");
+    assert!(stc.starts_with("([30]{id,name,score,big}:0,"), "{stc}");
     let s = r.structured_content.clone().expect("structured");
     assert_eq!(s["text"], stc.as_str());
     assert_eq!(s["chosen"], "stc");
@@ -364,7 +364,7 @@ async fn proxy_gives_stc_that_decodes_to_the_original_and_leaves_everything_else
         let a = call(&direct, "table", json!({"rows": rows})).await;
         let b = call(&proxied, "table", json!({"rows": rows})).await;
         let (original, stc) = (only_text(&a), only_text(&b));
-        assert!(stc.starts_with(&format!("[{rows}]{{id,name,price,weight,status}}:")), "{stc:.100}");
+        assert!(stc.starts_with(&format!("([{rows}]{{id,name,price,weight,status}}:")), "{stc:.100}");
         assert!(stc.len() < original.len());
         assert_eq!(canonical(&stc), canonical(&original));
         assert!(canonical(&stc).contains(r#""price":1.50,"weight":1e3"#));
@@ -401,7 +401,7 @@ async fn proxy_gives_stc_that_decodes_to_the_original_and_leaves_everything_else
     assert_eq!(a.content.len(), 3);
     assert_eq!(b.content.len(), 3);
     let (ta, tb) = (texts(&a), texts(&b));
-    assert!(tb[0].starts_with("[30]{"), "{}", tb[0]);
+    assert!(tb[0].starts_with("([30]{"), "{}", tb[0]);
     assert_eq!(canonical(&tb[0]), canonical(&ta[0]));
     assert_eq!(tb[1], "done");
     assert!(matches!(b.content[1], ContentBlock::Image(_)));
@@ -430,7 +430,7 @@ async fn proxy_matches_interleaved_concurrent_calls_to_their_requests() {
         if i % 3 == 0 {
             assert!(text.starts_with("The quick brown fox"), "{text}");
         } else {
-            assert!(text.starts_with(&format!("[{rows}]{{")), "call {i}: {text:.60}");
+            assert!(text.starts_with(&format!("([{rows}]{{")), "call {i}: {text:.60}");
             assert_eq!(canonical(&text).matches("\"id\":").count(), rows);
         }
     }
@@ -439,7 +439,7 @@ async fn proxy_matches_interleaved_concurrent_calls_to_their_requests() {
 
 #[tokio::test]
 async fn proxy_include_and_exclude_choose_the_tools_it_re_encodes() {
-    let is_stc = |r: &CallToolResult| texts(r)[0].starts_with("[30]{");
+    let is_stc = |r: &CallToolResult| texts(r)[0].starts_with("([30]{");
 
     let excluding = fixture_proxied(&["--exclude-tool", "table"]).await;
     assert!(!is_stc(&call(&excluding, "table", json!({"rows": 30})).await));
@@ -552,7 +552,7 @@ fn proxy_framing_passthrough_batches_ids_and_oversize_lines() {
     let back = echo(&mut raw, &tool_response(r#""\u0061""#, &table));
     let v: Value = serde_json::from_str(&back).unwrap();
     let stc = v["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(stc.starts_with("[30]{id,name,v}:"), "{back:.200}");
+    assert!(stc.starts_with("([30]{id,name,v}:"), "{back:.200}");
     assert_eq!(canonical(stc), table);
     assert!(back.starts_with(r#"{"jsonrpc":"2.0","id":"\u0061","result":"#));
     // Answered once: a second response with the same id is not tracked any more.
@@ -585,7 +585,7 @@ fn proxy_framing_passthrough_batches_ids_and_oversize_lines() {
     let back = echo(&mut raw, &batch);
     let v: Value = serde_json::from_str(&back).unwrap();
     assert_eq!(canonical(v[0]["result"]["content"][0]["text"].as_str().unwrap()), table);
-    assert!(v[0]["result"]["content"][0]["text"].as_str().unwrap().starts_with("[30]{"));
+    assert!(v[0]["result"]["content"][0]["text"].as_str().unwrap().starts_with("([30]{"));
     assert!(back.ends_with(&format!(", {list}]")));
 
     // The initialize response gets the primer, even when the server sends no instructions.
@@ -820,7 +820,7 @@ async fn proxy_adds_no_retrieve_tool_and_cuts_nothing_without_truncation() {
     let tools = within("tools/list", client.list_all_tools()).await.unwrap();
     assert!(!tools.iter().any(|t| t.name == "stc_retrieve"));
     let text = only_text(&call(&client, "table", json!({"rows": 500})).await);
-    assert!(text.starts_with("[500]{"), "{text:.100}");
+    assert!(text.starts_with("([500]{"), "{text:.100}");
     assert!(stc_stash::references_in(&text).is_empty());
     // stc_retrieve is the server's business here: the fixture has no such tool.
     let params = CallToolRequestParams::new("stc_retrieve")

@@ -289,7 +289,7 @@ fn native_host_round_trip() {
     let rows = vec!["1"; 30_000].join("/");
     write_frame(
         &mut to_host,
-        json!({"action": "decode", "stc": format!("[30000]{{{key}}}:{rows}")}).to_string().as_bytes(),
+        json!({"action": "decode", "stc": format!("([30000]{{{key}}}:{rows})")}).to_string().as_bytes(),
     );
     let too_large = read_frame(&mut from_host);
     assert_eq!(too_large["error"], "response_too_large", "{too_large}");

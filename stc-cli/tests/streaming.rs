@@ -118,7 +118,7 @@ fn an_error_many_chunks_in_prints_file_line_column_and_nothing_on_stdout() {
     let dir = scratch("error");
     let good = stc_core::encode_with(&many_chunks_document(), &stc_core::EncodeOptions::default()).unwrap();
     // Valid STC for megabytes, then a broken value on a later line.
-    let bad_text = format!("[2]: {good},\n\n  [1, 2, nope]");
+    let bad_text = format!("([2]: {good},\n\n  [1, 2, nope])");
     let bad = dir.join("bad.stc");
     std::fs::write(&bad, &bad_text).unwrap();
     let err = stc_core::validate(&bad_text).unwrap_err();

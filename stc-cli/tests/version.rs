@@ -86,7 +86,7 @@ fn a_column_group_without_version_2_is_an_error_at_its_place() {
     let dir = std::env::temp_dir().join(format!("stc-version-v1-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("group.stc");
-    let group = "[2]{id,user{id,name},text}:\n1,5,\"bob\",\"hi\" / 2,6,\"al\",\"yo\"";
+    let group = "([2]{id,user{id,name},text}:\n1,5,\"bob\",\"hi\" / 2,6,\"al\",\"yo\")";
     std::fs::write(&path, group).unwrap();
     // What the core's version-1 reader says, where it says it.
     let err = stc_core::validate(group).unwrap_err();

@@ -670,8 +670,8 @@ impl<'a> DocumentBuilder<'a> {
 /// ```
 /// use stc_core::{parse_stc, DocumentBuilder, Limits, Profile};
 /// let mut b = DocumentBuilder::new();
-/// parse_stc(r#"[2]{id,ok}: 1,true / 2,false"#, &Limits::default(), &mut b)?;
-/// assert_eq!(b.finish()?.encode(Profile::Compact), "[2]{id,ok}:1,true/2,false");
+/// parse_stc(r#"([2]{id,ok}: 1,true / 2,false)"#, &Limits::default(), &mut b)?;
+/// assert_eq!(b.finish()?.encode(Profile::Compact), "([2]{id,ok}:1,true/2,false)");
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 impl<'a> Sink<'a> for DocumentBuilder<'a> {

@@ -25,7 +25,7 @@
 //!
 //! let json = r#"[{"id": 1, "name": "users", "method": "GET"}, {"id": 2, "name": "orders", "method": "POST"}]"#;
 //! let stc = encode_with(json, &EncodeOptions::default().profile(Profile::Readable))?;
-//! assert_eq!(stc, "[2]{id,name,method}:\n  1,\"users\",\"GET\" /\n  2,\"orders\",\"POST\"");
+//! assert_eq!(stc, "([2]{id,name,method}:\n  1,\"users\",\"GET\" /\n  2,\"orders\",\"POST\")");
 //! assert_eq!(decode(&stc)?, r#"[{"id":1,"name":"users","method":"GET"},{"id":2,"name":"orders","method":"POST"}]"#);
 //! # Ok::<(), stc_core::Error>(())
 //! ```
@@ -69,7 +69,7 @@ pub use parser::{
 };
 #[cfg(feature = "serde")]
 pub use serde_api::{from_str, to_string, to_string_with};
-pub use strings::{is_bare_string, JsonStr};
+pub use strings::{is_bare_letter, is_bare_string, JsonStr, LOOKALIKE_WORDS};
 pub use write_json::JsonWriter;
 pub use write_stc::encode_gated_with_counter;
 
@@ -139,7 +139,7 @@ pub fn encode_bytes_with(json: &[u8], options: &EncodeOptions) -> Result<String>
 /// let table = format!("[{}]", rows.join(","));
 /// let g = encode_gated(&table, &EncodeOptions::default(), &GateOptions::default())?;
 /// assert_eq!(g.chosen, Chosen::Stc);
-/// assert!(g.text.starts_with("[20]{id,name,active}:"));
+/// assert!(g.text.starts_with("([20]{id,name,active}:"));
 /// // A flat list of numbers: STC cannot save anything, JSON comes back.
 /// let g = encode_gated("[1, 2, 3]", &EncodeOptions::default(), &GateOptions::default())?;
 /// assert_eq!((g.chosen, g.text.as_str()), (Chosen::Json, "[1,2,3]"));
@@ -167,12 +167,12 @@ pub fn decode(stc: &str) -> Result<String, Error> {
 ///
 /// ```
 /// use stc_core::{decode_with, DecodeOptions, Limits, Version};
-/// assert_eq!(decode_with("[2]: 1,2", &Limits::default().max_depth(1))?, "[1,2]");
-/// assert_eq!(decode_with("[2]: 1,2", &DecodeOptions::default().version(Version::V2))?, "[1,2]");
+/// assert_eq!(decode_with("([2]: 1,2)", &Limits::default().max_depth(1))?, "[1,2]");
+/// assert_eq!(decode_with("([2]: 1,2)", &DecodeOptions::default().version(Version::V2))?, "[1,2]");
 /// // A column group is version 2: a version 1 reader stops at its '{'.
-/// let group = "[1]{id,user{name}}: 1,\"al\"";
+/// let group = "([1]{id,user{name}}: 1,\"al\")";
 /// let err = decode_with(group, &Limits::default()).unwrap_err();
-/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::NewerVersion, Some(11)));
+/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::NewerVersion, Some(12)));
 /// assert_eq!(decode_with(group, &DecodeOptions::default().version(Version::V2))?, r#"[{"id":1,"user":{"name":"al"}}]"#);
 /// # Ok::<(), stc_core::Error>(())
 /// ```
@@ -197,7 +197,7 @@ pub fn decode_with(stc: &str, options: &(impl AsDecodeOptions + ?Sized)) -> Resu
 /// let mut out = Vec::new();
 /// decode_latin1_into(r#"{k[3]: "é","ā","😀"}"#, &Limits::default(), &mut out)?;
 /// assert_eq!(out, b"{\"k\":[\"\xe9\",\"\\u0101\",\"\\ud83d\\ude00\"]}");
-/// let err = decode_latin1_into("[2]: 1", &Limits::default(), &mut out).unwrap_err();
+/// let err = decode_latin1_into("([2]: 1", &Limits::default(), &mut out).unwrap_err();
 /// assert_eq!((err.kind(), out.len()), (stc_core::ErrorKind::CountMismatch, 0));
 /// # Ok::<(), stc_core::Error>(())
 /// ```
@@ -297,8 +297,8 @@ pub fn from_utf8(input: &[u8]) -> Result<&str, Error> {
 /// Checks that `stc` is valid STC, with default limits.
 ///
 /// ```
-/// let err = stc_core::validate("[3]: 1,2").unwrap_err();
-/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::CountMismatch, Some(1)));
+/// let err = stc_core::validate("([3]: 1,2").unwrap_err();
+/// assert_eq!((err.kind(), err.offset()), (stc_core::ErrorKind::CountMismatch, Some(2)));
 /// ```
 pub fn validate(stc: &str) -> Result<(), Error> {
     validate_with(stc, &Limits::default())

@@ -177,8 +177,8 @@ impl std::str::FromStr for Version {
 /// ```
 /// use stc_core::{decode_with, DecodeOptions, Limits, Version};
 /// let v2 = DecodeOptions::default().version(Version::V2).max_depth(16);
-/// assert_eq!(decode_with("[1]{a}: 1", &v2)?, r#"[{"a":1}]"#);
-/// assert_eq!(decode_with("[1]{a}: 1", &Limits::default())?, r#"[{"a":1}]"#);
+/// assert_eq!(decode_with("([1]{a}: 1)", &v2)?, r#"[{"a":1}]"#);
+/// assert_eq!(decode_with("([1]{a}: 1)", &Limits::default())?, r#"[{"a":1}]"#);
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 #[non_exhaustive]
@@ -315,7 +315,7 @@ impl EncodeOptions {
 /// let json = r#"[{"a":1},{"a":2}]"#;
 /// let flat = Techniques::default().set("tables", false).unwrap();
 /// assert_eq!(encode_with(json, &EncodeOptions::default().techniques(flat))?, "[{a:1},{a:2}]");
-/// assert_eq!(encode_with(json, &EncodeOptions::default())?, "[2]{a}:1/2");
+/// assert_eq!(encode_with(json, &EncodeOptions::default())?, "([2]{a}:1/2)");
 /// # Ok::<(), stc_core::Error>(())
 /// ```
 #[doc(hidden)]

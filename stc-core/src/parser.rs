@@ -10,7 +10,9 @@
 use crate::error::{describe, Error, ErrorKind};
 use crate::identifier;
 use crate::options::{AsDecodeOptions, Limits, Version};
-use crate::strings::{bare_char_len, is_bare_run, is_literal_lookalike, JsonStr, BARE_BYTE};
+use crate::strings::{
+    bare_char_len, is_bare_first, is_bare_run, is_literal_lookalike, JsonStr, BARE_BYTE, RESERVED_START,
+};
 
 mod number;
 pub(crate) mod scan;
@@ -349,6 +351,10 @@ struct Parser<'a, 's, S, E> {
     groups: Vec<JsonStr<'a>>,
     /// Where the sink refused (the position of an `Aborted` error).
     refused_at: usize,
+    /// The text opened with `(`: its top-level value must be a header form.
+    enclosed: bool,
+    /// A header form was read as the top-level value.
+    top_header: bool,
     error_type: std::marker::PhantomData<fn() -> E>,
 }
 
@@ -388,13 +394,60 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
             columns: Vec::new(),
             groups: Vec::new(),
             refused_at: 0,
+            enclosed: false,
+            top_header: false,
             error_type: std::marker::PhantomData,
         }
     }
 
     fn run(&mut self) -> PResult<E> {
+        if self.text.starts_with('\u{feff}') {
+            return Err(self
+                .err_at(
+                    0,
+                    ErrorKind::UnexpectedChar,
+                    "the text starts with a byte-order mark (U+FEFF, bytes EF BB BF); STC and JSON text has none: \
+                     remove it"
+                        .to_string(),
+                )
+                .into());
+        }
         self.skip_ws();
+        // A top-level compact array, table or keyed table is enclosed in
+        // `(` `)` (spec 3.12): its count-delimited body then has an end a
+        // cut text lacks, and `[N]`, the start of every top-level table, is
+        // no longer a whole text.
+        let open = self.pos;
+        if self.dialect == Dialect::Stc && self.peek() == Some(b'(') {
+            self.enclosed = true;
+            self.pos += 1;
+            self.skip_ws();
+            if !matches!(self.peek(), Some(b'[' | b'{')) {
+                return Err(self.expected("a compact array, table or keyed table after '('").into());
+            }
+        }
+        let start = self.pos;
         self.read()?;
+        if self.enclosed {
+            if !self.top_header {
+                return Err(self
+                    .err_at(
+                        start,
+                        ErrorKind::UnexpectedChar,
+                        "'(' encloses only a top-level compact array, table or keyed table; write this value without \
+                         parentheses"
+                            .to_string(),
+                    )
+                    .into());
+            }
+            self.skip_ws();
+            if self.peek() != Some(b')') {
+                return Err(self
+                    .expected(&format!("')' closing the '(' at offset {open} (the top-level table ends here)"))
+                    .into());
+            }
+            self.pos += 1;
+        }
         self.skip_ws();
         if self.pos < self.bytes.len() {
             return Err(self
@@ -845,6 +898,46 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
     /// non-empty run is `unexpected_char` at `at` (it must be quoted); `None`
     /// leaves the version 1 error (and an empty run's) to the caller.
     fn bare(&mut self, at: usize) -> Result<Option<Option<JsonStr<'a>>>, Failure<E>> {
+        match self.text[at..].chars().next() {
+            Some(c) if is_bare_first(c) => {}
+            Some(c) if c.is_ascii() && RESERVED_START[c as usize] => {
+                return Err(self
+                    .err_at(
+                        at,
+                        ErrorKind::NewerVersion,
+                        format!(
+                            "'{c}' where a value is due is reserved for a later version of STC; a string that \
+                             starts with it must be quoted"
+                        ),
+                    )
+                    .into());
+            }
+            Some(c) if self.v2 && !c.is_ascii() => {
+                return Err(self
+                    .err_at(
+                        at,
+                        ErrorKind::UnexpectedChar,
+                        format!(
+                            "'{}' (U+{:04X}) may not start a bare string: only ASCII letters and the letters listed \
+                             in the spec do; quote the string",
+                            c.escape_debug(),
+                            c as u32
+                        ),
+                    )
+                    .into());
+            }
+            Some('+' | '.') if self.v2 => {
+                return Err(self
+                    .err_at(
+                        at,
+                        ErrorKind::UnexpectedChar,
+                        "a string that starts with '+' or '.' must be quoted (a number starts with '-' or a digit)"
+                            .to_string(),
+                    )
+                    .into());
+            }
+            _ => return Ok(None),
+        }
         let end = self.run_end(at);
         let run = self.text.get(at..end).unwrap_or("");
         let literal = match run {
@@ -877,12 +970,9 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         }
         let shown: String = run.chars().take(24).collect();
         let shown = if shown.len() < run.len() { format!("{shown}...") } else { shown };
-        let why = if is_literal_lookalike(run) {
-            "the literals true, false and null are lowercase, and a string spelled like true, false, null, nan, \
-             inf or infinity (in any letter case) must be quoted"
-        } else {
-            "a string that starts with '+' or '.' must be quoted (a number starts with '-' or a digit)"
-        };
+        debug_assert!(is_literal_lookalike(run), "{run:?}");
+        let why = "the literals true, false and null are lowercase, and a string spelled like true, false, null, \
+                   nan, inf, infinity, none, nil or undefined (in any letter case) must be quoted";
         Err(self.err_at(at, ErrorKind::UnexpectedChar, format!("'{shown}' is not a value: {why}")).into())
     }
 
@@ -1104,6 +1194,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         count: Count,
         member: Option<(JsonStr<'a>, usize)>,
     ) -> Result<Step, Failure<E>> {
+        self.top_level_header(open)?;
         if self.peek() == Some(b'{') {
             let first = self.columns.len();
             let leaves = self.column_list()?;
@@ -1174,8 +1265,31 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
         Ok(())
     }
 
+    /// At a header form that is the top-level value (the stack is empty):
+    /// an error unless the text opened with `(`; else noted, for the `)`.
+    #[inline]
+    fn top_level_header(&mut self, open: usize) -> Result<(), Error> {
+        if !self.stack.is_empty() {
+            return Ok(());
+        }
+        if !self.enclosed {
+            return Err(self.err_at(
+                open,
+                ErrorKind::UnexpectedChar,
+                "a compact array, table or keyed table at the top level must be enclosed in parentheses, \
+                 '([N]...)' (STC texts from before this rule lack them: encode the JSON again)"
+                    .to_string(),
+            ));
+        }
+        self.top_header = true;
+        Ok(())
+    }
+
     /// [v2] After the `{` of a keyed table (whitespace not yet skipped).
     fn keyed_header(&mut self, open: usize, member: Option<(JsonStr<'a>, usize)>) -> Result<Step, Failure<E>> {
+        if member.is_none() {
+            self.top_level_header(open)?;
+        }
         self.skip_ws();
         let count_at = self.pos;
         let count = self.count()?;

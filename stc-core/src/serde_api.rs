@@ -18,7 +18,7 @@ use crate::EncodeOptions;
 /// let routes = vec![Route { id: 1, method: "GET" }, Route { id: 2, method: "POST" }];
 /// assert_eq!(
 ///     stc_core::to_string(&routes)?,
-///     r#"[2]{id,method}:1,"GET"/2,"POST""#
+///     r#"([2]{id,method}:1,"GET"/2,"POST")"#
 /// );
 /// # Ok::<(), stc_core::Error>(())
 /// ```
@@ -45,7 +45,7 @@ pub fn to_string_with<T: Serialize + ?Sized>(value: &T, options: &EncodeOptions)
 /// ```
 /// #[derive(serde::Deserialize, Debug, PartialEq)]
 /// struct Route { id: u32, method: String }
-/// let routes: Vec<Route> = stc_core::from_str(r#"[2]{id,method}: 1,"GET" / 2,"POST""#)?;
+/// let routes: Vec<Route> = stc_core::from_str(r#"([2]{id,method}: 1,"GET" / 2,"POST")"#)?;
 /// assert_eq!(routes[1], Route { id: 2, method: "POST".into() });
 /// # Ok::<(), stc_core::Error>(())
 /// ```

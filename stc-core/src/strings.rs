@@ -226,20 +226,23 @@ impl<'a> JsonStr<'a> {
 }
 
 /// Whether a string value may be written without quotes in STC version 2 (a
-/// *bare string*; spec "Bare strings"). `s` is the decoded text. It
-/// qualifies iff all of these hold:
+/// *bare string*; spec 3.11). `s` is the decoded text. The rule is a list
+/// of allowed characters, so that no bare string can look like something
+/// else (a literal, a number, `~`, whitespace, an invisible character):
 ///
 /// * it is not empty;
-/// * no character is `"` `\` `,` `/` `:` `[` `]` `{` `}` `~`, a control
-///   character (U+0000–U+001F, U+007F–U+009F) or a whitespace character
-///   ([`char::is_whitespace`]) other than U+0020 SPACE;
-/// * its first and last characters are not U+0020 SPACE;
-/// * its first character is not `-`, `+`, `.` or an ASCII digit;
-/// * it is not, ignoring ASCII case, `true`, `false`, `null`, `nan`, `inf`
-///   or `infinity`.
+/// * its first character is a *bare letter*: an ASCII letter `A`–`Z`
+///   `a`–`z`, or one of the non-ASCII letters of [`is_bare_letter`];
+/// * every other character is a bare letter, an ASCII digit, U+0020 SPACE,
+///   or one of the ASCII marks `! # $ % & ' * + - . ; < = > ? @ ^ _` `` ` `` `|`;
+/// * its last character is not a space;
+/// * it is not, ignoring ASCII case, one of the words a reader could take
+///   for a literal, a number or a null of another language: `true`,
+///   `false`, `null`, `nan`, `inf`, `infinity`, `none`, `nil`, `undefined`.
 ///
-/// The version 2 writer writes every string value that qualifies bare; the
-/// version 2 reader reads a bare run back as exactly this string.
+/// The version 2 writer writes a qualifying string bare when its first
+/// character is ASCII; the version 2 reader reads a bare run back as
+/// exactly this string.
 ///
 /// ```
 /// use stc_core::is_bare_string;
@@ -248,87 +251,129 @@ impl<'a> JsonStr<'a> {
 /// assert!(is_bare_string("true story"));
 /// assert!(is_bare_string("café au lait"));
 /// assert!(!is_bare_string("True")); // a literal look-alike
+/// assert!(!is_bare_string("None"));
+/// assert!(!is_bare_string("tru\u{435}")); // a Cyrillic е: not a bare letter
+/// assert!(!is_bare_string("true\u{200b}")); // an invisible character
 /// assert!(!is_bare_string("2024-01-01")); // starts like a number
-/// assert!(!is_bare_string(" padded")); // a space at an end
+/// assert!(!is_bare_string("@ref1")); // '@' may not start one (reserved)
+/// assert!(!is_bare_string("f(x)")); // parentheses are never bare
+/// assert!(!is_bare_string("a ")); // a space at the end
 /// assert!(!is_bare_string("")); // empty
 /// ```
 pub fn is_bare_string(s: &str) -> bool {
     let mut chars = s.chars();
     let Some(first) = chars.next() else { return false };
-    let last = chars.next_back().unwrap_or(first);
-    if first == ' ' || last == ' ' || matches!(first, '-' | '+' | '.' | '0'..='9') {
-        return false;
-    }
-    s.chars().all(is_bare_char) && !is_literal_lookalike(s)
+    is_bare_first(first) && !s.ends_with(' ') && s.chars().all(is_bare_char) && !is_literal_lookalike(s)
 }
 
-/// Whether `c` may appear inside a bare string (anywhere, spaces included;
-/// the rules for the ends are in [`is_bare_string`]).
+/// Whether `c` may start a bare string: an ASCII letter or a non-ASCII bare
+/// letter ([`is_bare_letter`]).
+#[inline]
+pub(crate) fn is_bare_first(c: char) -> bool {
+    c.is_ascii_alphabetic() || is_bare_letter(c)
+}
+
+/// The non-ASCII characters a bare string may hold (spec 3.11): letters of
+/// scripts that hold no look-alike of an ASCII letter, digit or mark, minus
+/// the few that do.
+///
+/// * U+00C0–U+00FF but U+00D7 `×` and U+00F7 `÷` (Latin-1 letters);
+/// * U+0100–U+017E but U+0131 `ı`, U+0138 `ĸ`, U+013F `Ŀ`, U+0140 `ŀ`,
+///   U+0149 `ŉ` (Latin Extended-A; U+017F `ſ` is outside);
+/// * U+3041–U+3096 (Hiragana), U+30A1–U+30FA (Katakana; not U+30FC `ー`);
+/// * U+4E01–U+9FFF (CJK Unified Ideographs but U+4E00 `一`, a dash's look-alike);
+/// * U+AC00–U+D7A3 (Hangul syllables).
+///
+/// Greek, Cyrillic and the scripts written right to left are not in the
+/// list (Cyrillic `е` is Latin `e`'s twin; a right-to-left run reorders
+/// the commas around it): such strings are quoted.
+///
+/// ```
+/// use stc_core::is_bare_letter;
+/// assert!(is_bare_letter('é') && is_bare_letter('東') && is_bare_letter('ł'));
+/// assert!(!is_bare_letter('е') && !is_bare_letter('\u{200b}') && !is_bare_letter('a'));
+/// ```
+#[inline]
+pub fn is_bare_letter(c: char) -> bool {
+    matches!(c as u32,
+        0xC0..=0xD6 | 0xD8..=0xF6 | 0xF8..=0x130 | 0x132..=0x137 | 0x139..=0x13E | 0x141..=0x148 | 0x14A..=0x17E
+        | 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x4E01..=0x9FFF | 0xAC00..=0xD7A3)
+}
+
+/// Whether `c` may appear inside a bare string (the rules for the ends are
+/// in [`is_bare_string`]).
 #[inline]
 pub(crate) fn is_bare_char(c: char) -> bool {
     if c.is_ascii() {
         return BARE_BYTE[c as usize];
     }
-    // `char::is_control` is exactly Cc: U+0000–U+001F and U+007F–U+009F.
-    !c.is_control() && !c.is_whitespace()
+    is_bare_letter(c)
 }
 
 /// For each byte, whether it is an ASCII character that may appear inside a
-/// bare string (bytes from 0x80 up: `false`; the characters they start are
-/// judged by [`is_bare_char`]).
+/// bare string: letters, digits, the space and the marks
+/// `! # $ % & ' * + - . ; < = > ? @ ^ _` `` ` `` `|` (bytes from 0x80 up:
+/// `false`; the characters they start are judged by [`is_bare_letter`]).
 pub(crate) const BARE_BYTE: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0x20;
     while b < 0x7F {
-        t[b] = !matches!(b as u8, b'"' | b'\\' | b',' | b'/' | b':' | b'[' | b']' | b'{' | b'}' | b'~');
+        t[b] = !matches!(b as u8, b'"' | b'\\' | b',' | b'/' | b':' | b'[' | b']' | b'{' | b'}' | b'~' | b'(' | b')');
         b += 1;
     }
     t
 };
 
+/// For each byte, whether it is an ASCII mark reserved for later versions
+/// of STC where a value is due (spec 3.12): a reader reports it as
+/// `newer_version`. They are the marks a bare string may hold but not
+/// start, and the parentheses (which enclose a top-level header form, and
+/// are reserved everywhere else).
+pub(crate) const RESERVED_START: [bool; 256] = {
+    let mut t = [false; 256];
+    let marks = b"!#$%&'()*;<=>?@^_`|";
+    let mut i = 0;
+    while i < marks.len() {
+        t[marks[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// The length of the character at the start of `bytes` (valid UTF-8, first
-/// byte 0x80 or above) if [`is_bare_char`] allows it, else 0: decided on the
-/// bytes. Up from U+00A0 only U+00A0, U+1680, U+2000–U+200A, U+2028,
-/// U+2029, U+202F, U+205F and U+3000 are refused (White_Space); below it,
-/// U+0080–U+009F (control).
+/// byte 0x80 or above) if it is a bare letter ([`is_bare_letter`]), else 0.
 #[inline]
 pub(crate) fn bare_char_len(bytes: &[u8]) -> usize {
-    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    match (at(0), at(1), at(2)) {
-        // U+0080–U+00A0: control characters and the no-break space.
-        (0xC2, ..=0xA0, _) => 0,
-        // U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
-        (0xE1, 0x9A, 0x80)
-        | (0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF)
-        | (0xE2, 0x81, 0x9F)
-        | (0xE3, 0x80, 0x80) => 0,
-        (0xC2..=0xDF, _, _) => 2,
-        (0xE0..=0xEF, _, _) => 3,
-        (0xF0..=0xF4, _, _) => 4,
+    let at = |i: usize| u32::from(bytes.get(i).copied().unwrap_or(0) & 0x3F);
+    let (c, n) = match bytes.first().copied().unwrap_or(0) {
+        b @ 0xC2..=0xDF => ((u32::from(b & 0x1F) << 6) | at(1), 2),
+        b @ 0xE0..=0xEF => ((u32::from(b & 0x0F) << 12) | (at(1) << 6) | at(2), 3),
+        _ => return 0,
+    };
+    match char::from_u32(c) {
+        Some(c) if is_bare_letter(c) => n,
         _ => 0,
     }
 }
 
 /// [`is_bare_string`] for a run the reader took: a non-empty string of
-/// characters that [`is_bare_char`] allows, which neither starts nor ends
-/// with a space. Only the rule's clauses on the first character and on the
-/// literal look-alikes are left to check.
+/// characters that [`is_bare_char`] allows, starting with a bare letter and
+/// not ending with a space. Only the literal look-alikes are left to check.
 #[inline]
 pub(crate) fn is_bare_run(run: &str) -> bool {
-    let bare = match run.as_bytes().first() {
-        None | Some(b'-' | b'+' | b'.' | b'0'..=b'9') => false,
-        Some(_) => !is_literal_lookalike(run),
-    };
+    let bare = !run.is_empty() && !is_literal_lookalike(run);
     debug_assert_eq!(bare, is_bare_string(run), "{run:?}");
     bare
 }
 
-/// Whether `s` is, ignoring ASCII case, one of the words a reader could take
-/// for a literal or a number: `true`, `false`, `null`, `nan`, `inf`,
-/// `infinity`.
+/// The words, compared ignoring ASCII case, that a string may not be bare
+/// as: a reader could take them for a literal, a number or another
+/// language's null.
+pub const LOOKALIKE_WORDS: [&str; 9] = ["true", "false", "null", "nan", "inf", "infinity", "none", "nil", "undefined"];
+
+/// Whether `s` is, ignoring ASCII case, one of [`LOOKALIKE_WORDS`].
 pub(crate) fn is_literal_lookalike(s: &str) -> bool {
-    (3..=8).contains(&s.len())
-        && ["true", "false", "null", "nan", "inf", "infinity"].iter().any(|w| w.eq_ignore_ascii_case(s))
+    (3..=9).contains(&s.len()) && LOOKALIKE_WORDS.iter().any(|w| w.eq_ignore_ascii_case(s))
 }
 
 /// Appends the canonical escaped body of a Rust string to `out` (`"`, `\`
@@ -610,30 +655,79 @@ mod tests {
 
     #[test]
     fn bare_string_forbidden_characters_anywhere() {
-        for c in ['"', '\\', ',', '/', ':', '[', ']', '{', '}', '~'] {
+        for c in ['"', '\\', ',', '/', ':', '[', ']', '{', '}', '~', '(', ')'] {
             for s in [format!("{c}"), format!("a{c}"), format!("a{c}b"), format!("{c}b")] {
                 assert!(!is_bare_string(&s), "{s:?}");
             }
         }
-        // Every other printable ASCII character is allowed inside.
-        for ok in
-            ["a!b", "a#b", "a$%&'()*;<=>?@^_`|b", "x=y", "(x)", "a.b", "a-b", "a+b", "a1", "<br>", "#tag", "@user"]
-        {
+        for ok in ["a!b", "a#b", "a$%&'*;<=>?@^_`|b", "x=y", "a.b", "a-b", "a+b", "a1", "a<br>", "R&D", "it's"] {
             assert!(is_bare_string(ok), "{ok:?}");
         }
         for b in 0x20u8..0x7F {
             let s = format!("a{}b", b as char);
-            assert_eq!(is_bare_string(&s), !br#"",/:[]{}~\"#.contains(&b), "{s:?}");
+            assert_eq!(is_bare_string(&s), !br#"",/:[]{}~\()"#.contains(&b), "{s:?}");
         }
     }
 
     #[test]
-    fn bare_string_control_characters() {
-        for c in ['\u{0}', '\u{1}', '\t', '\n', '\r', '\u{1F}', '\u{7F}', '\u{80}', '\u{85}', '\u{9F}'] {
+    fn bare_string_invisible_bidi_and_control_characters() {
+        for c in [
+            '\u{0}',
+            '\u{1}',
+            '\t',
+            '\n',
+            '\r',
+            '\u{1F}',
+            '\u{7F}',
+            '\u{80}',
+            '\u{85}',
+            '\u{9F}',
+            '\u{AD}',
+            '\u{34F}',
+            '\u{61C}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{202A}',
+            '\u{202E}',
+            '\u{2060}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{FE0F}',
+            '\u{FEFF}',
+            '\u{E0041}',
+            '\u{301}',
+        ] {
             assert!(!is_bare_string(&format!("a{c}b")), "{c:?}");
         }
-        for c in ['\u{A1}', '\u{AD}', '\u{200B}', '\u{FEFF}', 'é', '😀', '中'] {
-            assert!(is_bare_string(&format!("a{c}b")), "{c:?}"); // not Cc, not White_Space
+        for c in ['é', 'Ł', 'ß', 'ø', '中', 'あ', 'カ', '한'] {
+            assert!(is_bare_string(&format!("a{c}b")), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn bare_string_look_alike_scripts_are_quoted() {
+        // Cyrillic, Greek, fullwidth, mathematical letters, the look-alike
+        // Latin letters left out, digits of other scripts, emoji.
+        for s in [
+            "tru\u{435}",
+            "\u{43d}ull",
+            "f\u{3b1}lse",
+            "ｔｒｕｅ",
+            "\u{1d42d}rue",
+            "\u{131}",
+            "\u{17f}alse",
+            "\u{661}",
+            "a\u{ff10}",
+            "\u{4e00}1",
+            "\u{30fc}1",
+            "😀 ok",
+            "Москва",
+            "שלום",
+        ] {
+            assert!(!is_bare_string(s), "{s:?}");
         }
     }
 
@@ -643,7 +737,6 @@ mod tests {
             '\u{A0}', '\u{1680}', '\u{2000}', '\u{200A}', '\u{2028}', '\u{2029}', '\u{202F}', '\u{205F}', '\u{3000}',
             '\u{0B}', '\u{0C}',
         ] {
-            assert!(c.is_whitespace());
             assert!(!is_bare_string(&format!("a{c}b")), "{c:?}");
         }
         assert!(is_bare_string("a b"));
@@ -659,18 +752,21 @@ mod tests {
     }
 
     #[test]
-    fn bare_string_first_character_not_number_like() {
-        for s in ["-", "-a", "+a", ".a", "0", "0a", "9 lives", "1st", ".hidden", "+1", "-inf"] {
+    fn bare_string_first_character_is_a_letter() {
+        for s in [
+            "-", "-a", "+a", ".a", "0", "0a", "9 lives", "1st", ".hidden", "+1", "-inf", "_1", "#tag", "@user", "'a'",
+            "!x", "$5", "%d", "&amp", "*x", ";x", "<b>", "=x", ">x", "?x", "^x", "`x`", "|x",
+        ] {
             assert!(!is_bare_string(s), "{s:?}");
         }
-        for s in ["a-", "a+", "a.", "a0", "v1.2.3", "x9", "_1", "e5", "E"] {
+        for s in ["a-", "a+", "a.", "a0", "v1.2.3", "x9", "e5", "E", "éte", "東京"] {
             assert!(is_bare_string(s), "{s:?}");
         }
     }
 
     #[test]
     fn bare_string_literal_lookalikes() {
-        for w in ["true", "false", "null", "nan", "inf", "infinity"] {
+        for w in LOOKALIKE_WORDS {
             for s in [w.to_string(), w.to_ascii_uppercase(), {
                 let mut t = w.to_string();
                 t[..1].make_ascii_uppercase();
@@ -679,7 +775,7 @@ mod tests {
                 assert!(!is_bare_string(&s), "{s:?}");
             }
         }
-        for s in ["NaN", "Inf", "INFINITY", "nULL", "tRuE", "FaLsE"] {
+        for s in ["NaN", "Inf", "INFINITY", "nULL", "tRuE", "FaLsE", "None", "NIL", "Undefined"] {
             assert!(!is_bare_string(s), "{s:?}");
         }
         // Only whole-string matches: longer or shorter words qualify.
@@ -687,16 +783,15 @@ mod tests {
         {
             assert!(is_bare_string(s), "{s:?}");
         }
-        // Non-ASCII case folding is not applied (only ASCII case is ignored).
-        assert!(is_bare_string("ｔｒｕｅ"));
     }
 
     #[test]
     fn bare_ascii_table_matches_the_char_rule() {
         for b in 0u8..0x80 {
             let c = b as char;
-            let expected = !c.is_control() && (c == ' ' || !c.is_whitespace()) && !r#"",/:[]{}~\"#.contains(c);
+            let expected = c.is_ascii_alphanumeric() || c == ' ' || "!#$%&'*+-.;<=>?@^_`|".contains(c);
             assert_eq!(is_bare_char(c), expected, "{b:#x}");
+            assert_eq!(RESERVED_START[b as usize], "!#$%&'()*;<=>?@^_`|".contains(c), "{b:#x}");
         }
     }
 

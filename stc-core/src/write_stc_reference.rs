@@ -844,6 +844,21 @@ pub(crate) fn write(nodes: &Tape<'_>, profile: Profile, version: Version) -> Str
         cells: Vec::new(),
     };
     writer.run();
+    // A top-level header form is enclosed in `(` `)` (spec 3.12): told by
+    // its text, `[N]:`, `[N]{` or `{N}`.
+    let b = writer.out.as_bytes();
+    let header = match b.first() {
+        Some(b'{') => b.get(1).is_some_and(u8::is_ascii_digit),
+        Some(b'[') => {
+            let digits = b[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            digits > 0 && b.get(1 + digits) == Some(&b']') && matches!(b.get(2 + digits), Some(b':' | b'{'))
+        }
+        _ => false,
+    };
+    if header {
+        writer.out.insert(0, '(');
+        writer.out.push(')');
+    }
     writer.out
 }
 

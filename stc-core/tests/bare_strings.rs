@@ -51,16 +51,16 @@ fn every_value_position() {
     reads("[x, 1, y z]", r#"["x",1,"y z"]"#, 1);
     reads("[1, y z]", r#"[1,"y z"]"#, 4);
     // Compact element, at value position and as a member.
-    reads("[3]: ab,1,cd", r#"["ab",1,"cd"]"#, 5);
+    reads("([3]: ab,1,cd)", r#"["ab",1,"cd"]"#, 6);
     reads("{t[2]: 1, cd}", r#"{"t":[1,"cd"]}"#, 10);
     // Table cells: first, middle, last before '/', last before the end.
-    reads("[2]{a,b}: x,1 / 2,y", r#"[{"a":"x","b":1},{"a":2,"b":"y"}]"#, 10);
-    reads("[2]{a,b}: 1,x / 2,y", r#"[{"a":1,"b":"x"},{"a":2,"b":"y"}]"#, 12);
-    reads("[2]{a,b}: 1,2 / 3,y", r#"[{"a":1,"b":2},{"a":3,"b":"y"}]"#, 18);
+    reads("([2]{a,b}: x,1 / 2,y)", r#"[{"a":"x","b":1},{"a":2,"b":"y"}]"#, 11);
+    reads("([2]{a,b}: 1,x / 2,y)", r#"[{"a":1,"b":"x"},{"a":2,"b":"y"}]"#, 13);
+    reads("([2]{a,b}: 1,2 / 3,y)", r#"[{"a":1,"b":2},{"a":3,"b":"y"}]"#, 19);
     reads("{t[1]{a,b}: 1,y z}", r#"{"t":[{"a":1,"b":"y z"}]}"#, 14);
     // Keyed-table cells.
     for (stc, json) in [
-        ("{2}{a,b}: k:x,1 / j:2,y", r#"{"k":{"a":"x","b":1},"j":{"a":2,"b":"y"}}"#),
+        ("({2}{a,b}: k:x,1 / j:2,y)", r#"{"k":{"a":"x","b":1},"j":{"a":2,"b":"y"}}"#),
         ("{m{1}{a}: k:v w}", r#"{"m":{"k":{"a":"v w"}}}"#),
     ] {
         assert_eq!(decode_with(stc, &v2()).unwrap(), json, "{stc:?}");
@@ -69,16 +69,16 @@ fn every_value_position() {
         assert_eq!(decode(stc).unwrap_err().kind(), ErrorKind::NewerVersion);
     }
     // Column-group cells (version 1 stops at the group first).
-    let stc = "[1]{a,g{b,c}}: x,y,z";
+    let stc = "([1]{a,g{b,c}}: x,y,z)";
     assert_eq!(decode_with(stc, &v2()).unwrap(), r#"[{"a":"x","g":{"b":"y","c":"z"}}]"#);
     assert_eq!(decode(stc).unwrap_err().kind(), ErrorKind::NewerVersion);
-    assert_eq!(decode("[1]{a,b}: ~,y").unwrap_err().offset(), Some(10)); // the '~' comes first
-    assert_eq!(decode_with("[1]{a,b}: ~,y", &v2()).unwrap(), r#"[{"b":"y"}]"#);
+    assert_eq!(decode("([1]{a,b}: ~,y)").unwrap_err().offset(), Some(11)); // the '~' comes first
+    assert_eq!(decode_with("([1]{a,b}: ~,y)", &v2()).unwrap(), r#"[{"b":"y"}]"#);
     // The top-level value.
     reads("hello there", r#""hello there""#, 0);
     reads("  é  ", r#""é""#, 2);
     // A value nested inside a table cell.
-    reads("[1]{a}: [2]: p,q", r#"[{"a":["p","q"]}]"#, 13);
+    reads("([1]{a}: [2]: p,q)", r#"[{"a":["p","q"]}]"#, 14);
 }
 
 #[test]
@@ -86,9 +86,9 @@ fn literals_versus_runs() {
     // Exactly a literal: the literal.
     for (stc, json) in [
         ("true", "true"),
-        ("[1]: true", "[true]"),
-        ("[2]{a}: null / 1", r#"[{"a":null},{"a":1}]"#),
-        ("[2]{a}: true  / false ", r#"[{"a":true},{"a":false}]"#),
+        ("([1]: true)", "[true]"),
+        ("([2]{a}: null / 1)", r#"[{"a":null},{"a":1}]"#),
+        ("([2]{a}: true  / false )", r#"[{"a":true},{"a":false}]"#),
         ("{a: null , b: false}", r#"{"a":null,"b":false}"#),
         ("[true ,null ]", "[true,null]"),
     ] {
@@ -97,18 +97,18 @@ fn literals_versus_runs() {
     }
     // A run that only starts like one: a string.
     reads("true story", r#""true story""#, 0);
-    reads("[1]: true story", r#"["true story"]"#, 5);
+    reads("([1]: true story)", r#"["true story"]"#, 6);
     reads("{a: nullable}", r#"{"a":"nullable"}"#, 4);
     reads("[falsey, null]", r#"["falsey",null]"#, 1);
-    reads("[2]{a}: null x / true", r#"[{"a":"null x"},{"a":true}]"#, 8);
+    reads("([2]{a}: null x / true)", r#"[{"a":"null x"},{"a":true}]"#, 9);
     reads("[trueé]", r#"["trueé"]"#, 1);
-    reads("[2]{a}: null / x", r#"[{"a":null},{"a":"x"}]"#, 15);
+    reads("([2]{a}: null / x)", r#"[{"a":null},{"a":"x"}]"#, 16);
 }
 
 #[test]
 fn trailing_spaces_are_not_part_of_the_run() {
     reads("{a: x y   , b: z  }", r#"{"a":"x y","b":"z"}"#, 4);
-    reads("[2]{a,b}: p q  ,r   /   s,t", r#"[{"a":"p q","b":"r"},{"a":"s","b":"t"}]"#, 10);
+    reads("([2]{a,b}: p q  ,r   /   s,t)", r#"[{"a":"p q","b":"r"},{"a":"s","b":"t"}]"#, 11);
     reads("[x  \n]", r#"["x"]"#, 1);
     reads("x   ", r#""x""#, 0);
     // Inner spaces are kept as written.
@@ -118,9 +118,9 @@ fn trailing_spaces_are_not_part_of_the_run() {
 #[test]
 fn the_readable_layout() {
     reads(
-        "[2]{id,name}:\n  1,users /\n  2,order items",
+        "([2]{id,name}:\n  1,users /\n  2,order items)",
         r#"[{"id":1,"name":"users"},{"id":2,"name":"order items"}]"#,
-        18,
+        19,
     );
     reads("{tags[2]: api,mcp gateway, n: 1}", r#"{"tags":["api","mcp gateway"],"n":1}"#, 10);
     reads("{\n  a: x,\n  b: [1]{c}:\n    y\n}", r#"{"a":"x","b":[{"c":"y"}]}"#, 7);
@@ -136,7 +136,7 @@ fn a_sink_sees_plain_strings() {
         }
     }
     let mut sink = Strings(Vec::new());
-    parse_stc("[3]: a b,\"c\\n\",d'e", &v2(), &mut sink).unwrap();
+    parse_stc("([3]: a b,\"c\\n\",d'e)", &v2(), &mut sink).unwrap();
     assert_eq!(sink.0, [("a b".into(), false), ("c\\n".into(), true), ("d'e".into(), false)]);
 }
 
@@ -147,8 +147,8 @@ fn runs_that_must_be_quoted_are_unexpected_char_at_their_first_byte() {
         ("{a: NaN}", 4),
         ("{a: nan}", 4),
         ("[inf]", 1),
-        ("[1]: Infinity", 5),
-        ("[2]{a,b}: 1,FALSE / 2,3", 12),
+        ("([1]: Infinity)", 6),
+        ("([2]{a,b}: 1,FALSE / 2,3)", 13),
         ("NULL", 0),
         ("{a: +1}", 4),
         ("[.5 x]", 1),
@@ -171,14 +171,14 @@ fn what_follows_a_run_is_read_as_usual() {
         ("{a: ab\"c\"}", ErrorKind::UnexpectedChar, 6),
         ("{a: a\\b}", ErrorKind::UnexpectedChar, 5),
         ("{a: ab\u{1}}", ErrorKind::UnexpectedChar, 6),
-        ("[1]: ab\u{7f}", ErrorKind::TrailingCharacters, 7),
-        ("[1]: ab\u{85}", ErrorKind::TrailingCharacters, 7),
+        ("([1]: ab\u{7f})", ErrorKind::UnexpectedChar, 8),
+        ("([1]: ab\u{85})", ErrorKind::UnexpectedChar, 8),
         ("{a: ab\tcd}", ErrorKind::UnexpectedChar, 7),
         ("{a: x\u{a0}y}", ErrorKind::UnexpectedChar, 5),
-        ("[2]: a:b", ErrorKind::UnexpectedChar, 6),
+        ("([2]: a:b)", ErrorKind::UnexpectedChar, 7),
         ("{a: x y", ErrorKind::UnexpectedEnd, 7),
         ("[x", ErrorKind::UnexpectedEnd, 2),
-        ("[1]{a}: ~x", ErrorKind::TrailingCharacters, 9),
+        ("([1]{a}: ~x)", ErrorKind::UnexpectedChar, 10),
         ("{a: ~}", ErrorKind::UnexpectedChar, 4),
         ("hello [", ErrorKind::TrailingCharacters, 6),
     ] {
@@ -189,7 +189,7 @@ fn what_follows_a_run_is_read_as_usual() {
     for (stc, kind, at) in [
         ("{a: -x}", ErrorKind::InvalidNumber, 5),
         ("{a: 1st}", ErrorKind::UnexpectedChar, 5),
-        ("[1]: 1st", ErrorKind::TrailingCharacters, 6),
+        ("([1]: 1st)", ErrorKind::UnexpectedChar, 7),
         ("[-inf]", ErrorKind::InvalidNumber, 2),
     ] {
         let err = v2_err(stc);
@@ -206,9 +206,9 @@ fn version_1_positions_have_line_and_column() {
         (ErrorKind::NewerVersion, Some(15), Some(3), Some(6))
     );
     assert_eq!(decode_with(stc, &v2()).unwrap(), r#"{"a":1,"b":"naïve text"}"#);
-    let stc = "[1]{a}:\n  é x";
+    let stc = "([1]{a}:\n  é x)";
     let err = decode(stc).unwrap_err();
-    assert_eq!((err.offset(), err.line(), err.column()), (Some(10), Some(2), Some(3)));
+    assert_eq!((err.offset(), err.line(), err.column()), (Some(11), Some(2), Some(3)));
     // A mistyped literal that qualifies as a bare string is newer_version
     // at its first byte (version 2 would read it as a string).
     for (stc, at) in [("{a: tru}", 4), ("[nul", 1), ("[ture, 1]", 1), ("{a: nulll}", 4)] {
@@ -229,19 +229,20 @@ fn json_reading_knows_no_runs() {
 /// Characters near every clause of the rule.
 fn interesting_char() -> impl Strategy<Value = char> {
     prop_oneof![
-        4 => prop::sample::select(vec!['a', 'Z', 'x', 'e', 'E', 'é', '中', '😀', '_', '#', '\'', '(', '=', '!', '|']),
+        4 => prop::sample::select(vec!['a', 'Z', 'x', 'e', 'E', 'é', '中', '😀', '_', '#', '\'', '(', '=', '!', '|', 'е', 'Ł']),
         3 => Just(' '),
         2 => prop::sample::select(vec!['"', '\\', ',', '/', ':', '[', ']', '{', '}', '~']),
         2 => prop::sample::select(vec!['-', '+', '.', '0', '7']),
         1 => prop::sample::select(vec!['\t', '\n', '\r', '\u{0}', '\u{1f}', '\u{7f}', '\u{85}', '\u{9f}']),
-        1 => prop::sample::select(vec!['\u{a0}', '\u{2028}', '\u{3000}', '\u{feff}', '\u{200b}']),
+        1 => prop::sample::select(vec!['\u{a0}', '\u{2028}', '\u{3000}', '\u{feff}', '\u{200b}', '\u{202e}', '\u{ad}']),
         1 => any::<char>(),
     ]
 }
 
 fn interesting_string() -> impl Strategy<Value = String> {
-    let words =
-        prop::sample::select(vec!["", "true", "false", "null", "nan", "inf", "infinity", "True", "NaN", "NULL"]);
+    let words = prop::sample::select(vec![
+        "", "true", "false", "null", "nan", "inf", "infinity", "True", "NaN", "NULL", "None", "nil",
+    ]);
     (words, prop::collection::vec(interesting_char(), 0..8), any::<bool>()).prop_map(|(w, cs, prefix)| {
         let tail: String = cs.into_iter().collect();
         if prefix {
@@ -261,9 +262,9 @@ proptest! {
     #[test]
     fn the_reader_agrees_with_the_rule(s in interesting_string()) {
         let texts = [
-            (format!("[1]: {s}"), format!("[{}]", quoted(&s)), 5),
+            (format!("([1]: {s})"), format!("[{}]", quoted(&s)), 6),
             (format!("{{k: {s}}}"), format!("{{\"k\":{}}}", quoted(&s)), 4),
-            (format!("[2]{{a,b}}: {s},1 / 2,{s}"), format!("[{{\"a\":{q},\"b\":1}},{{\"a\":2,\"b\":{q}}}]", q = quoted(&s)), 10),
+            (format!("([2]{{a,b}}: {s},1 / 2,{s})"), format!("[{{\"a\":{q},\"b\":1}},{{\"a\":2,\"b\":{q}}}]", q = quoted(&s)), 11),
             (s.clone(), quoted(&s), 0),
         ];
         for (stc, json, at) in texts {
@@ -283,7 +284,8 @@ proptest! {
 fn stc_ish() -> impl Strategy<Value = String> {
     let piece = prop::sample::select(vec![
         "[", "]", "{", "}", ":", ",", "/", "~", " ", "\n", "a", "k:", "x y", "true", "tru", "null", "nu", "false", "T",
-        "NaN", "1", "-", "+", ".", "\"s\"", "[1]:", "[2]:", "{a,b}:", "[1]{a}:", "[2]{a}:", "{1}{a}:", "é", "'",
+        "NaN", "1", "-", "+", ".", "\"s\"", "[1]:", "[2]:", "{a,b}:", "[1]{a}:", "[2]{a}:", "{1}{a}:", "é", "'", "(",
+        ")", "@", "None", "е",
     ]);
     prop::collection::vec(piece, 1..12).prop_map(|v| v.concat())
 }
@@ -305,4 +307,35 @@ proptest! {
             (Err(_), Err(_)) => {}
         }
     }
+}
+
+#[test]
+fn look_alikes_of_literals_are_written_quoted_and_refused_bare() {
+    // Issue 25: an invisible character, a Cyrillic letter, another
+    // language's null.
+    let json = "{\"a\":\"true\u{200b}\",\"b\":\"tru\u{435}\",\"c\":\"None\",\"d\":\"Ada\"}";
+    let opts = stc_core::EncodeOptions::default().version(Version::V2);
+    let stc = stc_core::encode_with(json, &opts).unwrap();
+    assert_eq!(stc, "{a:\"true\u{200b}\",b:\"tru\u{435}\",c:\"None\",d:Ada}");
+    assert_eq!(decode_with(&stc, &v2()).unwrap(), json);
+    for (stc, at) in [("{a: true\u{200b}}", 8), ("{a: tru\u{435}}", 7), ("{a: None}", 4), ("{a: \u{202e}x}", 4)] {
+        let err = v2_err(stc);
+        assert_eq!((err.kind(), err.offset()), (ErrorKind::UnexpectedChar, Some(at)), "{stc:?}: {err}");
+    }
+}
+
+#[test]
+fn reserved_marks_are_newer_version_where_a_value_is_due() {
+    for mark in "!#$%&'()*;<=>?@^_`|".chars() {
+        for (stc, at) in
+            [(format!("{{a: {mark}ref1}}"), 4), (format!("[1, {mark}x]"), 4), (format!("{{t[1]: {mark}}}"), 7)]
+        {
+            for err in [v2_err(&stc), decode(&stc).unwrap_err()] {
+                assert_eq!((err.kind(), err.offset()), (ErrorKind::NewerVersion, Some(at)), "{stc:?}: {err}");
+                assert!(err.message().contains("reserved for a later version"), "{err}");
+            }
+        }
+    }
+    // Inside a run they are characters of the string.
+    assert_eq!(decode_with("{a: a@b, b: R&D}", &v2()).unwrap(), r#"{"a":"a@b","b":"R&D"}"#);
 }

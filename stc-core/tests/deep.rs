@@ -52,7 +52,7 @@ fn nested_objects_with_identifier_keys() {
 #[test]
 fn nested_compact_arrays() {
     // [1]: [1]: ... [0]:   — each compact array holds the next.
-    let stc = format!("{}[0]:", "[1]:".repeat(DEPTH - 1));
+    let stc = format!("({}[0]:)", "[1]:".repeat(DEPTH - 1));
     let json = format!("{}[]{}", "[".repeat(DEPTH - 1), "]".repeat(DEPTH - 1));
     check(stc, json);
 }
@@ -61,7 +61,7 @@ fn nested_compact_arrays() {
 fn nested_tables() {
     // [1]{a}: [1]{a}: ... 1 — each table's one cell is the next table: two levels each.
     let levels = DEPTH / 2;
-    let stc = format!("{}1", "[1]{a}:".repeat(levels));
+    let stc = format!("({}1)", "[1]{a}:".repeat(levels));
     let json = format!("{}1{}", "[{\"a\":".repeat(levels), "}]".repeat(levels));
     check(stc, json);
 }

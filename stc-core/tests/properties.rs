@@ -451,18 +451,79 @@ fn hostile_inputs_fail_fast() {
     let err = stc_core::decode_with(&many, &Limits::default().max_depth(usize::MAX)).unwrap_err();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::UnexpectedEnd, Some(100_000)));
     // Above 2^64 - 1 no input could hold the count: count_too_large.
-    for huge in ["[99999999999999999999999]: 1", "[18446744073709551616]{a}: 1", "{a[18446744073709551616]: 1}"] {
+    for huge in ["([99999999999999999999999]: 1", "([18446744073709551616]{a}: 1", "{a[18446744073709551616]: 1}"] {
         let err = decode(huge).unwrap_err();
         assert_eq!((err.kind(), err.offset()), (ErrorKind::CountTooLarge, Some(huge.find('[').unwrap() + 1)), "{huge}");
     }
     // Within it, a count the rest of the input cannot hold is count_mismatch
     // at the count, before any value is read; count x columns cannot wrap.
-    for short in ["[18446744073709551615]{a}: 1", "{a[4000000000]: 1}", "[9223372036854775807]{a,b,c}: 1", "[3]: 1 x"] {
+    for short in
+        ["([18446744073709551615]{a}: 1", "{a[4000000000]: 1}", "([9223372036854775807]{a,b,c}: 1", "([3]: 1 x"]
+    {
         let err = decode(short).unwrap_err();
         assert_eq!(
             (err.kind(), err.offset()),
             (ErrorKind::CountMismatch, Some(short.find('[').unwrap() + 1)),
             "{short}"
         );
+    }
+}
+
+/// Every proper prefix (at each character boundary) of `stc`, whose
+/// top-level value is an array or object, fails to decode at `version`
+/// with a syntax error positioned inside the prefix: never a value.
+fn every_prefix_fails(stc: &str, version: Version) -> Result<(), TestCaseError> {
+    let options = DecodeOptions::default().version(version);
+    for (n, _) in stc.char_indices().skip(1) {
+        let prefix = &stc[..n];
+        match decode_with(prefix, &options) {
+            Ok(value) => {
+                return Err(TestCaseError::fail(format!(
+                    "{version:?}: prefix {prefix:?} of {stc:?} decodes to {value}"
+                )))
+            }
+            Err(e) => {
+                prop_assert_eq!(e.category(), stc_core::Category::Syntax, "{:?} {}", prefix, e);
+                prop_assert!(e.offset().is_some_and(|o| o <= n), "{:?} {}", prefix, e);
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Spec 3.12: no proper prefix of an encoder output whose top-level
+    /// value is an array or object decodes, in versions 1 and 2 and both
+    /// profiles (a cut text is an error, never a shorter value).
+    #[test]
+    fn no_proper_prefix_of_an_encoding_decodes(v in prop_oneof![table_strategy(), semi_strategy(), value_strategy()], seed in any::<u64>()) {
+        let (source, _) = render(&v, seed);
+        prop_assume!(matches!(source.trim_start().as_bytes().first(), Some(b'[' | b'{')));
+        for version in [Version::V1, Version::V2] {
+            for p in PROFILES {
+                let stc = encode_with(&source, &EncodeOptions::default().profile(p).version(version)).unwrap();
+                every_prefix_fails(&stc, version)?;
+            }
+        }
+    }
+}
+
+/// The texts of issue 25, cut by one byte and everywhere else.
+#[test]
+fn cut_texts_of_the_issue_are_errors() {
+    for (json, version) in [
+        (r#"[{"a":1,"b":true},{"a":2,"b":"true"}]"#, Version::V2),
+        (r#"[{"a":1},{"a":23}]"#, Version::V1),
+        (r#"[{"a":1,"b":"target end-to-end models"},{"a":2,"b":"x"}]"#, Version::V2),
+        (r#"{"k":{"n":1},"j":{"n":"ab cd"}}"#, Version::V2),
+        (r#"[1,2,3,45]"#, Version::V1),
+    ] {
+        for p in PROFILES {
+            let stc = encode_with(json, &EncodeOptions::default().profile(p).version(version)).unwrap();
+            assert_eq!(decode_with(&stc, &DecodeOptions::default().version(version)).unwrap(), json);
+            every_prefix_fails(&stc, version).unwrap();
+        }
     }
 }

@@ -110,7 +110,7 @@ fn bodies_of_every_length_and_what_follows_them() {
             (format!("{{k[{n}]: {body}}}"), format!("{{\"k\":[{body}]}}")),
             (format!("{{k[{n}]: {body}, m: 1}}"), format!("{{\"k\":[{body}],\"m\":1}}")),
             (format!("[[{n}]: {body},2]"), format!("[[{body}],2]")),
-            (format!("[{n}]: {body}"), format!("[{body}]")),
+            (format!("([{n}]: {body})"), format!("[{body}]")),
         ] {
             let got = read(&text, &options).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(got, json, "{text}");

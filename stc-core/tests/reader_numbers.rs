@@ -136,7 +136,7 @@ fn edges_match_the_standard_parsers() {
             format!("[{lexeme}]"),
             format!("[1,{lexeme},2]"),
             format!("{{k[2]: {lexeme},{lexeme}}}"),
-            format!("[2]{{a,b}}: {lexeme},\"x\"/\"y\",{lexeme}"),
+            format!("([2]{{a,b}}: {lexeme},\"x\"/\"y\",{lexeme})"),
         ] {
             let mut sink = Parts::default();
             parse_stc(&text, &Limits::default(), &mut sink).unwrap_or_else(|e| panic!("{text}: {e}"));

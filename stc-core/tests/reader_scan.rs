@@ -182,9 +182,9 @@ fn bare_keys_of_every_length_end_at_the_first_other_byte() {
         assert_eq!(json, format!("{{\"{key}\":1,\"{key}\":[2]}}"), "{key}");
         // In a column list and as a keyed row's key (version 2).
         let v2 = DecodeOptions::default().version(Version::V2);
-        let json = stc_core::decode_with(&format!("[1]{{{key},b}}:1,2"), &v2).unwrap();
+        let json = stc_core::decode_with(&format!("([1]{{{key},b}}:1,2)"), &v2).unwrap();
         assert_eq!(json, format!("[{{\"{key}\":1,\"b\":2}}]"), "{key}");
-        let json = stc_core::decode_with(&format!("{{1}}{{x}}:{key}:1"), &v2).unwrap();
+        let json = stc_core::decode_with(&format!("({{1}}{{x}}:{key}:1)"), &v2).unwrap();
         assert_eq!(json, format!("{{\"{key}\":{{\"x\":1}}}}"), "{key}");
         // The first byte that cannot continue a bare key ends it; what follows must be ':'.
         for after in ["-", "é", "$", ".", "\u{7f}", "😀", "`", "@", "\"", "}"] {
@@ -210,7 +210,7 @@ fn numbers_with_digit_runs_of_every_length_up_to_40() {
             format!("{int}.0e+1"),
         ] {
             assert_eq!(decode(&lexeme).unwrap(), lexeme);
-            assert_eq!(decode(&format!("[2]:{lexeme},{lexeme}")).unwrap(), format!("[{lexeme},{lexeme}]"));
+            assert_eq!(decode(&format!("([2]:{lexeme},{lexeme})")).unwrap(), format!("[{lexeme},{lexeme}]"));
             assert_eq!(decode(&format!("{{n:{lexeme}}}")).unwrap(), format!("{{\"n\":{lexeme}}}"));
             assert_eq!(decode(&format!("[{lexeme}]")).unwrap(), format!("[{lexeme}]"));
         }

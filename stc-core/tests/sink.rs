@@ -41,7 +41,7 @@ fn the_sinks_own_error_comes_back_unchanged_from_parse_stc_to() {
     let r = parse_stc_to("{a: 1, b[2]: 2,3, stop: null}", &Limits::default(), &mut StopAtKey::default());
     assert_eq!(r, Err(Failure::Sink(Refusal { key: "stop".into(), seen: 5 })));
     // Inside a columnar row too.
-    let r = parse_stc_to("[2]{x,stop}: 1,2 / 3,4", &Limits::default(), &mut StopAtKey::default());
+    let r = parse_stc_to("([2]{x,stop}: 1,2 / 3,4)", &Limits::default(), &mut StopAtKey::default());
     assert_eq!(r, Err(Failure::Sink(Refusal { key: "stop".into(), seen: 2 })));
 }
 

@@ -14,12 +14,12 @@ fn v2() -> DecodeOptions {
 fn every_construct_decodes_validates_and_builds() {
     let cases = [
         (
-            r#"[2]{id,user{id,name},text}: 1,5,"bob","hi" / 2,~,~,"yo""#,
+            r#"([2]{id,user{id,name},text}: 1,5,"bob","hi" / 2,~,~,"yo")"#,
             r#"[{"id":1,"user":{"id":5,"name":"bob"},"text":"hi"},{"id":2,"text":"yo"}]"#,
         ),
         (r#"{events{2}{name,date}: "1":"A",1 / b:~,2}"#, r#"{"events":{"1":{"name":"A","date":1},"b":{"date":2}}}"#),
-        ("[1]{a{b{c},d}}: ~,1", r#"[{"a":{"d":1}}]"#),
-        ("{2}{a,g{b}}: k:~,~ / j:[1]{c{d}}: ~, 2", r#"{"k":{},"j":{"a":[{}],"g":{"b":2}}}"#),
+        ("([1]{a{b{c},d}}: ~,1)", r#"[{"a":{"d":1}}]"#),
+        ("({2}{a,g{b}}: k:~,~ / j:[1]{c{d}}: ~, 2)", r#"{"k":{},"j":{"a":[{}],"g":{"b":2}}}"#),
     ];
     for (stc, json) in cases {
         assert_eq!(decode_with(stc, &v2()).unwrap(), json, "{stc}");
@@ -58,12 +58,12 @@ fn the_v2_encoder_output_needs_a_v2_reader() {
 #[test]
 fn group_and_row_depth_count_only_existing_objects() {
     let at = |stc: &str, max_depth: usize| decode_with(stc, &v2().max_depth(max_depth));
-    assert!(at("[1]{u{a}}: 1", 3).is_ok());
-    let err = at("[1]{u{a}}: 1", 2).unwrap_err();
-    assert_eq!((err.kind(), err.offset()), (ErrorKind::DepthLimit, Some(11)));
+    assert!(at("([1]{u{a}}: 1)", 3).is_ok());
+    let err = at("([1]{u{a}}: 1)", 2).unwrap_err();
+    assert_eq!((err.kind(), err.offset()), (ErrorKind::DepthLimit, Some(12)));
     // The group is absent: no level for it.
-    assert_eq!(at("[1]{x,u{a}}: 1,~", 2).unwrap(), r#"[{"x":1}]"#);
+    assert_eq!(at("([1]{x,u{a}}: 1,~)", 2).unwrap(), r#"[{"x":1}]"#);
     // No rows: no row objects.
-    assert_eq!(at("[0]{u{a}}:", 1).unwrap(), "[]");
-    assert_eq!(at("{0}{a}:", 1).unwrap(), "{}");
+    assert_eq!(at("([0]{u{a}}:)", 1).unwrap(), "[]");
+    assert_eq!(at("({0}{a}:)", 1).unwrap(), "{}");
 }

@@ -52,7 +52,7 @@ fn router() -> Router {
         )
         .route("/vendor", get(|| async { ([(header::CONTENT_TYPE, "application/vnd.example+json")], table_json()) }))
         .route("/text", get(|| async { ([(header::CONTENT_TYPE, "text/plain")], table_json()) }))
-        .route("/stc", get(|| async { ([(header::CONTENT_TYPE, "application/stc+json")], "[1]{a}:1") }))
+        .route("/stc", get(|| async { ([(header::CONTENT_TYPE, "application/stc+json")], "([1]{a}:1)") }))
         .route("/empty", get(|| async { StatusCode::NO_CONTENT }))
         .route("/notmodified", get(|| async { (StatusCode::NOT_MODIFIED, [(header::ETAG, "\"t1\"")]).into_response() }))
         .route(
@@ -159,7 +159,7 @@ fn minified(json: &str) -> String {
 fn assert_stc_of(body: &[u8], original: &str) {
     let text = std::str::from_utf8(body).unwrap();
     assert_ne!(text, original);
-    assert!(text.starts_with("[40]{id,name,active}:"), "not columnar STC: {text:.60}");
+    assert!(text.starts_with("([40]{id,name,active}:"), "not columnar STC: {text:.60}");
     assert_eq!(stc_core::decode(text).unwrap(), minified(original));
 }
 
@@ -304,7 +304,7 @@ async fn only_json_types_are_transformed() {
     assert_eq!(header(&h, "content-type"), Some("application/stc+json"));
     assert_stc_of(&body, &table);
     // Others are not: text, STC itself, a non-UTF-8 charset.
-    for (path, original) in [("/text", table.as_str()), ("/stc", "[1]{a}:1"), ("/latin1", table.as_str())] {
+    for (path, original) in [("/text", table.as_str()), ("/stc", "([1]{a}:1)"), ("/latin1", table.as_str())] {
         let (status, h, body) = get_with(addr, path, &ask).await;
         assert_eq!(status, StatusCode::OK, "{path}");
         assert_untouched(&h, &body, original.as_bytes());

@@ -81,7 +81,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/text":
             self.send(200, b'[{"id":1},{"id":2}]', "text/plain")
         elif path == "/stc":
-            self.send(200, b"[2]{id}:1/2", "application/stc+json")
+            self.send(200, b"([2]{id}:1/2)", "application/stc+json")
         elif path == "/slow":
             time.sleep(float(query.get("ms", "1000")) / 1000)
             self.send(200, TABLE_BYTES)

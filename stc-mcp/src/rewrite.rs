@@ -133,7 +133,7 @@ pub struct Encoded {
 /// let rows: Vec<String> = (0..20).map(|i| format!(r#"{{"id":{i},"name":"user{i}"}}"#)).collect();
 /// let table = format!("[{}]", rows.join(","));
 /// let stc = encode_text(&table, &RewriteOptions::default()).unwrap();
-/// assert!(stc.starts_with("[20]{id,name}:"));
+/// assert!(stc.starts_with("([20]{id,name}:"));
 /// assert_eq!(stc_core::decode(&stc).unwrap(), table);
 /// assert_eq!(encode_text("not JSON at all, but long enough to be looked at by the proxy ......", &RewriteOptions::default()), None);
 /// ```
@@ -307,7 +307,7 @@ impl<'a> BlockView<'a> {
 /// let text = serde_json::to_string(&format!("[{}]", rows.join(","))).unwrap();
 /// let result = format!(r#"{{"content":[{{"type":"text","text":{text}}}],"structuredContent":{{"n":1.50}}}}"#);
 /// let (new, stats) = rewrite_tool_result(&result, &RewriteOptions::default()).unwrap();
-/// assert!(new.contains(r#""text":"[20]{id,ok}:0,true/"#));
+/// assert!(new.contains(r#""text":"([20]{id,ok}:0,true/"#));
 /// assert!(new.ends_with(r#""structuredContent":{"n":1.50}}"#));
 /// assert_eq!(stats.blocks, 1);
 /// ```
@@ -898,7 +898,7 @@ mod tests {
         let (new, stats) = rewrite_tool_result(&result, &RewriteOptions::default()).unwrap();
         let v: serde_json::Value = serde_json::from_str(&new).unwrap();
         let stc = v["content"][0]["text"].as_str().unwrap();
-        assert!(stc.starts_with("[30]{id,name,score,active}:"), "{stc}");
+        assert!(stc.starts_with("([30]{id,name,score,active}:"), "{stc}");
         assert_eq!(stc_core::decode(stc).unwrap(), t);
         assert_eq!(stats.blocks, 1);
         assert!(stats.bytes_after < stats.bytes_before);
@@ -957,11 +957,11 @@ mod tests {
         assert_eq!(encode_text(&pretty, &opts).unwrap(), format!("[{}]", nums.join(",")));
         let keep = RewriteOptions { keep_json_text: true, ..RewriteOptions::default() };
         assert_eq!(encode_text(&pretty, &keep), None);
-        assert!(encode_text(&table(20), &keep).unwrap().starts_with("[20]{"));
+        assert!(encode_text(&table(20), &keep).unwrap().starts_with("([20]{"));
         // Already minified: nothing to gain, left alone.
         assert_eq!(encode_text(&format!("[{}]", nums.join(",")), &opts), None);
         // Where STC wins, STC is sent either way.
-        assert!(encode_text(&table(20), &opts).unwrap().starts_with("[20]{"));
+        assert!(encode_text(&table(20), &opts).unwrap().starts_with("([20]{"));
     }
 
     #[test]
@@ -973,7 +973,9 @@ mod tests {
             text_block("hello")
         );
         let new = map_result(&message, |r| rewrite_tool_result(r, &RewriteOptions::default()).map(|x| x.0)).unwrap();
-        assert!(new.starts_with(r#"{ "jsonrpc" : "2.0", "id" : 7, "result" : {"content":[{"type":"text","text":"[10]"#));
+        assert!(
+            new.starts_with(r#"{ "jsonrpc" : "2.0", "id" : 7, "result" : {"content":[{"type":"text","text":"([10]"#)
+        );
         assert!(new.ends_with(r#"{"type":"text","text":"hello"}],"_meta":{"x":1e3}} }"#), "{new}");
     }
 

@@ -349,7 +349,7 @@ impl StcServer {
             returns minified JSON instead when STC would not save at least min_saving (5%) of the tokens. \
             With budget (tokens) or truncate_arrays_at, long arrays and strings are cut and stashed: stash \
             markers in the output say what is missing and how to get it back with stc_retrieve. \
-            version 2 writes STC version 2 (column groups, absent cells ~, keyed tables) for readers that know it. \
+            version 2 writes STC version 2 (column groups, absent cells ~, keyed tables, unquoted strings) for readers that know it. \
             The text block is the encoded text; structured content adds the token counts and the version.",
         output_schema = schema_for_output::<EncodeResult>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
@@ -539,8 +539,8 @@ pub const INSTRUCTIONS: &str = "This server converts between JSON and STC. Use s
 into STC (gated: you get minified JSON back when STC would not save tokens; with a token budget, long arrays are \
 cut and a stash marker says what is missing), stc_retrieve to get back what a marker stands for, stc_decode to \
 turn STC back into exact JSON, and stc_estimate to compare token counts of pretty JSON, minified JSON and STC. \
-stc_encode, stc_decode and stc_estimate take version 1 or 2 (STC version 2 adds column groups, absent cells ~ and \
-keyed tables).";
+stc_encode, stc_decode and stc_estimate take version 1 or 2 (STC version 2 adds column groups, absent cells ~, \
+keyed tables and unquoted strings).";
 
 #[tool_handler(router = Self::tool_router())]
 impl ServerHandler for StcServer {

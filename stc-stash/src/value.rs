@@ -46,9 +46,9 @@ impl<'a> Value<'a> {
     /// ```
     /// use stc_core::{DecodeOptions, Limits, Version};
     /// use stc_stash::Value;
-    /// let v = Value::parse_stc("[2]{a}: 1 / 2", &Limits::default()).unwrap();
+    /// let v = Value::parse_stc("([2]{a}: 1 / 2)", &Limits::default()).unwrap();
     /// assert_eq!(v.to_json(), r#"[{"a":1},{"a":2}]"#);
-    /// let v2 = Value::parse_stc("[2]{a}: 1 / 2", &DecodeOptions::default().version(Version::V2)).unwrap();
+    /// let v2 = Value::parse_stc("([2]{a}: 1 / 2)", &DecodeOptions::default().version(Version::V2)).unwrap();
     /// assert_eq!(v2, v);
     /// ```
     pub fn parse_stc(

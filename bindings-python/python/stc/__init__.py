@@ -3,7 +3,7 @@
 The API follows the :mod:`json` module::
 
     >>> import stc
-    >>> stc.loads('[2]{id,name}: 1,"users" / 2,"orders"')
+    >>> stc.loads('([2]{id,name}: 1,"users" / 2,"orders")')
     [{'id': 1, 'name': 'users'}, {'id': 2, 'name': 'orders'}]
     >>> stc.dumps({"tags": ["api", "mcp"], "n": 3})
     '{tags:["api","mcp"],n:3}'

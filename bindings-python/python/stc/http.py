@@ -179,7 +179,7 @@ def decode_body(body: bytes, url: str, *, max_depth: int | None = None, version:
     Raises :class:`stc.STCDecodeError` with the position in the body and a
     message naming ``url``.
 
-    >>> decode_body(b'[2]{id}: 1 / 2', "http://127.0.0.1/x")
+    >>> decode_body(b'([2]{id}: 1 / 2)', "http://127.0.0.1/x")
     b'[{"id":1},{"id":2}]'
     """
     try:
