@@ -1134,8 +1134,8 @@ impl<'d, 'a> Plan<'d, 'a> {
         // Each name seen, how many rows have it, and the last row that did.
         let mut names: Vec<(&str, usize, usize)> = Vec::new();
         for (n, r) in rows.iter().map(|&r| r as usize).enumerate() {
-            let mut m = r + 1;
-            while m < self.skip(r) {
+            let (mut m, row_end) = (r + 1, self.skip(r));
+            while m < row_end {
                 let key = nodes.body(m);
                 match names.iter().position(|name| name.0 == key) {
                     Some(at) if names[at].2 == n + 1 => {}
@@ -1149,11 +1149,15 @@ impl<'d, 'a> Plan<'d, 'a> {
         if keyed && names.len() < 2 {
             return false;
         }
+        // Every row has every name (most tables): each shares all its names.
+        if names.iter().all(|name| name.1 == rows.len()) {
+            return true;
+        }
         // Each row's distinct names, and those of them shared.
         let mut seen: Vec<usize> = vec![usize::MAX; names.len()];
         for (n, r) in rows.iter().map(|&r| r as usize).enumerate() {
-            let (mut own, mut shared, mut m) = (0usize, 0usize, r + 1);
-            while m < self.skip(r) {
+            let (mut own, mut shared, mut m, row_end) = (0usize, 0usize, r + 1, self.skip(r));
+            while m < row_end {
                 let key = nodes.body(m);
                 if let Some(at) = names.iter().position(|name| name.0 == key) {
                     if seen[at] != n {
