@@ -246,9 +246,9 @@ const SCRATCH_SPILL: usize = 16 << 10;
 const MAX_COLUMNS: usize = 256;
 
 /// Most cells a table row may hold through column groups (spec 5.5, 5.8):
-/// a column list whose groups would make a row wider keeps its widest
-/// groups' objects in their cells, with their keys ([`narrow`]). The rows'
-/// own keys are always columns, so a table without groups may be wider.
+/// a column list whose groups would make a row wider keeps some groups'
+/// objects in their cells, with their keys ([`narrow`]). The rows' own keys
+/// are always columns, so a table without groups may be wider.
 ///
 /// Why 48 (measured with o200k_base, issue 25): Twitter statuses flattened
 /// to 114-138 cells a row (65 in `twitter_timeline`), answers 60-100 cells
@@ -267,18 +267,19 @@ fn leaf_count(columns: &[Column]) -> usize {
 }
 
 /// The width rule: while `columns` has more than [`MAX_ROW_CELLS`] leaves
-/// and a column group, the widest group (the first of equally wide ones) is
-/// dissolved: its column holds its objects as cells.
+/// and a column group, one group is dissolved (its column holds its objects
+/// as cells): the narrowest whose leaves alone bring the row within the
+/// width, else the widest (the first of equally wide ones, either way), so
+/// that as few cells as the width allows leave their groups.
 fn narrow(columns: &mut [Column]) {
     let mut width = leaf_count(columns);
     while width > MAX_ROW_CELLS {
-        let widest = columns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !c.sub.is_empty())
-            .map(|(n, c)| (leaf_count(&c.sub), n))
-            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        let Some((leaves, n)) = widest else { break };
+        let groups =
+            columns.iter().enumerate().filter(|(_, c)| !c.sub.is_empty()).map(|(n, c)| (leaf_count(&c.sub), n));
+        // (leaves, column), the first of equals kept by `min_by_key`/`max_by`.
+        let enough = groups.clone().filter(|&(leaves, _)| width - leaves < MAX_ROW_CELLS).min_by_key(|g| g.0);
+        let widest = groups.max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let Some((leaves, n)) = enough.or(widest) else { break };
         columns[n].sub = Vec::new();
         width = width - leaves + 1;
     }
@@ -2322,6 +2323,19 @@ mod tests {
         for (rows, fields) in [(3, 44), (3, 45), (3, 50)] {
             docs.push((format!("wide_rows({rows}, {fields})"), wide_rows(rows, fields)));
         }
+        // The width rule's choices: the narrowest group that fits, else the widest.
+        for groups in [&[30, 20][..], &[40, 30, 20], &[25, 25], &[20, 20, 20, 20]] {
+            let row = |r: usize| {
+                let members: Vec<String> = (0..groups.len())
+                    .map(|g| {
+                        let fields: Vec<String> = (0..groups[g]).map(|f| format!(r#""g{g}f{f}":{}"#, r + f)).collect();
+                        format!(r#""g{g}":{{{}}}"#, fields.join(","))
+                    })
+                    .collect();
+                format!(r#"{{"id":{r},{}}}"#, members.join(","))
+            };
+            docs.push((format!("groups {groups:?}"), format!("[{}]", (0..3).map(row).collect::<Vec<_>>().join(","))));
+        }
         for (name, json) in &docs {
             let doc = Document::parse_json(json, &Limits::default()).unwrap();
             for version in [Version::V1, Version::V2] {
@@ -2626,7 +2640,12 @@ mod tests {
         let v2 = encode_v(&wide_rows(3, 44), Version::V2);
         assert!(v2.starts_with("[3]{id,name,user{field_0,"), "{v2}");
         assert_eq!(table_widths(&wide_rows(3, 44)), vec![(48, true)]);
-        assert_eq!(table_widths(&wide_rows(3, 45)), vec![(5, true)]);
+        // 49 cells: `geo` alone brings the row within the width (48), and is
+        // narrower than `user`, so `geo` goes back to its cells.
+        assert_eq!(table_widths(&wide_rows(3, 45)), vec![(48, true)]);
+        assert!(encode_v(&wide_rows(3, 45), Version::V2).starts_with("[3]{id,name,user{field_0,"));
+        // 54 cells: only `user` brings it within the width.
+        assert_eq!(table_widths(&wide_rows(3, 50)), vec![(5, true)]);
         // Own keys past the width: still one table (no group to dissolve).
         let flat: Vec<String> = (0..2)
             .map(|n| format!("{{{}}}", (0..60).map(|f| format!(r#""k{f}":{}"#, n + f)).collect::<Vec<_>>().join(",")))

@@ -598,21 +598,35 @@ impl<'d, 'a> Plan<'d, 'a> {
 }
 
 /// The width rule (spec 5.5, 5.8; `write_stc::MAX_ROW_CELLS`): while the
-/// list has more leaf columns than that and a group, its widest group (the
-/// first of equally wide ones) becomes a plain column.
+/// list has more leaf columns than that and a group, a group becomes a plain
+/// column: of the groups that alone bring the row within the width the
+/// narrowest, else the widest; the first of equals.
 fn narrow(columns: &mut [Column]) {
     fn leaves(columns: &[Column]) -> usize {
         columns.iter().map(|c| if c.sub.is_empty() { 1 } else { leaves(&c.sub) }).sum()
     }
-    while leaves(columns) > crate::write_stc::MAX_ROW_CELLS {
+    let max = crate::write_stc::MAX_ROW_CELLS;
+    loop {
+        let width = leaves(columns);
+        if width <= max {
+            break;
+        }
+        // (leaf columns, column) of each candidate.
+        let mut narrowest: Option<(usize, usize)> = None;
         let mut widest: Option<(usize, usize)> = None;
         for (n, column) in columns.iter().enumerate() {
+            if column.sub.is_empty() {
+                continue;
+            }
             let w = leaves(&column.sub);
-            if !column.sub.is_empty() && widest.is_none_or(|(best, _)| w > best) {
+            if width + 1 - w <= max && narrowest.is_none_or(|(best, _)| w < best) {
+                narrowest = Some((w, n));
+            }
+            if widest.is_none_or(|(best, _)| w > best) {
                 widest = Some((w, n));
             }
         }
-        match widest {
+        match narrowest.or(widest) {
             Some((_, n)) => columns[n].sub.clear(),
             None => break,
         }
