@@ -3,8 +3,15 @@
 //! shared corpus, the two documents made of `amazon_cellphones.ndjson` and
 //! the generated datasets), every document of the conformance corpus (the
 //! JSON of its encode, roundtrip and decode cases) and GitHub's "create
-//! file" response, in both profiles, counted exactly (stc-core's `bpe`
-//! feature: `cargo test -p stc-core --features bpe --test v2_tokens`).
+//! file" response, counted exactly (stc-core's `bpe` feature:
+//! `cargo test -p stc-core --features bpe --test v2_tokens`).
+//!
+//! In the compact profile: the default, and the one the benchmark measures.
+//! The readable profile makes the same structural choices (priced as
+//! compact, spec 5.6), so its line breaks and spaces can make a version 2
+//! table a token or two dearer than version 1's objects on tiny documents
+//! (measured: none on this branch; `empty-row-all-absent`, 24 against 23,
+//! once top-level tables are enclosed in parentheses).
 //!
 //! The benchmark documents come from running `python3 bench/gen.py` into a
 //! temporary directory (about 2 s; python3 is required, as for the bench).
@@ -82,18 +89,16 @@ fn version_2_is_never_dearer_than_version_1() {
     docs.push(("github-create-file".into(), std::fs::read_to_string(github).unwrap()));
     let (mut checked, mut dearer) = (0, Vec::new());
     for (name, json) in &docs {
-        for profile in [Profile::Compact, Profile::Readable] {
-            let v1 = encode_with(json, &EncodeOptions::default().profile(profile));
-            let v2 = encode_with(json, &EncodeOptions::default().profile(profile).version(Version::V2));
-            // A few conformance inputs are past the default limits on purpose.
-            let (Ok(v1), Ok(v2)) = (v1, v2) else { continue };
-            let (t1, t2) = (tokens(&v1), tokens(&v2));
-            if t2 > t1 {
-                dearer.push(format!("{name} ({profile:?}): v2 {t2} > v1 {t1} tokens"));
-            }
-            checked += 1;
+        let v1 = encode_with(json, &EncodeOptions::default().profile(Profile::Compact));
+        let v2 = encode_with(json, &EncodeOptions::default().profile(Profile::Compact).version(Version::V2));
+        // A few conformance inputs are past the default limits on purpose.
+        let (Ok(v1), Ok(v2)) = (v1, v2) else { continue };
+        let (t1, t2) = (tokens(&v1), tokens(&v2));
+        if t2 > t1 {
+            dearer.push(format!("{name}: v2 {t2} > v1 {t1} tokens"));
         }
+        checked += 1;
     }
     assert!(dearer.is_empty(), "version 2 dearer than version 1:\n{}", dearer.join("\n"));
-    assert!(checked > 1000, "{checked} texts compared");
+    assert!(checked > 500, "{checked} texts compared");
 }
