@@ -271,7 +271,11 @@ impl<'d, 'a> Plan<'d, 'a> {
         let plain = self.priced(extra);
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
         // Keyed table (v2): `{N}{cols}:key:cells/key:cells`.
-        if self.v2 && len > 1 && self.members_are_objects(i, end) {
+        if self.v2
+            && len > 1
+            && self.members_are_objects(i, end)
+            && self.rows_related(&self.member_values(i, end), true)
+        {
             let mut rows = Vec::with_capacity(len);
             let mut k = i + 1;
             while k < end {
@@ -289,6 +293,50 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
         }
         self.choice[i] = best;
+    }
+
+    /// The member values of the object at `i`.
+    fn member_values(&self, i: usize, end: usize) -> Vec<usize> {
+        let mut values = Vec::new();
+        let mut k = i + 1;
+        while k < end {
+            values.push(k + 1);
+            k = self.skip(k + 1);
+        }
+        values
+    }
+
+    /// Spec 5.8's related rows: every row with members shares more than
+    /// half of its key names with the other rows (a keyed table's rows: and
+    /// two names at least among them). Written apart from
+    /// `write_stc::Plan::rows_related`, with a sorted set of names per row.
+    fn rows_related(&self, rows: &[usize], keyed: bool) -> bool {
+        let mut sets: Vec<Vec<&str>> = Vec::new();
+        for &r in rows {
+            let row_end = self.skip(r);
+            let mut set: Vec<&str> = Vec::new();
+            let mut m = r + 1;
+            while m < row_end {
+                set.push(self.nodes.body(m));
+                m = self.skip(m + 1);
+            }
+            set.sort_unstable();
+            set.dedup();
+            sets.push(set);
+        }
+        let mut all: Vec<&str> = sets.concat();
+        all.sort_unstable();
+        all.dedup();
+        if all.len() > MAX_COLUMNS || (keyed && all.len() < 2) {
+            return false;
+        }
+        sets.iter().enumerate().all(|(n, set)| {
+            let shared = set
+                .iter()
+                .filter(|name| sets.iter().enumerate().any(|(o, other)| o != n && other.binary_search(name).is_ok()))
+                .count();
+            set.is_empty() || 2 * shared > set.len()
+        })
     }
 
     /// Whether every member value of the object at `i` is an object.
@@ -324,7 +372,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             return None;
         }
         let rows: Vec<usize> = self.elements(i, end).collect();
-        if self.v2 {
+        if self.v2 && self.rows_related(&rows, false) {
             if let Some(columns) = self.infer(&rows, 0) {
                 return Some(columns);
             }
@@ -433,6 +481,9 @@ impl<'d, 'a> Plan<'d, 'a> {
                 }
             }
             out.push(column);
+        }
+        if depth == 0 {
+            narrow(&mut out);
         }
         Some(out)
     }
@@ -543,6 +594,42 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
         }
         self.priced(extra)
+    }
+}
+
+/// The width rule (spec 5.5, 5.8; `write_stc::MAX_ROW_CELLS`): while the
+/// list has more leaf columns than that and a group, a group becomes a plain
+/// column: of the groups that alone bring the row within the width the
+/// narrowest, else the widest; the first of equals.
+fn narrow(columns: &mut [Column]) {
+    fn leaves(columns: &[Column]) -> usize {
+        columns.iter().map(|c| if c.sub.is_empty() { 1 } else { leaves(&c.sub) }).sum()
+    }
+    let max = crate::write_stc::MAX_ROW_CELLS;
+    loop {
+        let width = leaves(columns);
+        if width <= max {
+            break;
+        }
+        // (leaf columns, column) of each candidate.
+        let mut narrowest: Option<(usize, usize)> = None;
+        let mut widest: Option<(usize, usize)> = None;
+        for (n, column) in columns.iter().enumerate() {
+            if column.sub.is_empty() {
+                continue;
+            }
+            let w = leaves(&column.sub);
+            if width + 1 - w <= max && narrowest.is_none_or(|(best, _)| w < best) {
+                narrowest = Some((w, n));
+            }
+            if widest.is_none_or(|(best, _)| w > best) {
+                widest = Some((w, n));
+            }
+        }
+        match narrowest.or(widest) {
+            Some((_, n)) => columns[n].sub.clear(),
+            None => break,
+        }
     }
 }
 
