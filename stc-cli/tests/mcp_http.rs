@@ -163,7 +163,7 @@ fn strings(items: &[&str]) -> Vec<String> {
 
 fn assert_stc_table(step: &Value, rows: usize) {
     let text = step["text"].as_str().unwrap_or_else(|| panic!("{step}"));
-    assert!(text.starts_with(&format!("[{rows}]{{id,name,price,status}}:0,")), "not STC: {step}");
+    assert!(text.starts_with(&format!("([{rows}]{{id,name,price,status}}:0,")), "not STC: {step}");
 }
 
 #[test]
@@ -267,13 +267,13 @@ async fn listen_answers_hostile_http_with_clear_errors_and_keeps_serving() {
     assert_eq!((s, h["content-type"].to_str().unwrap()), (200, "application/json"), "{b}");
     let v: Value = serde_json::from_str(&b).unwrap();
     assert_eq!(v["id"], "a-1", "the client's own id comes back");
-    assert!(v["result"]["content"][0]["text"].as_str().unwrap().starts_with("[40]{id,name,price,status}:"), "{b}");
+    assert!(v["result"]["content"][0]["text"].as_str().unwrap().starts_with("([40]{id,name,price,status}:"), "{b}");
     let (s, h, b) = post(&url, &with("application/json, text/event-stream"), call("7", "table")).await;
     assert_eq!((s, h["content-type"].to_str().unwrap()), (200, "text/event-stream"));
     let data = b.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
     let v: Value = serde_json::from_str(data).unwrap();
     assert_eq!(v["id"], 7);
-    assert!(v["result"]["content"][0]["text"].as_str().unwrap().starts_with("[40]{"), "{b}");
+    assert!(v["result"]["content"][0]["text"].as_str().unwrap().starts_with("([40]{"), "{b}");
     // A result over --max-message-bytes: an error for that request only.
     let (s, _, b) = post(&url, &with("application/json"), call("8", "big")).await;
     assert_eq!(s, 200);

@@ -357,7 +357,7 @@ fn stc_mcp_answers_the_sdk2_client_in_both_modes() {
         let r = client(&python2(), spec);
         assert!(r["instructions"].as_str().unwrap().contains(stc_mcp::STC_PRIMER), "{mode}");
         let text = step(&r, 1)["texts"][0].as_str().unwrap();
-        assert!(text.starts_with("[20]{id,name}:"), "{mode}: {text}");
+        assert!(text.starts_with("([20]{id,name}:"), "{mode}: {text}");
     }
 }
 
@@ -423,7 +423,7 @@ fn list_results_of_many_json_blocks_become_one_stc_array() {
         assert_eq!(block["_meta"]["dev.stc/mergedBlocks"], 40);
         assert!(has_marker(block));
         let text = block["text"].as_str().unwrap();
-        assert!(text.starts_with("[40]{"), "{text}");
+        assert!(text.starts_with("([40]{"), "{text}");
         // Element i is block i, and the data is the structured content's.
         assert_eq!(value(text), m["structuredContent"]["result"]);
         let one_by_one: usize = a["texts"].as_array().unwrap().iter().map(|t| o200k(t.as_str().unwrap())).sum();

@@ -124,7 +124,7 @@ async fn https_upstream_trusted_through_the_ca_flag_and_refused_without_it() {
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.headers()["content-type"], "application/stc+json");
     let body = r.bytes().await.unwrap();
-    assert!(body.starts_with(b"[40]{id,name,active,email}:"), "{}", String::from_utf8_lossy(&body));
+    assert!(body.starts_with(b"([40]{id,name,active,email}:"), "{}", String::from_utf8_lossy(&body));
     let r = client.post(format!("http://{addr}/echo")).body("hello").send().await.unwrap();
     let echo: serde_json::Value = r.json().await.unwrap();
     assert_eq!(echo["body"], "hello");
