@@ -372,6 +372,16 @@ def v2_rules_section(data, out):
         out.append(f"| {label} | {len(members)} | {fmt_int(j)} | {fmt_int(b)} ({b / j:.3f}) | {fmt_int(n)} ({n / j:.3f}) | "
                    f"{fmt_int(v)} ({v / j:.3f}) | {v - b:+,} ({pct(v, b)}) | {n - b:+,} | {v - n:+,} |")
     out.append("")
+    def ratio(cls):
+        members = [d for d in docs if d["class"] == cls]
+        return sum(d["formats"]["stc_v2"][tok] for d in members) / sum(d["formats"]["json_min"][tok] for d in members)
+    dearer = [f"{d['name']} (+{d['formats']['stc_v2'][tok] - d['formats']['stc_compact'][tok]})" for d in docs
+              if d["formats"]["stc_v2"][tok] > d["formats"]["stc_compact"][tok]]
+    out.append(f"Issue 25's targets with the rules: nested {ratio('nested'):.3f}× "
+               f"({'**met**' if ratio('nested') <= 0.85 else '**not met**'}: at most 0.85×), semi-uniform "
+               f"{ratio('semi'):.3f}× ({'**met**' if ratio('semi') <= 0.85 else '**not met**'}: at most 0.85×); "
+               f"v2 dearer than v1 (cost-driven, compact) in o200k_base on {len(dearer)} of {len(docs)} documents"
+               + (f" (**not met**: {', '.join(dearer)})" if dearer else " (**met**)") + ".\n")
     changed = [d for d in docs if d["formats"]["stc_v2"][tok] != d["formats"]["stc_v2_before"][tok]]
     if changed:
         out.append("Documents whose v2 tokens changed:\n")
