@@ -922,6 +922,14 @@ def main():
     out.append("")
     mape_all, _ = None, None
     harms = sum(1 for d in docs if d["formats"]["gated"]["o200k_base"] > d["formats"]["json_min"]["o200k_base"])
+    out.append("- The STC columns above are version 1 (the default of stc-core and of `stc encode`). "
+               + ("Version 2, compact profile (what `stc mcp` and `stc mcp-proxy` write by default), against minified "
+                  "JSON per class total: " + "; ".join(
+                      f"{label} {pct(sum(d['formats']['stc_v2']['o200k_base'] for d in docs if cls == 'all' or d['class'] == cls), o200[cls]['json_min'])}"
+                      f" (gated {pct(sum(d['formats']['gated_v2']['o200k_base'] for d in docs if cls == 'all' or d['class'] == cls), o200[cls]['json_min'])})"
+                      for cls, label in CLASSES + [("all", "all documents")]) + "."
+                  if all("stc_v2" in d["formats"] and "gated_v2" in d["formats"] for d in docs)
+                  else "Version 2 was not measured in this run."))
     out.append(f"- Gate harm (gated output costs more o200k tokens than minified JSON): {harms} of {len(docs)} documents.")
     errs = [abs(d["formats"][f]["estimate"] / d["formats"][f]["o200k_base"] - 1) for d in docs
             for f in ("json_min", "json_pretty", "stc_compact", "stc_readable")]
