@@ -329,7 +329,7 @@ def floor_section(data, out):
         out.append("")
     rt_old = sum(1 for d in docs if d.get("old_roundtrip_ok"))
     v2_rt = [d.get("v2_roundtrip_ok") for d in docs if "stc_v2" in d["formats"]]
-    out.append(f"Round trip of the old rules' text through the current decoder: {rt_old} of {len(docs)} documents.")
+    out.append(f"Round trip of the old rules' text through its own decoder (of 59b8d1c: its top-level tables are not enclosed in `( )`, which the current decoder requires): {rt_old} of {len(docs)} documents.")
     if v2_rt:
         ok = sum(1 for x in v2_rt if x is True)
         out.append(f" v2 round trip (decode with version 2 gives the minified input back): **{ok} of {len(v2_rt)}** documents.")
@@ -337,6 +337,64 @@ def floor_section(data, out):
         if bad:
             out.append(" The v2 figures of these documents count a text that does not decode back:\n")
             out.extend(f"- {name}: " + ("decodes to a different value" if why is False else str(why)) for name, why in bad)
+    out.append("\n")
+
+
+def v2_rules_section(data, out):
+    """Issue 25: v2 as of commit 7a534d7 (before the safety and planner rules) against v2 now, per class,
+    with the width rule's share (v2 now against the same stc-core with the width rule off)."""
+    docs = data["docs"]
+    keys = ("stc_v2_before", "stc_v2_nowidth", "stc_v2")
+    out.append("## STC v2 before and after the safety and planner rules (issue 25)\n")
+    if not data.get("v2", {}).get("built") or not all(k in d["formats"] for d in docs for k in keys):
+        out.append("Not measured: `stc-bench tokens` did not write `stc_v2_before`/`stc_v2_nowidth` (stc-bench built "
+                   "without `--features v2`, or from before these rows).\n")
+        return
+    out.append("Compact profile, o200k_base tokens; ratios to minified JSON (class rows: ratio of the class totals). "
+               "Columns:\n")
+    out.append("- **v2 before**: stc-core as of commit 7a534d7, before issue 25's rules, extracted from git history by "
+               "`bench/v1rules.sh 7a534d7 stc-core-v2before` and built beside the current core.\n"
+               "- **v2 now, width rule off**: the current stc-core with `MAX_ROW_CELLS` set to `usize::MAX` "
+               "(`bench/v1rules.sh nowidth stc-core-v2nowidth`): every safety and planner rule but the width rule.\n"
+               "- **v2 now**: the current stc-core, version 2.\n"
+               "- **safety rules + related rows** = (v2 now, width rule off) − (v2 before): the enclosure of top-level "
+               "tables in `( )` (spec 3.12), the bare-string allow-list and reserved marks (3.11), and tables of related "
+               "rows only (5.5).\n"
+               "- **width rule** = (v2 now) − (v2 now, width rule off): at most 48 cells a row through column groups "
+               "(5.8).\n")
+    tok = "o200k_base"
+    out.append("| class | docs | JSON min | v2 before | v2 now, width rule off | v2 now | change | of which safety rules + related rows | of which width rule |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for cls, label in CLASSES + [("all", "**all documents**")]:
+        members = [d for d in docs if cls == "all" or d["class"] == cls]
+        j = sum(d["formats"]["json_min"][tok] for d in members)
+        b, n, v = (sum(d["formats"][k][tok] for d in members) for k in keys)
+        out.append(f"| {label} | {len(members)} | {fmt_int(j)} | {fmt_int(b)} ({b / j:.3f}) | {fmt_int(n)} ({n / j:.3f}) | "
+                   f"{fmt_int(v)} ({v / j:.3f}) | {v - b:+,} ({pct(v, b)}) | {n - b:+,} | {v - n:+,} |")
+    out.append("")
+    def ratio(cls):
+        members = [d for d in docs if d["class"] == cls]
+        return sum(d["formats"]["stc_v2"][tok] for d in members) / sum(d["formats"]["json_min"][tok] for d in members)
+    dearer = [f"{d['name']} (+{d['formats']['stc_v2'][tok] - d['formats']['stc_compact'][tok]})" for d in docs
+              if d["formats"]["stc_v2"][tok] > d["formats"]["stc_compact"][tok]]
+    out.append(f"Issue 25's targets with the rules: nested {ratio('nested'):.3f}× "
+               f"({'**met**' if ratio('nested') <= 0.85 else '**not met**'}: at most 0.85×), semi-uniform "
+               f"{ratio('semi'):.3f}× ({'**met**' if ratio('semi') <= 0.85 else '**not met**'}: at most 0.85×); "
+               f"v2 dearer than v1 (cost-driven, compact) in o200k_base on {len(dearer)} of {len(docs)} documents"
+               + (f" (**not met**: {', '.join(dearer)})" if dearer else " (**met**)") + ".\n")
+    changed = [d for d in docs if d["formats"]["stc_v2"][tok] != d["formats"]["stc_v2_before"][tok]]
+    if changed:
+        out.append("Documents whose v2 tokens changed:\n")
+        out.append("| document | class | v2 before | v2 now, width rule off | v2 now | change | of which safety rules + related rows | of which width rule |")
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|")
+        for d in changed:
+            b, n, v = (d["formats"][k][tok] for k in keys)
+            out.append(f"| {d['name']} | {d['class']} | {fmt_int(b)} | {fmt_int(n)} | {fmt_int(v)} | {v - b:+,} ({pct(v, b)}) | {n - b:+,} | {v - n:+,} |")
+        out.append("")
+    rts = [d.get("v2_variants_roundtrip_ok", {}) for d in docs]
+    for k, label in (("stc_v2_before", "v2 before"), ("stc_v2_nowidth", "v2 now with the width rule off")):
+        ok = sum(1 for r in rts if r.get(k) is True)
+        out.append(f"Round trip of {label} through its own version-2 decoder: {ok} of {len(docs)} documents.")
     out.append("\n")
 
 
@@ -864,6 +922,14 @@ def main():
     out.append("")
     mape_all, _ = None, None
     harms = sum(1 for d in docs if d["formats"]["gated"]["o200k_base"] > d["formats"]["json_min"]["o200k_base"])
+    out.append("- The STC columns above are version 1 (the default of stc-core and of `stc encode`). "
+               + ("Version 2, compact profile (what `stc mcp` and `stc mcp-proxy` write by default), against minified "
+                  "JSON per class total: " + "; ".join(
+                      f"{label} {pct(sum(d['formats']['stc_v2']['o200k_base'] for d in docs if cls == 'all' or d['class'] == cls), o200[cls]['json_min'])}"
+                      f" (gated {pct(sum(d['formats']['gated_v2']['o200k_base'] for d in docs if cls == 'all' or d['class'] == cls), o200[cls]['json_min'])})"
+                      for cls, label in CLASSES + [("all", "all documents")]) + "."
+                  if all("stc_v2" in d["formats"] and "gated_v2" in d["formats"] for d in docs)
+                  else "Version 2 was not measured in this run."))
     out.append(f"- Gate harm (gated output costs more o200k tokens than minified JSON): {harms} of {len(docs)} documents.")
     errs = [abs(d["formats"][f]["estimate"] / d["formats"][f]["o200k_base"] - 1) for d in docs
             for f in ("json_min", "json_pretty", "stc_compact", "stc_readable")]
@@ -881,6 +947,7 @@ def main():
     chart(docs, os.path.join(bench_dir, "tokens.svg"))
     targets_section(data, crit, out)
     floor_section(data, out)
+    v2_rules_section(data, out)
     techniques_section(out_dir, out)
 
     out.append("## Tokens\n")

@@ -50,6 +50,9 @@ run node bench/toon/toon.mjs bench/out/manifest.json bench/out/toon
 step "stc-bench (tokens, Rust speed)"
 # The encoder with the old rules (commit 59b8d1c) comes from git history, built beside the current one.
 run bash bench/v1rules.sh
+# v2 before issue 25's safety and planner rules (commit 7a534d7), and the current core with the width rule off.
+run bash bench/v1rules.sh 7a534d7 stc-core-v2before
+run bash bench/v1rules.sh nowidth stc-core-v2nowidth
 # STC v2 rows only when stc-core has the `Version` knob; otherwise the report says "not built yet".
 FEATURES=()
 if grep -q 'pub enum Version' "$ROOT/stc-core/src/options.rs"; then FEATURES=(--features v2); fi

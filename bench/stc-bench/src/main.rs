@@ -106,6 +106,36 @@ fn encode_v2(_json: &str) -> Option<(String, stc_core::Gated)> {
     None
 }
 
+/// STC v2 (compact profile) by stc-core as of commit 7a534d7, before issue
+/// 25's safety rules (enclosed top-level tables, the bare-string allow-list)
+/// and planner rules (related rows only, the width rule), and by the current
+/// stc-core with the width rule off; each with its own decoder's round trip.
+#[cfg(feature = "v2")]
+fn encode_v2_variants(json: &str, minified: &str) -> Vec<(&'static str, String, bool)> {
+    use stc_core_v2before as before;
+    use stc_core_v2nowidth as nowidth;
+    let b = before::encode_with(
+        json,
+        &before::EncodeOptions::default().profile(before::Profile::Compact).version(before::Version::V2),
+    )
+    .unwrap_or_else(|e| die(format!("v2 before: {e}")));
+    let b_ok = before::decode_with(&b, &before::DecodeOptions::default().version(before::Version::V2))
+        .is_ok_and(|back| back == minified);
+    let n = nowidth::encode_with(
+        json,
+        &nowidth::EncodeOptions::default().profile(nowidth::Profile::Compact).version(nowidth::Version::V2),
+    )
+    .unwrap_or_else(|e| die(format!("v2 without the width rule: {e}")));
+    let n_ok = nowidth::decode_with(&n, &nowidth::DecodeOptions::default().version(nowidth::Version::V2))
+        .is_ok_and(|back| back == minified);
+    vec![("stc_v2_before", b, b_ok), ("stc_v2_nowidth", n, n_ok)]
+}
+
+#[cfg(not(feature = "v2"))]
+fn encode_v2_variants(_json: &str, _minified: &str) -> Vec<(&'static str, String, bool)> {
+    Vec::new()
+}
+
 /// Decodes a v2 text with a version-2 decoder (an error is a failed round
 /// trip, recorded and reported, not the end of the run).
 #[cfg(feature = "v2")]
@@ -156,7 +186,8 @@ fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
         let (floor_text, floor_classes, scalars) = gap::floor(&json);
         formats.insert("floor".into(), counts(&floor_text));
         let old = encode_v1_old_rules(&json);
-        let old_roundtrip_ok = decode(&old).unwrap() == minified;
+        // Its own decoder: its top-level tables are not enclosed in `( )` (issue 25).
+        let old_roundtrip_ok = stc_core_v1rules::decode(&old).is_ok_and(|back| back == minified);
         formats.insert("stc_v1_old".into(), counts(&old));
         let mut split = serde_json::Map::new();
         split.insert("floor".into(), gap::splits(&floor_text, &floor_classes));
@@ -178,6 +209,14 @@ fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
             formats.insert("gated_v2".into(), c);
             split.insert("stc_v2".into(), gap::splits(&v2, &gap::classify(&v2)));
         }
+        let mut variants_roundtrip = serde_json::Map::new();
+        for (key, text, ok) in encode_v2_variants(&json, &minified) {
+            if !ok {
+                eprintln!("stc-bench: {}: {key}: the text does not decode to the document", doc.name);
+            }
+            variants_roundtrip.insert(key.into(), json!(ok));
+            formats.insert(key.into(), counts(&text));
+        }
         for (key, s) in &split {
             if s["values_found"] != json!(scalars) {
                 eprintln!(
@@ -190,6 +229,7 @@ fn tokens(manifest_path: &str, toon_dir: &str, out: &str) {
         docs.push(json!({
             "name": doc.name, "class": doc.class, "path": doc.path,
             "roundtrip_ok": roundtrip_ok, "old_roundtrip_ok": old_roundtrip_ok, "v2_roundtrip_ok": v2_roundtrip,
+            "v2_variants_roundtrip_ok": variants_roundtrip,
             "scalars": scalars, "formats": formats, "split": split,
         }));
     }
