@@ -1154,7 +1154,7 @@ mod tests {
         assert_eq!(step.tickets.len(), 1);
         pending.insert(step.tickets.into_iter().next().unwrap());
         let new = engine.from_server(&session, &pending, &text_result(1, &table(20))).unwrap();
-        assert!(new.contains(r#""text":"[20]{id,name,ok}:"#), "{new}");
+        assert!(new.contains(r#""text":"([20]{id,name,ok}:"#), "{new}");
         assert!(pending.is_empty());
         assert_eq!(engine.stats().blocks, 1);
         // The ledger: tokens of the text as sent and as received.

@@ -419,7 +419,7 @@ pub const MERGED_META: &str = "dev.stc/mergedBlocks";
 ///     .collect();
 /// let result = format!(r#"{{"content":[{}],"isError":false}}"#, blocks.join(","));
 /// let (new, stats, _) = merge_blocks(&result, &RewriteOptions::default(), None).unwrap();
-/// assert!(new.starts_with(r#"{"content":[{"type":"text","text":"[10]{id,name}:0,\"u0\"/"#), "{new}");
+/// assert!(new.starts_with(r#"{"content":[{"type":"text","text":"([10]{id,name}:0,\"u0\"/"#), "{new}");
 /// assert!(new.contains(r#""dev.stc/mergedBlocks":10"#) && new.ends_with(r#""isError":false}"#));
 /// assert_eq!(stats.blocks, 10);
 /// ```
