@@ -19,7 +19,7 @@ test('integers up to 15 digits take the one-pass reader; the others, -0 and frac
     '1000000000000000', '9007199254740991', '-9007199254740991', '0.0', '-0.0', '1e2', '-1E-2', '12.5',
     '123456789012345', '1234567890123456', '00',
   ].filter((l) => l !== '00');
-  const stc = `[${lexemes.length}]: ${lexemes.join(',')}`;
+  const stc = `([${lexemes.length}]: ${lexemes.join(',')})`;
   const got = viaValues(stc);
   const want = viaJson(stc);
   assert.equal(got.length, lexemes.length);
