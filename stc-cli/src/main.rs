@@ -17,6 +17,8 @@ mod mcp;
 mod mcp_http;
 mod proxy;
 mod retrieve;
+#[allow(dead_code)] // used by the services as they move their process concerns here
+mod runtime;
 mod serve;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};

@@ -1,0 +1,65 @@
+//! What a long-running `stc` service needs from its process, in one place:
+//! the tokio runtime, the shutdown signal and the log subscriber. The
+//! service crates (stc-http, stc-mcp, stc-serve) are libraries: they take a
+//! listener, a configuration and a shutdown future, log through `tracing`,
+//! and never build a runtime, install a handler or print a banner.
+
+use std::future::Future;
+
+/// How log lines are written to standard error.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One human-readable line per event.
+    #[default]
+    Text,
+    /// One JSON object per event (for log collectors).
+    Json,
+}
+
+/// Installs the process's `tracing` subscriber: events at `INFO` and above
+/// (or as `RUST_LOG` says) to standard error, without colours.
+pub fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_target(false);
+    // A second call (tests, or two services in one process) keeps the first subscriber.
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}
+
+/// Runs `future` to completion on a multi-threaded runtime built for it.
+pub fn block_on<T>(future: impl Future<Output = T>) -> std::io::Result<T> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    Ok(runtime.block_on(future))
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C elsewhere). The handlers are
+/// installed when this is called, so call it before announcing the address:
+/// a signal sent as soon as the service is up is then never fatal. Must be
+/// called inside the runtime.
+pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
+}
