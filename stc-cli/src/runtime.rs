@@ -63,3 +63,19 @@ pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
         })
     }
 }
+
+/// The logging flags every service takes (`#[command(flatten)]` them).
+#[derive(Clone, Debug, clap::Args)]
+pub struct LogArgs {
+    /// How log lines on standard error are written: `text`, or `json`
+    /// (one object per line, for log collectors).
+    #[arg(long, value_enum, default_value_t, env = "STC_LOG_FORMAT")]
+    pub log_format: LogFormat,
+}
+
+impl LogArgs {
+    /// Installs the subscriber these flags ask for.
+    pub fn init(&self) {
+        init_logging(self.log_format);
+    }
+}
