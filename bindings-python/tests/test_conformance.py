@@ -28,26 +28,6 @@ CATEGORIES = {"encode", "decode", "roundtrip", "invalid", "json-invalid"}
 PROFILES: tuple[stc.Profile, ...] = ("compact", "readable")
 
 
-def _expand(case: dict[str, Any]) -> list[dict[str, Any]]:
-    """The case, or for a seed (`prefixes`, conformance/README.md) its family:
-    every proper prefix of the (ASCII) input, named `<name>-<n:03>`, failing
-    with `prefixes.kind` at offset n unless n is in an `except` range."""
-    family = case.get("prefixes")
-    if family is None:
-        return [case]
-    text: str = case["input"]
-    out = []
-    for n in range(len(text)):
-        error = {"kind": family["kind"], "offset": n}
-        for x in family.get("except", []):
-            if x["from"] <= n <= x["to"]:
-                error = x["error"]
-                break
-        member = {k: v for k, v in case.items() if k not in ("name", "input", "prefixes", "note")}
-        out.append({**member, "name": f"{case['name']}-{n:03d}", "input": text[:n], "error": error})
-    return out
-
-
 def _collect() -> list[Any]:
     params: list[Any] = []
     files = sorted(CASES_DIR.rglob("*.json"))
@@ -58,7 +38,7 @@ def _collect() -> list[Any]:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             category = data["category"]
-            cases = [member for case in data["cases"] for member in _expand(case)]
+            cases = data["cases"]
             names = [case["name"] for case in cases]
         except Exception as exc:  # reported by the test below, naming the file
             params.append(pytest.param("broken", rel, repr(exc), id=f"unreadable-{rel}"))

@@ -1,10 +1,6 @@
 // The conformance contract (conformance/README.md) as one function, shared by
 // the Node test and the browser page: no Node or DOM APIs here.
 
-// The seed-family rule is shared with stc-node's conformance test (served to
-// the browser under /js-shared/ by test/server.mjs).
-import { expand } from '../../js-shared/test/cases.mjs';
-
 const CATEGORIES = new Set(['encode', 'decode', 'roundtrip', 'invalid', 'json-invalid']);
 
 function hexBytes(hex) {
@@ -13,8 +9,6 @@ function hexBytes(hex) {
   return out;
 }
 
-export { expand };
-
 /** Flattens parsed case files ([{file, data}]) into cases tagged with their category. */
 export function flatten(files) {
   const cases = [];
@@ -22,7 +16,7 @@ export function flatten(files) {
     if (!data || !CATEGORIES.has(data.category) || !Array.isArray(data.cases)) {
       throw new Error(`${file}: unknown category ${JSON.stringify(data && data.category)} or no cases`);
     }
-    for (const c of data.cases.flatMap(expand)) cases.push({ ...c, category: data.category, file });
+    for (const c of data.cases) cases.push({ ...c, category: data.category, file });
   }
   return cases;
 }

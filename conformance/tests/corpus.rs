@@ -1,8 +1,10 @@
 //! Runs the conformance corpus against the Rust reference: one test per case
 //! (`<category>::<file-stem>::<case-name>`), plus structure checks of every
 //! case file `cases/<category>/<topic>.json` (`structure::<category>/<topic>`,
-//! `format::<category>/<topic>`) and of the
-//! corpus as a whole (`structure::unique-names`).
+//! `format::<category>/<topic>`), of every seed file
+//! `seeds/<category>/<topic>.json` (`structure::seeds/…`, `format::seeds/…`,
+//! and `generated::<category>/<topic>`: the case file it generates is up to
+//! date) and of the corpus as a whole (`structure::unique-names`).
 //!
 //! `cargo test -p stc-conformance` runs everything; the usual libtest
 //! filters work (`cargo test -p stc-conformance -- invalid::`).
@@ -12,7 +14,8 @@ use std::collections::BTreeMap;
 use libtest_mimic::{Arguments, Failed, Trial};
 use stc_conformance::{
     case_paths, cases_dir, check, check_abnf_rules, check_schema_error_kinds, check_spec_sections, display_path,
-    format_file, placement_problem, read_file, stem, structure_problems,
+    format_file, generated_file, generated_path, placement_problem, read_file, seed_file_problems, seeds_dir, stem,
+    structure_problems,
 };
 
 /// Stack for running one case: the 8 MiB of a Linux main thread. The corpus
@@ -69,6 +72,68 @@ fn every_prefix_is_total(inputs: &[(String, Vec<u8>, stc_core::Limits)]) -> Resu
     Ok(())
 }
 
+/// Whether `text` is `formatted`, or which line differs first and how to fix it.
+fn same_text(shown: &str, formatted: &str, text: &str, what: &str) -> Result<(), Failed> {
+    if formatted == text {
+        return Ok(());
+    }
+    let line = formatted.lines().zip(text.lines()).take_while(|(a, b)| a == b).count() + 1;
+    Err(format!(
+        "{shown} is not {what} (first differing line: {line}); \
+         run `cargo run -p stc-conformance --bin bless` to rewrite it"
+    )
+    .into())
+}
+
+/// The seed files: their structure and layout, and that the case file each
+/// generates (which every runner reads) is what `bless` would write now.
+fn seed_trials(trials: &mut Vec<Trial>) {
+    let dir = seeds_dir();
+    let paths = match case_paths(&dir) {
+        Ok(paths) => paths,
+        Err(e) => {
+            let msg = format!("cannot list {}: {e}", dir.display());
+            trials.push(Trial::test("structure::seed-directory", move || Err(msg.into())));
+            return;
+        }
+    };
+    for path in paths {
+        let file_id = path
+            .parent()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| stem(&path), |dir| format!("{}/{}", dir.to_string_lossy(), stem(&path)));
+        let shown = display_path(&path);
+        let (text, file) = match read_file(&path) {
+            Ok(parsed) => parsed,
+            Err(msg) => {
+                trials.push(Trial::test(format!("structure::seeds/{file_id}"), move || Err(msg.into())));
+                continue;
+            }
+        };
+        let mut problems = seed_file_problems(&file);
+        problems.extend(placement_problem(&path, &file));
+        let shown_structure = shown.clone();
+        trials.push(Trial::test(format!("structure::seeds/{file_id}"), move || {
+            if problems.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{shown_structure}:\n  {}", problems.join("\n  ")).into())
+            }
+        }));
+        let formatted = format_file(&file);
+        trials.push(Trial::test(format!("format::seeds/{file_id}"), move || {
+            same_text(&shown, &formatted, &text, "in the canonical layout")
+        }));
+        let generated = generated_path(&path);
+        let want = format_file(&generated_file(&path, &file));
+        trials.push(Trial::test(format!("generated::{file_id}"), move || {
+            let shown = display_path(&generated);
+            let have = std::fs::read_to_string(&generated).map_err(|e| format!("cannot read {shown}: {e}"))?;
+            same_text(&shown, &want, &have, "the expansion of its seed file")
+        }));
+    }
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -120,15 +185,7 @@ fn main() {
         {
             let shown = shown.clone();
             trials.push(Trial::test(format!("format::{file_id}"), move || {
-                if formatted == text {
-                    return Ok(());
-                }
-                let line = formatted.lines().zip(text.lines()).take_while(|(a, b)| a == b).count() + 1;
-                Err(format!(
-                    "{shown} is not in the canonical layout (first differing line: {line}); \
-                     run `cargo run -p stc-conformance --bin bless` to rewrite it"
-                )
-                .into())
+                same_text(&shown, &formatted, &text, "in the canonical layout")
             }));
         }
         let category = file.category.clone();
@@ -144,6 +201,7 @@ fn main() {
             }));
         }
     }
+    seed_trials(&mut trials);
     trials.push(Trial::test("property::total-on-every-prefix", move || {
         on_big_stack(move || every_prefix_is_total(&inputs)).map_err(Failed::from)
     }));

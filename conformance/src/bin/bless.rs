@@ -9,15 +9,28 @@
 //! cargo run -p stc-conformance --bin bless -- --prefixes   # also rewrite seeds' `except` ranges
 //! ```
 //!
+//! Seed files (`seeds/<category>/<topic>.json`) are blessed like case files,
+//! and each writes the case file it generates (`cases/<category>/<topic>.json`,
+//! its seeds expanded): the one place seeds are expanded; runners read cases only.
+//!
 //! Every change is printed (case, old, new). Review them with `git diff`:
 //! the tool must never paper over a bug in the reference.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stc_conformance::{
-    blessed, case_paths, cases_dir, display_path, format_file, quote, read_file, Case, ExpectedError, PrefixException,
+    blessed, case_paths, cases_dir, display_path, format_file, generated_file, generated_path, quote, read_file,
+    seed_of, seeds_dir, Case, ExpectedError, PrefixException,
 };
+
+/// Whether `path` is a seed file (under `seeds/`).
+fn is_seed_file(path: &Path) -> bool {
+    match (path.canonicalize(), seeds_dir().canonicalize()) {
+        (Ok(path), Ok(seeds)) => path.starts_with(seeds),
+        _ => false,
+    }
+}
 
 /// The `except` ranges the reference gives a seed's family: every prefix
 /// whose error is not the family's default kind at its length, in runs of
@@ -57,7 +70,8 @@ fn main() -> ExitCode {
             "--prefixes" => rewrite_prefixes = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: bless [--check] [--prefixes] [CASE_FILE...]   (default: every file of {})",
+                    "usage: bless [--check] [--prefixes] [CASE_OR_SEED_FILE...]   (default: every file of {} and {})",
+                    seeds_dir().display(),
                     cases_dir().display()
                 );
                 return ExitCode::SUCCESS;
@@ -66,17 +80,30 @@ fn main() -> ExitCode {
         }
     }
     if paths.is_empty() {
-        match case_paths(&cases_dir()) {
-            Ok(all) => paths = all,
-            Err(e) => {
-                eprintln!("cannot list {}: {e}", cases_dir().display());
-                return ExitCode::FAILURE;
+        for dir in [seeds_dir(), cases_dir()] {
+            match case_paths(&dir) {
+                Ok(all) => paths.extend(all),
+                Err(e) => {
+                    eprintln!("cannot list {}: {e}", dir.display());
+                    return ExitCode::FAILURE;
+                }
             }
         }
     }
     let (mut changed_cases, mut changed_files, mut refused) = (0usize, 0usize, 0usize);
+    let mut read = 0usize;
     for path in &paths {
         let shown = display_path(path);
+        let seed_file = is_seed_file(path);
+        if let (false, Some(seed)) = (seed_file, seed_of(path)) {
+            // Written from its seed file, never blessed on its own.
+            if !paths.contains(&seed) {
+                eprintln!("{shown}: generated from {}: bless that file", display_path(&seed));
+                refused += 1;
+            }
+            continue;
+        }
+        read += 1;
         let (text, mut file) = match read_file(path) {
             Ok(parsed) => parsed,
             Err(e) => {
@@ -139,21 +166,28 @@ fn main() -> ExitCode {
                 }
             }
         }
-        let formatted = format_file(&file);
-        if formatted != text {
-            changed_files += 1;
-            if check_only {
-                println!("{shown}: would be rewritten");
-            } else if let Err(e) = std::fs::write(path, formatted) {
-                eprintln!("cannot write {shown}: {e}");
-                refused += 1;
+        let mut outputs = vec![(path.clone(), text, format_file(&file))];
+        if seed_file {
+            let generated = generated_path(path);
+            let old = std::fs::read_to_string(&generated).unwrap_or_default();
+            outputs.push((generated, old, format_file(&generated_file(path, &file))));
+        }
+        for (path, text, formatted) in outputs {
+            if formatted != text {
+                let shown = display_path(&path);
+                changed_files += 1;
+                if check_only {
+                    println!("{shown}: would be rewritten");
+                } else if let Err(e) = std::fs::write(&path, formatted) {
+                    eprintln!("cannot write {shown}: {e}");
+                    refused += 1;
+                }
             }
         }
     }
     let verb = if check_only { "would change" } else { "changed" };
     println!(
-        "{} files read; {changed_cases} expectations {verb}; {changed_files} files {verb}; {refused} cases refused",
-        paths.len()
+        "{read} files read; {changed_cases} expectations {verb}; {changed_files} files {verb}; {refused} cases refused"
     );
     if refused > 0 || (check_only && changed_files > 0) {
         ExitCode::FAILURE
