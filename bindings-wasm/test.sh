@@ -8,25 +8,15 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-apt_install() {
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "test.sh: need root to apt-get install $*; install them and rerun" >&2
-    exit 1
-  fi
-  if [ -z "${STC_APT_UPDATED:-}" ]; then
-    apt-get update -qq
-    export STC_APT_UPDATED=1
-  fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
-}
+source ../scripts/lib/apt.sh
 
 missing=()
 command -v wasm-opt >/dev/null || missing+=(binaryen)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "test.sh: installing ${missing[*]} from Debian"
-  apt_install "${missing[@]}"
+  # Chromium with its recommends (fonts, among others: the demo page's screenshots).
+  apt_install --with-recommends "${missing[@]}"
 fi
 
 # wasm32 target and wasm-bindgen-cli are installed by the build script.

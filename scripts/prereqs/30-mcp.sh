@@ -10,6 +10,7 @@
 # The tests look for them there (or at $STC_MCP_PYTHON, $STC_MCP2_PYTHON,
 # $STC_MCP_NPM). Idempotent.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/apt.sh"
 cd "$(dirname "$0")/../.."
 MCP1_SPEC='mcp>=1.9,<2'
 MCP2_SPEC='mcp==2.3.0'
@@ -24,12 +25,7 @@ NPM_PACKAGES=(
 have_python_venv() { python3 -c 'import venv, ensurepip' 2>/dev/null; }
 
 if ! have_python_venv; then
-  if [ "$(id -u)" != 0 ]; then
-    echo "30-mcp.sh: need root to apt-get install python3-venv; install it and rerun" >&2
-    exit 1
-  fi
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+  apt_install python3-venv
 fi
 
 # venv DIR SPEC CHECK: a venv at DIR holding SPEC, where CHECK imports.
