@@ -10,12 +10,13 @@
 //! filters work (`cargo test -p stc-conformance -- invalid::`).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use stc_conformance::{
     case_paths, cases_dir, check, check_abnf_rules, check_schema_error_kinds, check_spec_sections, display_path,
     format_file, generated_file, generated_path, placement_problem, read_file, seed_file_problems, seeds_dir, stem,
-    structure_problems,
+    structure_problems, CaseFile,
 };
 
 /// Stack for running one case: the 8 MiB of a Linux main thread. The corpus
@@ -85,6 +86,47 @@ fn same_text(shown: &str, formatted: &str, text: &str, what: &str) -> Result<(),
     .into())
 }
 
+/// `<category>/<topic>` of a file `…/<category>/<topic>.json`.
+fn file_id(path: &Path) -> String {
+    path.parent()
+        .and_then(|p| p.file_name())
+        .map_or_else(|| stem(path), |dir| format!("{}/{}", dir.to_string_lossy(), stem(path)))
+}
+
+/// Reads one case file (or seed file: `prefix` "seeds/") and adds its
+/// `structure::` and `format::` trials; the parsed file, unless it cannot be read.
+fn file_trials(
+    trials: &mut Vec<Trial>,
+    path: &Path,
+    prefix: &str,
+    problems_of: fn(&CaseFile) -> Vec<String>,
+) -> Option<CaseFile> {
+    let file_id = format!("{prefix}{}", file_id(path));
+    let shown = display_path(path);
+    let (text, file) = match read_file(path) {
+        Ok(parsed) => parsed,
+        Err(msg) => {
+            trials.push(Trial::test(format!("structure::{file_id}"), move || Err(msg.into())));
+            return None;
+        }
+    };
+    let mut problems = problems_of(&file);
+    problems.extend(placement_problem(path, &file));
+    let shown_structure = shown.clone();
+    trials.push(Trial::test(format!("structure::{file_id}"), move || {
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{shown_structure}:\n  {}", problems.join("\n  ")).into())
+        }
+    }));
+    let formatted = format_file(&file);
+    trials.push(Trial::test(format!("format::{file_id}"), move || {
+        same_text(&shown, &formatted, &text, "in the canonical layout")
+    }));
+    Some(file)
+}
+
 /// The seed files: their structure and layout, and that the case file each
 /// generates (which every runner reads) is what `bless` would write now.
 fn seed_trials(trials: &mut Vec<Trial>) {
@@ -98,32 +140,8 @@ fn seed_trials(trials: &mut Vec<Trial>) {
         }
     };
     for path in paths {
-        let file_id = path
-            .parent()
-            .and_then(|p| p.file_name())
-            .map_or_else(|| stem(&path), |dir| format!("{}/{}", dir.to_string_lossy(), stem(&path)));
-        let shown = display_path(&path);
-        let (text, file) = match read_file(&path) {
-            Ok(parsed) => parsed,
-            Err(msg) => {
-                trials.push(Trial::test(format!("structure::seeds/{file_id}"), move || Err(msg.into())));
-                continue;
-            }
-        };
-        let mut problems = seed_file_problems(&file);
-        problems.extend(placement_problem(&path, &file));
-        let shown_structure = shown.clone();
-        trials.push(Trial::test(format!("structure::seeds/{file_id}"), move || {
-            if problems.is_empty() {
-                Ok(())
-            } else {
-                Err(format!("{shown_structure}:\n  {}", problems.join("\n  ")).into())
-            }
-        }));
-        let formatted = format_file(&file);
-        trials.push(Trial::test(format!("format::seeds/{file_id}"), move || {
-            same_text(&shown, &formatted, &text, "in the canonical layout")
-        }));
+        let Some(file) = file_trials(trials, &path, "seeds/", seed_file_problems) else { continue };
+        let file_id = file_id(&path);
         let generated = generated_path(&path);
         let want = format_file(&generated_file(&path, &file));
         trials.push(Trial::test(format!("generated::{file_id}"), move || {
@@ -157,37 +175,8 @@ fn main() {
     let mut inputs = Vec::new();
     for path in paths {
         let file_stem = stem(&path);
-        let file_id = path
-            .parent()
-            .and_then(|p| p.file_name())
-            .map_or_else(|| file_stem.clone(), |dir| format!("{}/{file_stem}", dir.to_string_lossy()));
+        let Some(file) = file_trials(&mut trials, &path, "", structure_problems) else { continue };
         let shown = display_path(&path);
-        let (text, file) = match read_file(&path) {
-            Ok(parsed) => parsed,
-            Err(msg) => {
-                trials.push(Trial::test(format!("structure::{file_id}"), move || Err(msg.into())));
-                continue;
-            }
-        };
-        let mut problems = structure_problems(&file);
-        problems.extend(placement_problem(&path, &file));
-        {
-            let shown = shown.clone();
-            trials.push(Trial::test(format!("structure::{file_id}"), move || {
-                if problems.is_empty() {
-                    Ok(())
-                } else {
-                    Err(format!("{shown}:\n  {}", problems.join("\n  ")).into())
-                }
-            }));
-        }
-        let formatted = format_file(&file);
-        {
-            let shown = shown.clone();
-            trials.push(Trial::test(format!("format::{file_id}"), move || {
-                same_text(&shown, &formatted, &text, "in the canonical layout")
-            }));
-        }
         let category = file.category.clone();
         for case in file.expanded() {
             sections.push((case.name.clone(), case.spec.clone()));
