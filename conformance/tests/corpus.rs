@@ -10,7 +10,7 @@
 //! filters work (`cargo test -p stc-conformance -- invalid::`).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use stc_conformance::{
@@ -127,19 +127,19 @@ fn file_trials(
     Some(file)
 }
 
+/// The files of `dir` ([`case_paths`]); none, and a failing trial `name`, if it cannot be listed.
+fn listed(trials: &mut Vec<Trial>, dir: &Path, name: &'static str) -> Vec<PathBuf> {
+    case_paths(dir).unwrap_or_else(|e| {
+        let msg = format!("cannot list {}: {e}", dir.display());
+        trials.push(Trial::test(name, move || Err(msg.into())));
+        Vec::new()
+    })
+}
+
 /// The seed files: their structure and layout, and that the case file each
 /// generates (which every runner reads) is what `bless` would write now.
 fn seed_trials(trials: &mut Vec<Trial>) {
-    let dir = seeds_dir();
-    let paths = match case_paths(&dir) {
-        Ok(paths) => paths,
-        Err(e) => {
-            let msg = format!("cannot list {}: {e}", dir.display());
-            trials.push(Trial::test("structure::seed-directory", move || Err(msg.into())));
-            return;
-        }
-    };
-    for path in paths {
+    for path in listed(trials, &seeds_dir(), "structure::seed-directory") {
         let Some(file) = file_trials(trials, &path, "seeds/", seed_file_problems) else { continue };
         let file_id = file_id(&path);
         let generated = generated_path(&path);
@@ -155,15 +155,7 @@ fn seed_trials(trials: &mut Vec<Trial>) {
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
-    let dir = cases_dir();
-    let paths = match case_paths(&dir) {
-        Ok(paths) => paths,
-        Err(e) => {
-            let msg = format!("cannot list {}: {e}", dir.display());
-            trials.push(Trial::test("structure::case-directory", move || Err(msg.into())));
-            Vec::new()
-        }
-    };
+    let paths = listed(&mut trials, &cases_dir(), "structure::case-directory");
     if paths.is_empty() {
         trials.push(Trial::test("structure::corpus-not-empty", || Err("no case files found".into())));
     }
