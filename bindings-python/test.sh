@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds and installs the `stc` Python package into a virtualenv, then runs its
-# whole test suite: pytest (the conformance corpus in ../conformance/cases, the
-# API, errors and hostile input, hypothesis properties, the gate) and
-# `mypy --strict` on the typed example and the tests; then the opt-in `abi3`
+# Builds the `stc` Python package's wheel, installs the wheel file into a
+# fresh virtualenv and runs the whole test suite against that install
+# (../scripts/packages/python-wheel.sh: pytest over the conformance corpus in
+# ../conformance/cases, the API, errors and hostile input, hypothesis
+# properties, the gate); `mypy --strict` on the typed example and the tests
+# (in the build venv, with the same wheel installed); then the opt-in `abi3`
 # build through the fast-path and conformance tests. Exits non-zero on any
 # failure. Works on a fresh machine with Python >= 3.9, a Rust toolchain and
 # access to PyPI and crates.io.
@@ -25,14 +27,20 @@ export VIRTUAL_ENV="$venv"
 
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet -r "$here/requirements-dev.txt"
-echo "== building and installing stc (maturin, release) =="
+echo "== building the wheel (maturin, release) =="
 # The shipped configuration (the default features: the full C API of this
 # CPython version).
-python -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$here"
+dist="$(mktemp -d)"
+abi3="$(mktemp -d)"
+trap 'rm -rf "$dist" "$abi3"' EXIT
+(cd "$here" && maturin build --quiet --release --interpreter "$venv/bin/python" --out "$dist")
+wheel="$(ls "$dist"/*.whl)"
+python -m pip install --quiet --force-reinstall --no-deps "$wheel"
+
+echo "== the wheel installed from its file into a fresh venv: pytest =="
+bash "$here/../scripts/packages/python-wheel.sh" "$wheel"
 
 cd "$here"
-echo "== pytest =="
-python -m pytest -q tests
 echo "== mypy --strict =="
 python -m mypy --strict examples/typing_example.py tests
 
@@ -41,8 +49,6 @@ python -m mypy --strict examples/typing_example.py tests
 # the tests of the fast paths and the conformance corpus, in place of the
 # installed module.
 echo "== abi3 build (--features abi3, debug): fast paths and conformance =="
-abi3="$(mktemp -d)"
-trap 'rm -rf "$abi3"' EXIT
 PYO3_PYTHON="$venv/bin/python" cargo build --quiet --manifest-path "$here/Cargo.toml" --features abi3
 target_dir="$(cargo metadata --format-version 1 --no-deps --manifest-path "$here/Cargo.toml" |
     python -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"

@@ -4,7 +4,9 @@
 # npm install, build, fmt and clippy of the crate (wasm32), then every test
 # (Node conformance, API, types, counters, deep input; the conformance corpus,
 # real documents and deep input in headless Chromium; the demo page with
-# screenshots in test-output/).
+# screenshots in test-output/), then the package as a package: `npm pack`,
+# installed from the tarball into a fresh project and imported
+# (../scripts/packages/npm.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -28,3 +30,4 @@ cargo fmt -p stc-wasm -- --check
 CARGO_TARGET_DIR="${STC_WASM_TARGET_DIR:-$PWD/../target/wasm}" \
   cargo clippy --quiet -p stc-wasm --target wasm32-unknown-unknown -- -D warnings
 npm test
+bash ../scripts/packages/npm.sh .
