@@ -97,7 +97,8 @@ fn main() -> ExitCode {
         let seed_file = is_seed_file(path);
         if let (false, Some(seed)) = (seed_file, seed_of(path)) {
             // Written from its seed file, never blessed on its own.
-            if !paths.contains(&seed) {
+            let seed_given = paths.iter().any(|p| p.canonicalize().ok() == seed.canonicalize().ok());
+            if !seed_given {
                 eprintln!("{shown}: generated from {}: bless that file", display_path(&seed));
                 refused += 1;
             }
