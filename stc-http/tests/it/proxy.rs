@@ -2,76 +2,14 @@
 //! of a separate upstream process (`tests/upstream.py`), hit with reqwest
 //! over loopback. The spawned `stc proxy` binary is tested in stc-cli.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use http::StatusCode;
 use stc_http::proxy::{serve, ProxyConfig};
 use stc_http::StcConfig;
 
-/// The upstream process; killed on drop.
-struct Upstream {
-    child: Child,
-    _stdin: ChildStdin,
-    port: u16,
-    /// `got METHOD PATH` lines, as the upstream reads requests.
-    seen: mpsc::Receiver<String>,
-}
-
-impl Upstream {
-    fn start() -> Upstream {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/upstream.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs the test upstream");
-        let stdin = child.stdin.take().unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let port = lines.next().unwrap().unwrap().trim().parse().unwrap();
-        let (tx, seen) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Upstream { child, _stdin: stdin, port, seen }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Upstream {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts the proxy in this process; it stops when the returned sender is dropped.
-async fn proxy(upstream: &str, tweak: impl FnOnce(&mut ProxyConfig)) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let mut config = ProxyConfig::new(addr, upstream.parse().unwrap());
-    tweak(&mut config);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        serve(listener, config, async {
-            let _ = stopped.await;
-        })
-        .await
-        .unwrap()
-    });
-    (addr, stop)
-}
+use super::common::*;
 
 fn raw() -> reqwest::Client {
     reqwest::Client::builder().no_gzip().no_brotli().build().unwrap()
@@ -228,9 +166,10 @@ async fn upstream_garbage_and_odd_responses_pass_through() {
     let r = raw().get(format!("http://{addr}/range")).header(ASK.0, ASK.1).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::PARTIAL_CONTENT);
     assert_eq!(r.bytes().await.unwrap().len(), 100);
+    // HEAD gets the headers GET gets (head_answers_with_the_headers_of_get).
     let r = raw().head(format!("http://{addr}/table")).header(ASK.0, ASK.1).send().await.unwrap();
-    assert_eq!(r.headers()["content-type"], "application/json");
-    assert!(r.headers().get("x-stc-version").is_none());
+    assert_eq!(r.headers()["content-type"], "application/stc+json");
+    assert_eq!(r.headers()["x-stc-version"], "1");
     let r = raw().get(format!("http://{addr}/text")).header(ASK.0, ASK.1).send().await.unwrap();
     assert_eq!(r.headers()["content-type"], "text/plain");
     assert_eq!(r.bytes().await.unwrap(), &b"[{\"id\":1},{\"id\":2}]"[..]);
@@ -265,7 +204,7 @@ fn assert_502(body: &serde_json::Value, kind: &str) {
 }
 
 #[tokio::test]
-async fn slow_upstreams_time_out_with_502_and_slow_enough_ones_work() {
+async fn slow_upstreams_time_out_with_504_and_slow_enough_ones_work() {
     let up = Upstream::start();
     let (addr, _stop) = proxy(&up.url(), |c| c.response_timeout = Duration::from_millis(3000)).await;
     let r = raw().get(format!("http://{addr}/slow?ms=200")).header(ASK.0, ASK.1).send().await.unwrap();
@@ -273,7 +212,7 @@ async fn slow_upstreams_time_out_with_502_and_slow_enough_ones_work() {
     assert_eq!(decode(&r.bytes().await.unwrap()), table());
 
     let r = raw().get(format!("http://{addr}/slow?ms=8000")).header(ASK.0, ASK.1).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::BAD_GATEWAY);
+    assert_eq!(r.status(), StatusCode::GATEWAY_TIMEOUT);
     assert_eq!(r.headers()["content-type"], "application/json");
     let body: serde_json::Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
     assert_502(&body, "upstream_timeout");
