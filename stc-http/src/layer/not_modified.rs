@@ -34,8 +34,8 @@ fn entity_tags(lines: &[HeaderValue]) -> Vec<&[u8]> {
 
 /// Whether a strong `ETag` of the upstream stays strong on a 304 answering a
 /// request that may get STC: only when the client's `If-None-Match` names that
-/// strong tag itself and not its weak form, so the client holds the JSON bytes
-/// (the gate kept JSON). Otherwise the client holds the weakened tag of an STC
+/// strong tag itself and not its weak form, so the client holds the upstream's
+/// own bytes (the gate kept JSON that was minified already). Otherwise the client holds the weakened tag of an STC
 /// body, or we cannot tell: the weak tag then matches either stored form by
 /// weak comparison, which is what a cache uses to pick the response a 304 updates.
 fn client_holds_strong(if_none_match: &[HeaderValue], etag: &[u8]) -> bool {
