@@ -18,7 +18,7 @@ pub const X_STC_RATIO: &str = "x-stc-ratio";
 pub const X_STC_TOKENIZER: &str = "x-stc-tokenizer";
 /// The headers an STC response adds, as listed in `Access-Control-Expose-Headers`:
 /// the layer appends them there itself when the response carries
-/// `Access-Control-Allow-Origin`. A CORS layer placed *outside* [`StcLayer`]
+/// `Access-Control-Allow-Origin`. A CORS layer placed *outside* [`StcLayer`](crate::StcLayer)
 /// adds its headers after the layer has run, so list these in its exposed
 /// headers (tower-http: `CorsLayer::expose_headers`).
 pub const EXPOSED_HEADERS: [&str; 3] = ["X-STC-Version", "X-STC-Ratio", "X-STC-Tokenizer"];
