@@ -231,6 +231,7 @@ fn upstream_failures_are_json_502_or_504() {
     let (status, h, body) = curl(&[&format!("http://{addr}/anything")]);
     assert_eq!(status, 502);
     assert_eq!(get(&h, "content-type"), Some("application/json"));
+    assert_eq!(get(&h, "content-length"), Some(body.len().to_string().as_str()));
     let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(body["error"], "upstream_unavailable");
 

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, ACCEPT, ACCEPT_ENCODING, CONNECTION, CONTENT_TYPE, HOST};
+use http::header::{HeaderName, HeaderValue, ACCEPT, ACCEPT_ENCODING, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{Either, Full};
 use hyper::body::Incoming;
@@ -245,9 +245,12 @@ pub(crate) fn error_response(status: StatusCode, kind: &str, message: &str, upst
         json_string(message),
         json_string(upstream)
     );
+    let length = HeaderValue::from(body.len());
     let mut response = Response::new(Either::Right(Full::new(Bytes::from(body))));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    // Stated, so that the log line counts the bytes sent.
+    response.headers_mut().insert(CONTENT_LENGTH, length);
     response
 }
 
