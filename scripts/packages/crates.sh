@@ -23,6 +23,15 @@ if [ "${#crates[@]}" -eq 0 ]; then
 fi
 args=()
 for crate in "${crates[@]}"; do args+=(-p "${crate% *}"); done
+# Packaging several crates at once, cargo unpacks each into
+# $CARGO_HOME/registry/src/-<hash>/ (its temporary local registry, named
+# "-<hash>") to build the ones that depend on it, and reuses an unpacked
+# copy of the same name and version from an earlier run: the sources of the
+# last run would be verified again. Remove those copies first.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+for crate in "${crates[@]}"; do
+  rm -rf "$cargo_home"/registry/src/-*/"${crate% *}-${crate#* }"
+done
 echo "crates.sh: cargo package ${args[*]}"
 # --allow-dirty: the test command runs on work trees with uncommitted edits too.
 cargo package --quiet --allow-dirty "${args[@]}"
