@@ -29,6 +29,7 @@ mod plan;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod retrieve;
+mod spec;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
@@ -47,13 +48,14 @@ pub use plan::{
     is_error_like, plan, plan_with, restore, select_records, Omission, Plan, PlanOptions, RestoreError, MAX_PLAN_DEPTH,
 };
 #[cfg(feature = "redis")]
-pub use redis_store::RedisStore;
+pub use redis_store::{RedisStore, DEFAULT_NAMESPACE, REPLICA_WAIT};
 pub use retrieve::{parse_key, retrieve, retrieve_text, shown, RetrieveError, MAY_RETRY, NO_RETRY, REFETCH};
+pub use spec::{RedisTarget, StoreKind, StoreSpec, DEFAULT_REDIS_URL, REDIS_URL_ENV};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use store::{
-    Lookup, StashStore, StashWrite, StoreConfig, StoreError, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY, DEFAULT_TTL,
-    MAX_PAYLOAD,
+    ConfigError, Lookup, StashStore, StashWrite, StoreConfig, StoreError, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY,
+    DEFAULT_TTL, MAX_CAPACITY, MAX_PAYLOAD,
 };
 pub use truncate::{truncate, Kept, TruncateError, TruncateOptions, Truncated};
 pub use value::Value;

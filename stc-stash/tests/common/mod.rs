@@ -83,3 +83,4 @@ pub fn records(n: usize) -> String {
         .collect();
     format!("[{}]", items.join(","))
 }
+pub mod cluster;

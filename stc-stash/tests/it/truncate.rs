@@ -1,7 +1,7 @@
 //! `truncate` with real stores: stashing, the ledger, arbitration, and the
 //! Headroom CCR bugs, each as a test that fails if the bug comes back.
 
-mod common;
+use crate::common;
 
 use stc_stash::{
     references_in, restore, truncate, Kept, Key, Lookup, MemoryStore, PlanOptions, RedisStore, SqliteStore, StashStore,
