@@ -7,6 +7,12 @@
 //! marker in the output tells the model how to get them back
 //! (`stc retrieve KEY`). [`truncate`] does all of it in one call.
 //!
+//! [`StoreSpec`] turns store options (`memory`, `sqlite[:PATH]`, Redis URLs:
+//! one a server, a comma-separated list a Redis Cluster) into an open store,
+//! for every front end; [`StoreConfig::new`] checks `ttl` and `capacity`.
+//! Every error's text ends with whether retrying can help, and its `kind()`
+//! is a stable code.
+//!
 //! ```
 //! use stc_stash::{truncate, MemoryStore, TruncateOptions, references_in};
 //! let json = format!("[{}]", (0..100).map(|i| format!(r#"{{"id":{i}}}"#)).collect::<Vec<_>>().join(","));

@@ -28,7 +28,7 @@ pub struct TruncateOptions {
     /// How tokens are counted: the tokenizer the budget is in. The default is
     /// the estimate (no tables, for the browser build); a front end with
     /// exact counts (`stc encode`, `stc mcp-proxy`) passes
-    /// [`Tokenizer::O200kBase`], so that the budget holds in o200k tokens.
+    /// `Tokenizer::O200kBase` (stc-core's `bpe` feature), so that the budget holds in o200k tokens.
     pub tokenizer: Tokenizer,
     /// Reader limits.
     pub limits: Limits,
