@@ -7,14 +7,13 @@
 //! `StashError` instances.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 use stc_stash::{
-    paths, MemoryStore, PlanOptions, Recovery, RetrieveError, SqliteStore, StashStore, StoreConfig, StoreError,
-    ToolName, TruncateError, TruncateOptions, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY,
+    PlanOptions, Recovery, RetrieveError, StashStore, StoreConfig, StoreError, StoreKind, StoreSpec, ToolName,
+    TruncateError, TruncateOptions, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY,
 };
 
 use crate::errors::{throw, throw_stc};
@@ -43,7 +42,7 @@ fn throw_stash(env: RawEnv, message: &str, code: &str, retryable: bool, key: Opt
 
 /// A store failure (code and hint from `stc-stash`).
 fn throw_store(env: RawEnv, e: &StoreError, key: Option<&str>) -> Error {
-    throw_stash(env, &format!("{e}; {}", e.retry_hint()), e.kind(), e.is_transient(), key)
+    throw_stash(env, &e.to_string(), e.kind(), e.is_transient(), key)
 }
 
 /// A failed retrieve.
@@ -67,23 +66,11 @@ pub(crate) fn invalid(message: String) -> Error {
     Error::new(Status::InvalidArg, message)
 }
 
-/// The store settings; a number that is no valid capacity or ttl is a
-/// `RangeError`, as in stc-wasm (`index.js` has checked the types).
+/// The store settings, checked by stc-stash (`StoreConfig::new`); a number
+/// that is no valid capacity or ttl is a `RangeError`, as in stc-wasm
+/// (`index.js` has checked the types).
 fn config(env: RawEnv, ttl: Option<f64>, capacity: Option<f64>, default_capacity: usize) -> Result<StoreConfig> {
-    let mut config = StoreConfig::with_capacity(default_capacity);
-    if let Some(c) = capacity {
-        if !(c >= 1.0 && c.fract() == 0.0 && c <= 1e15) {
-            return Err(range_error(env, &format!("capacity must be a positive integer, got {c}")));
-        }
-        config.capacity = c as usize;
-    }
-    if let Some(t) = ttl {
-        config.ttl = Duration::try_from_secs_f64(t)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| range_error(env, &format!("ttl must be a positive number of seconds, got {t}")))?;
-    }
-    Ok(config)
+    StoreConfig::new(ttl, capacity, default_capacity).map_err(|e| range_error(env, &e.to_string()))
 }
 
 /// An open store (SQLite or memory), or nothing after `close()`.
@@ -101,9 +88,7 @@ impl StashHandle {
 
     fn get(&self, env: RawEnv) -> Result<Arc<dyn StashStore>> {
         let guard = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-        guard.clone().ok_or_else(|| {
-            throw_stash(env, &format!("this {} is closed; {}", self.kind, stc_stash::NO_RETRY), "closed", false, None)
-        })
+        guard.clone().ok_or_else(|| throw_store(env, &StoreError::Closed(self.kind.to_string()), None))
     }
 }
 
@@ -170,20 +155,20 @@ pub fn open_sqlite_stash(
 ) -> Result<StashHandle> {
     let env = env.raw();
     let config = config(env, ttl, capacity, DEFAULT_CAPACITY)?;
-    let env_db = std::env::var_os(paths::STASH_DB_ENV);
-    let env_dir = std::env::var_os(paths::DATA_DIR_ENV);
-    let opened = paths::stash_db_path(path.as_deref().map(std::path::Path::new), env_db.as_deref(), env_dir.as_deref())
-        .and_then(|p| SqliteStore::open_with(&p, config).map(|s| (p, s)));
-    let (path, store) = opened.map_err(|e| throw_store(env, &e, None))?;
-    Ok(StashHandle::new(Arc::new(store), Some(path.to_string_lossy().into_owned()), "SqliteStash"))
+    let opened = StoreSpec::resolve(StoreKind::Sqlite, path.as_deref().map(std::path::Path::new), None)
+        .and_then(|spec| spec.open_with(config).map(|s| (spec, s)));
+    let (spec, store) = opened.map_err(|e| throw_store(env, &e, None))?;
+    let path = spec.path().map(|p| p.to_string_lossy().into_owned());
+    Ok(StashHandle::new(store, path, "SqliteStash"))
 }
 
 /// A stash in this process's memory.
 #[napi(js_name = "openMemoryStash")]
 pub fn open_memory_stash(env: Env, ttl: Option<f64>, capacity: Option<f64>) -> Result<StashHandle> {
-    let store = MemoryStore::with_config(config(env.raw(), ttl, capacity, DEFAULT_MEMORY_CAPACITY)?)
+    let store = StoreSpec::Memory
+        .open_with(config(env.raw(), ttl, capacity, DEFAULT_MEMORY_CAPACITY)?)
         .map_err(|e| throw_store(env.raw(), &e, None))?;
-    Ok(StashHandle::new(Arc::new(store), None, "MemoryStash"))
+    Ok(StashHandle::new(store, None, "MemoryStash"))
 }
 
 /// One part left out.
@@ -259,8 +244,7 @@ pub fn truncate_text(
     let text = input.as_str().map_err(|e| throw_stc(env, &e, input.text()))?;
     let out = stc_stash::truncate(text, store.as_deref(), &options).map_err(|e| match e {
         TruncateError::Input(e) => throw_stc(env, &e, input.text()),
-        TruncateError::Store(e) => throw_store(env, &e, None),
-        other => throw_stash(env, &format!("{other}; {}", stc_stash::NO_RETRY), "store", false, None),
+        other => throw_stash(env, &other.to_string(), other.kind(), other.retryable(), None),
     })?;
     Ok(TruncationResult {
         keys: out.writes.iter().map(|w| w.key.as_str().to_string()).collect(),

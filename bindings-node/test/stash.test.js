@@ -185,8 +185,17 @@ test('MemoryStash: round trip, FIFO capacity, close', () => {
   stash.close();
   assert.equal(catchErr(() => stash.size).code, 'closed');
   // A number that is no capacity or ttl: a RangeError, as in stc-wasm (js-shared/test/options.mjs).
-  assert.ok(catchErr(() => new MemoryStash({ capacity: 0 })) instanceof RangeError);
-  assert.ok(catchErr(() => new MemoryStash({ ttl: -1 })) instanceof RangeError);
+  // The messages are stc-stash's (StoreConfig::new), the same in every binding.
+  for (const [options, message] of [
+    [{ capacity: 0 }, 'capacity must be a positive integer, got 0'],
+    [{ capacity: 1.5 }, 'capacity must be a positive integer, got 1.5'],
+    [{ ttl: -1 }, 'ttl must be a positive number of seconds, got -1'],
+    [{ ttl: 0 }, 'ttl must be a positive number of seconds, got 0'],
+  ]) {
+    const err = catchErr(() => new MemoryStash(options));
+    assert.ok(err instanceof RangeError, `${JSON.stringify(options)}: ${err}`);
+    assert.equal(err.message, message);
+  }
 });
 
 test('no store means no silent truncation; lossy cuts say so', () => {

@@ -7,15 +7,14 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyTuple, PyType};
 use stc_stash::{
-    paths, Kept, MemoryStore, PlanOptions, Recovery, RetrieveError, SqliteStore, StashStore, StoreConfig, StoreError,
-    ToolName, TruncateError, TruncateOptions, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY, DEFAULT_TTL,
+    Kept, PlanOptions, Recovery, RetrieveError, StashStore, StoreConfig, StoreError, StoreKind, StoreSpec, ToolName,
+    TruncateError, TruncateOptions, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY, DEFAULT_TTL,
 };
 
 use crate::errors::decode_error;
@@ -40,7 +39,7 @@ fn stash_error(py: Python<'_>, message: String, kind: &str, retryable: bool, key
 
 /// A store failure as `StashError` (kind and hint from `stc-stash`).
 fn store_error(py: Python<'_>, e: &StoreError, key: Option<&str>) -> PyErr {
-    stash_error(py, format!("{e}; {}", e.retry_hint()), e.kind(), e.is_transient(), key)
+    stash_error(py, e.to_string(), e.kind(), e.is_transient(), key)
 }
 
 /// A failed retrieve as `StashError`.
@@ -48,21 +47,10 @@ fn retrieve_error(py: Python<'_>, e: &RetrieveError) -> PyErr {
     stash_error(py, e.to_string(), e.kind(), e.retryable(), e.key().map(|k| k.as_str()))
 }
 
+/// The store settings, checked by stc-stash (`StoreConfig::new`); a bad value is a `ValueError`.
 fn config(ttl: Option<f64>, capacity: Option<usize>, default_capacity: usize) -> PyResult<StoreConfig> {
-    let mut config = StoreConfig::with_capacity(default_capacity);
-    if let Some(c) = capacity {
-        if c == 0 {
-            return Err(PyValueError::new_err("capacity must be at least 1"));
-        }
-        config.capacity = c;
-    }
-    if let Some(t) = ttl {
-        config.ttl = Duration::try_from_secs_f64(t)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| PyValueError::new_err(format!("ttl must be a positive number of seconds, not {t}")))?;
-    }
-    Ok(config)
+    StoreConfig::new(ttl, capacity.map(|c| c as f64), default_capacity)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// An open store, or nothing after `close()`.
@@ -78,9 +66,7 @@ impl Handle {
 
     fn get(&self, py: Python<'_>) -> PyResult<Arc<dyn StashStore>> {
         let guard = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-        guard.clone().ok_or_else(|| {
-            stash_error(py, format!("this {} is closed; {}", self.name, stc_stash::NO_RETRY), "closed", false, None)
-        })
+        guard.clone().ok_or_else(|| store_error(py, &StoreError::Closed(self.name.to_string()), None))
     }
 
     fn close(&self) {
@@ -109,15 +95,14 @@ impl SqliteStash {
     #[pyo3(signature = (path = None, *, ttl = None, capacity = None))]
     fn new(py: Python<'_>, path: Option<PathBuf>, ttl: Option<f64>, capacity: Option<usize>) -> PyResult<Self> {
         let config = config(ttl, capacity, DEFAULT_CAPACITY)?;
-        let env_db = std::env::var_os(paths::STASH_DB_ENV);
-        let env_dir = std::env::var_os(paths::DATA_DIR_ENV);
         let opened = py.detach(|| {
-            let path = paths::stash_db_path(path.as_deref(), env_db.as_deref(), env_dir.as_deref())?;
-            let store = SqliteStore::open_with(&path, config)?;
-            Ok::<_, StoreError>((path, store))
+            let spec = StoreSpec::resolve(StoreKind::Sqlite, path.as_deref(), None)?;
+            let store = spec.open_with(config)?;
+            Ok::<_, StoreError>((spec, store))
         });
-        let (path, store) = opened.map_err(|e| store_error(py, &e, None))?;
-        Ok(SqliteStash { handle: Handle::new(Arc::new(store), "SqliteStash"), path })
+        let (spec, store) = opened.map_err(|e| store_error(py, &e, None))?;
+        let path = spec.path().map(PathBuf::from).unwrap_or_default();
+        Ok(SqliteStash { handle: Handle::new(store, "SqliteStash"), path })
     }
 
     /// The database file (after the path policy: absolute, canonical directory).
@@ -168,9 +153,10 @@ impl MemoryStash {
     #[new]
     #[pyo3(signature = (*, ttl = None, capacity = None))]
     fn new(py: Python<'_>, ttl: Option<f64>, capacity: Option<usize>) -> PyResult<Self> {
-        let store = MemoryStore::with_config(config(ttl, capacity, DEFAULT_MEMORY_CAPACITY)?)
+        let store = StoreSpec::Memory
+            .open_with(config(ttl, capacity, DEFAULT_MEMORY_CAPACITY)?)
             .map_err(|e| store_error(py, &e, None))?;
-        Ok(MemoryStash { handle: Handle::new(Arc::new(store), "MemoryStash") })
+        Ok(MemoryStash { handle: Handle::new(store, "MemoryStash") })
     }
 
     /// The stashed original under `key` (see `stc.retrieve`).
@@ -278,8 +264,7 @@ pub(crate) fn truncate<'py>(
     let text = input.text(json_text)?;
     let out = py.detach(|| stc_stash::truncate(text, store.as_deref(), &options)).map_err(|e| match e {
         TruncateError::Input(e) => decode_error(py, &e, json_text, input.bytes()),
-        TruncateError::Store(e) => store_error(py, &e, None),
-        other => stash_error(py, format!("{other}; {}", stc_stash::NO_RETRY), "store", false, None),
+        other => stash_error(py, other.to_string(), other.kind(), other.retryable(), None),
     })?;
     let keys: Vec<String> = out.writes.iter().map(|w| w.key.as_str().to_string()).collect();
     let omission = OMISSION.import(py, "stc._types", "Omission")?;

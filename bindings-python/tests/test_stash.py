@@ -275,11 +275,14 @@ def test_invalid_json_and_wrong_types() -> None:
         stc.truncate(DOC, stash="memory")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         stc.retrieve("0123456789abcdef01234567", stash=None)  # type: ignore[arg-type]
-    for bad in [0.0, -1.0, float("nan")]:
-        with pytest.raises(ValueError, match="ttl"):
+    # stc-stash's one check (StoreConfig::new), with the messages of every binding.
+    for bad, shown in [(0.0, "0"), (-1.0, "-1"), (float("nan"), "NaN")]:
+        with pytest.raises(ValueError) as caught:
             stc.MemoryStash(ttl=bad)
-    with pytest.raises(ValueError, match="capacity"):
-        stc.MemoryStash(capacity=0)
+        assert str(caught.value) == f"ttl must be a positive number of seconds, got {shown}"
+    with pytest.raises(ValueError) as caught:
+        stc.SqliteStash(capacity=0)
+    assert str(caught.value) == "capacity must be a positive integer, got 0"
 
 
 def test_stash_error_pickles() -> None:

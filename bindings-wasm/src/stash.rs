@@ -12,7 +12,6 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use js_sys::{Array, Object, Reflect};
 use stc_stash::{
@@ -69,7 +68,7 @@ fn stash_error(message: &str, code: &str, retryable: bool, key: Option<&str>) ->
 }
 
 fn store_error(e: &StoreError) -> JsValue {
-    stash_error(&format!("{e}; {}", e.retry_hint()), e.kind(), e.is_transient(), None)
+    stash_error(&e.to_string(), e.kind(), e.is_transient(), None)
 }
 
 fn retrieve_error(e: &RetrieveError) -> JsValue {
@@ -116,22 +115,17 @@ impl MemoryStash {
         #[wasm_bindgen(unchecked_optional_param_type = "StashOptions")] options: Option<JsValue>,
     ) -> Result<MemoryStash, JsValue> {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let mut config = StoreConfig::with_capacity(DEFAULT_MEMORY_CAPACITY);
-        config.clock = Arc::new(DateClock);
-        if let Some(v) = field(&options, "capacity")? {
-            match v.as_f64() {
-                Some(c) if c >= 1.0 && c.fract() == 0.0 && c <= 1e15 => config.capacity = c as usize,
-                Some(c) => return Err(range_error(&format!("capacity must be a positive integer, got {c}"))),
-                None => return Err(type_error("capacity must be a number")),
+        // The types are checked here; the ranges by stc-stash (`StoreConfig::new`).
+        let number = |name: &str| -> Result<Option<f64>, JsValue> {
+            match field(&options, name)? {
+                None => Ok(None),
+                Some(v) => v.as_f64().map(Some).ok_or_else(|| type_error(&format!("{name} must be a number"))),
             }
-        }
-        if let Some(v) = field(&options, "ttl")? {
-            let t = v.as_f64().ok_or_else(|| type_error("ttl must be a number"))?;
-            config.ttl = Duration::try_from_secs_f64(t)
-                .ok()
-                .filter(|d| !d.is_zero())
-                .ok_or_else(|| range_error(&format!("ttl must be a positive number of seconds, got {t}")))?;
-        }
+        };
+        let (capacity, ttl) = (number("capacity")?, number("ttl")?);
+        let mut config =
+            StoreConfig::new(ttl, capacity, DEFAULT_MEMORY_CAPACITY).map_err(|e| range_error(&e.to_string()))?;
+        config.clock = Arc::new(DateClock);
         let store = MemoryStore::with_config(config).map_err(|e| store_error(&e))?;
         let id = NEXT_ID.with(|n| {
             let id = n.get();
@@ -166,9 +160,7 @@ impl MemoryStash {
     }
 
     fn store(&self) -> Result<Arc<MemoryStore>, JsValue> {
-        lookup(self.id).ok_or_else(|| {
-            stash_error(&format!("this MemoryStash is closed; {}", stc_stash::NO_RETRY), "closed", false, None)
-        })
+        lookup(self.id).ok_or_else(|| store_error(&StoreError::Closed("MemoryStash".into())))
     }
 }
 
@@ -201,9 +193,7 @@ fn stash_opt(options: &JsValue, required: bool) -> Result<Option<Arc<MemoryStore
     let id = Reflect::get(&v, &JsValue::from_str("__stcStashId")).ok().and_then(|id| id.as_f64()).ok_or_else(wrong)?;
     match lookup(id as u32) {
         Some(store) => Ok(Some(store)),
-        None => {
-            Err(stash_error(&format!("this MemoryStash is closed; {}", stc_stash::NO_RETRY), "closed", false, None))
-        }
+        None => Err(store_error(&StoreError::Closed("MemoryStash".into()))),
     }
 }
 
@@ -262,8 +252,7 @@ pub fn truncate(
     let store_ref = store.as_deref().map(|s| s as &dyn StashStore);
     let out = stc_stash::truncate(&text, store_ref, &topts).map_err(|e| match e {
         TruncateError::Input(e) => js_error(&e, Some(&text)),
-        TruncateError::Store(e) => store_error(&e),
-        other => stash_error(&format!("{other}; {}", stc_stash::NO_RETRY), "store", false, None),
+        other => stash_error(&other.to_string(), other.kind(), other.retryable(), None),
     })?;
     let result = Object::new();
     let set = |o: &Object, k: &str, v: JsValue| Reflect::set(o, &JsValue::from_str(k), &v).map(|_| ());

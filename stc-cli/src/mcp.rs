@@ -10,9 +10,9 @@ use std::time::Duration;
 use stc_core::{GateOptions, Limits, Version};
 use stc_mcp::engine::Structured;
 use stc_mcp::proxy::StashOptions;
-use stc_mcp::stash::{StoreSpec, DEFAULT_RETRIEVE_TOOL};
+use stc_mcp::stash::DEFAULT_RETRIEVE_TOOL;
 use stc_mcp::{ProxyOptions, RewriteOptions, ServerOptions};
-use stc_stash::{paths, PlanOptions, StoreError, ToolName, TruncateOptions};
+use stc_stash::{PlanOptions, ToolName, TruncateOptions};
 
 use crate::{ProfileArg, TokenizerArg};
 
@@ -30,61 +30,11 @@ pub struct McpArgs {
     #[arg(long, default_value_t = ServerOptions::default().max_message_bytes, value_name = "BYTES")]
     max_message_bytes: usize,
     #[command(flatten)]
-    store: McpStoreArgs,
+    store: crate::retrieve::StoreArgs,
     /// STC version the tools write, read and measure when a call gives none: 2 (column groups,
     /// absent cells `~`, keyed tables; the instructions explain them), or 1.
     #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
     stc_version: Version,
-}
-
-/// Which store a stash store option names.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum McpStoreKind {
-    /// In memory, for this process only (this session's markers only).
-    Memory,
-    /// The SQLite file of the stash data directory (shared with `stc retrieve`).
-    Sqlite,
-    /// A Redis server.
-    Redis,
-}
-
-/// Where the stash is (the same options and defaults as `stc encode`, plus `memory`).
-#[derive(clap::Args)]
-pub struct McpStoreArgs {
-    /// Stash store for what a token budget leaves out.
-    #[arg(long, value_enum, default_value_t = McpStoreKind::Sqlite)]
-    store: McpStoreKind,
-    /// SQLite database file. Default: $STC_STASH_DB, else DATA_DIR/stash.db where DATA_DIR is
-    /// $STC_DATA_DIR or ~/.local/share/stc. Must be absolute and inside your home or DATA_DIR.
-    #[arg(long, visible_alias = "db", value_name = "PATH")]
-    stash_db: Option<PathBuf>,
-    /// Redis URL for --store redis. Default: $STC_REDIS_URL, else redis://127.0.0.1:6379/.
-    #[arg(long, value_name = "URL")]
-    redis_url: Option<String>,
-}
-
-impl McpStoreArgs {
-    /// The store, with the SQLite path checked against the path policy.
-    fn spec(&self) -> Result<StoreSpec, StoreError> {
-        Ok(match self.store {
-            McpStoreKind::Memory => StoreSpec::Memory,
-            McpStoreKind::Sqlite => {
-                let env_db = std::env::var_os(paths::STASH_DB_ENV);
-                let env_dir = std::env::var_os(paths::DATA_DIR_ENV);
-                StoreSpec::Sqlite(paths::stash_db_path(
-                    self.stash_db.as_deref(),
-                    env_db.as_deref(),
-                    env_dir.as_deref(),
-                )?)
-            }
-            McpStoreKind::Redis => StoreSpec::Redis(
-                self.redis_url
-                    .clone()
-                    .or_else(|| std::env::var("STC_REDIS_URL").ok())
-                    .unwrap_or_else(|| "redis://127.0.0.1:6379/".to_string()),
-            ),
-        })
-    }
 }
 
 /// `--budget` of `stc mcp-proxy`.
@@ -173,7 +123,7 @@ pub struct McpProxyArgs {
     #[arg(long, default_value = DEFAULT_RETRIEVE_TOOL, value_name = "NAME")]
     retrieve_tool: String,
     #[command(flatten)]
-    store: McpStoreArgs,
+    store: crate::retrieve::StoreArgs,
     /// File whose contents (at least 16 bytes) seal the keys of the proxy's markers, so that
     /// proxies sharing a store and this secret answer each other's markers. Default:
     /// $STC_MARKER_SECRET, else a random secret of this process.

@@ -8,53 +8,52 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use stc_stash::{
-    paths, truncate as stash_truncate, Kept, PlanOptions, Recovery, RedisStore, SqliteStore, StashStore, StoreError,
-    ToolName, TruncateError, TruncateOptions,
+    truncate as stash_truncate, Kept, PlanOptions, Recovery, StoreError, StoreKind, StoreSpec, ToolName, TruncateError,
+    TruncateOptions,
 };
 
-/// Environment variable with the Redis URL (below `--redis-url`).
-const REDIS_URL_ENV: &str = "STC_REDIS_URL";
-const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/";
-
-/// Which store to use.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum StoreKind {
-    /// The SQLite file of the stash data directory (shared by all `stc` processes of the user).
-    Sqlite,
-    /// A Redis server (for gateways with several workers).
-    Redis,
-}
-
-/// Where the stash is.
+/// Where the stash is: the options of `stc encode`, `stc retrieve`, `stc mcp`
+/// and `stc mcp-proxy`. stc-stash's `StoreSpec` resolves them (environment
+/// variables, defaults, path policy, Redis Cluster lists) and opens the store.
 #[derive(clap::Args)]
 pub struct StoreArgs {
-    /// Stash store.
-    #[arg(long, value_enum, default_value_t = StoreKind::Sqlite)]
+    /// Stash store: sqlite (the file shared by all `stc` processes of the user), redis (a server,
+    /// or a Redis Cluster), or memory (this process only: `stc mcp` and `stc mcp-proxy`).
+    #[arg(long, default_value = "sqlite", value_name = "STORE",
+          value_parser = store_kind())]
     store: StoreKind,
     /// SQLite database file. Default: $STC_STASH_DB, else DATA_DIR/stash.db where DATA_DIR is
     /// $STC_DATA_DIR or ~/.local/share/stc. Must be absolute and inside your home or DATA_DIR.
     #[arg(long, visible_alias = "db", value_name = "PATH")]
     stash_db: Option<PathBuf>,
-    /// Redis URL for --store redis. Default: $STC_REDIS_URL, else redis://127.0.0.1:6379/.
-    #[arg(long, value_name = "URL")]
+    /// Redis URL for --store redis; several URLs separated by commas are the nodes of a Redis
+    /// Cluster. Default: $STC_REDIS_URL (the same form), else redis://127.0.0.1:6379/.
+    #[arg(long, value_name = "URL[,URL...]")]
     redis_url: Option<String>,
 }
 
+/// `--store`: the names stc-stash's `StoreKind` reads (listed in `--help`).
+fn store_kind() -> impl clap::builder::TypedValueParser<Value = StoreKind> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(StoreKind::NAMES).try_map(|s| s.parse::<StoreKind>())
+}
+
 impl StoreArgs {
-    fn sqlite_path(&self) -> Result<PathBuf, StoreError> {
-        let env_db = std::env::var_os(paths::STASH_DB_ENV);
-        let env_dir = std::env::var_os(paths::DATA_DIR_ENV);
-        paths::stash_db_path(self.stash_db.as_deref(), env_db.as_deref(), env_dir.as_deref())
+    /// The store the options name, after the environment and the path policy.
+    pub fn spec(&self) -> Result<StoreSpec, StoreError> {
+        StoreSpec::resolve(self.store, self.stash_db.as_deref(), self.redis_url.as_deref())
     }
 
-    fn open(&self) -> Result<Box<dyn StashStore>, StoreError> {
-        match self.store {
-            StoreKind::Sqlite => Ok(Box::new(SqliteStore::open(&self.sqlite_path()?)?)),
-            StoreKind::Redis => {
-                let url = self.redis_url.clone().or_else(|| std::env::var(REDIS_URL_ENV).ok());
-                Ok(Box::new(RedisStore::open(url.as_deref().unwrap_or(DEFAULT_REDIS_URL))?))
-            }
+    /// The spec of a store that must outlive this process (`stc encode`, `stc retrieve`).
+    fn shared_spec(&self) -> Result<StoreSpec, StoreError> {
+        if self.store == StoreKind::Memory {
+            return Err(StoreError::Config(
+                "--store memory lives only as long as this process, so no `stc retrieve` could read it: \
+                 use sqlite or redis"
+                    .into(),
+            ));
         }
+        self.spec()
     }
 }
 
@@ -81,22 +80,20 @@ pub fn run(args: RetrieveArgs) -> ExitCode {
         Ok(k) => k,
         Err(e) => return fail(e.to_string()),
     };
-    if args.store.store == StoreKind::Sqlite {
-        match args.store.sqlite_path() {
-            Ok(p) if !p.exists() => {
-                return fail(format!(
-                    "no entry {key}: the stash database {} does not exist; {}",
-                    p.display(),
-                    stc_stash::REFETCH
-                ))
-            }
-            Ok(_) => {}
-            Err(e) => return fail(format!("{e}; {}", stc_stash::NO_RETRY)),
+    let spec = match args.store.shared_spec() {
+        Ok(StoreSpec::Sqlite(p)) if !p.exists() => {
+            return fail(format!(
+                "no entry {key}: the stash database {} does not exist; {}",
+                p.display(),
+                stc_stash::REFETCH
+            ))
         }
-    }
-    let store = match args.store.open() {
+        Ok(spec) => spec,
+        Err(e) => return fail(e.to_string()),
+    };
+    let store = match spec.open() {
         Ok(s) => s,
-        Err(e) => return fail(format!("{e}; {}", e.retry_hint())),
+        Err(e) => return fail(e.to_string()),
     };
     // Nothing is noted in the store: only this output is the retrieved original;
     // the same content read again (by anyone) is cut as usual.
@@ -230,7 +227,7 @@ pub fn truncate(
         limits: settings.limits(),
         version: settings.version(),
     };
-    let store = if args.no_stash { None } else { Some(args.store.open()?) };
+    let store = if args.no_stash { None } else { Some(args.store.shared_spec()?.open()?) };
     let out = stash_truncate(json, store.as_deref(), &options)?;
     match out.kept {
         Some(why) => {

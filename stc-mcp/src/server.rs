@@ -575,7 +575,7 @@ fn truncate(
                 .into(),
         ));
     };
-    let store = store.get().map_err(|e| tool_error(crate::stash::store_failure(&e)))?;
+    let store = store.get().map_err(|e| tool_error(e.to_string()))?;
     let mut plan = p.truncate_arrays_at.map(PlanOptions::with_array_budget).unwrap_or_default();
     plan.recovery = Recovery::Tool(ToolName::new(DEFAULT_RETRIEVE_TOOL).map_err(tool_error)?);
     let options = TruncateOptions { plan, token_budget: p.budget, tokenizer, limits, version };
@@ -585,7 +585,7 @@ fn truncate(
             Some(Kept::NothingToCut | Kept::NoSaving | Kept::HasMarkers | Kept::NoStore) => Ok(None),
         },
         Err(TruncateError::Input(e)) => Err(input_error("JSON", &e)),
-        Err(TruncateError::Store(e)) => Err(tool_error(crate::stash::store_failure(&e))),
+        Err(TruncateError::Store(e)) => Err(tool_error(e.to_string())),
         Err(e) => Err(tool_error(format!("{e}"))),
     }
 }

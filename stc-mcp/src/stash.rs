@@ -22,10 +22,10 @@
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use stc_stash::{Key, Lookup, MarkerSecret, MemoryStore, RedisStore, Seal, SqliteStore, StashStore, StoreError};
+use stc_stash::{Key, MarkerSecret, Seal, StashStore, StoreError};
 
 /// Default name of the retrieve tool.
 pub const DEFAULT_RETRIEVE_TOOL: &str = "stc_retrieve";
@@ -34,27 +34,8 @@ pub const DEFAULT_RETRIEVE_TOOL: &str = "stc_retrieve";
 /// `stc mcp-proxy` never rewrites a result that carries it.
 pub const RETRIEVED_META: &str = "stc/retrieved";
 
-/// Which stash store to use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreSpec {
-    /// An in-memory store that lives as long as the process (one session).
-    Memory,
-    /// A SQLite file (already checked against the path policy by the caller).
-    Sqlite(PathBuf),
-    /// A Redis server.
-    Redis(String),
-}
-
-impl StoreSpec {
-    /// Opens the store.
-    pub fn open(&self) -> Result<Arc<dyn StashStore>, StoreError> {
-        Ok(match self {
-            StoreSpec::Memory => Arc::new(MemoryStore::new()),
-            StoreSpec::Sqlite(path) => Arc::new(SqliteStore::open(path)?),
-            StoreSpec::Redis(url) => Arc::new(RedisStore::open(url)?),
-        })
-    }
-}
+/// Which stash store to use: stc-stash's one parser and opener of store options.
+pub use stc_stash::StoreSpec;
 
 /// A store opened on first use and kept open; a failed open is retried on
 /// the next use (a Redis server may come up later).
@@ -120,16 +101,6 @@ impl Shown {
     }
 }
 
-/// Shows at most 64 characters of untrusted text, escaped.
-fn shown_text(text: &str) -> String {
-    let cut: String = text.chars().take(64).collect();
-    if cut.len() < text.len() {
-        format!("{cut:?}…")
-    } else {
-        format!("{cut:?}")
-    }
-}
-
 /// Who may retrieve what: the authority a retrieve tool checks a key against
 /// before it reads the store.
 #[derive(Debug, Clone, Copy)]
@@ -171,10 +142,9 @@ pub fn retrieve(
     key_text: &str,
     tool: &str,
 ) -> Result<(Key, String), String> {
-    const NO_RETRY: &str = "retrying will not help; re-run the tool call that produced the marker to get fresh data";
     let key = match authority {
         Authority::Shown(shown) => {
-            let key = Key::parse(key_text).map_err(|e| format!("invalid key {}: {e}", shown_text(key_text)))?;
+            let key = stc_stash::parse_key(key_text).map_err(|e| e.to_string())?;
             if !shown.contains(&key) {
                 return Err(format!(
                     "key {key} was not shown in this session: {tool} answers only for the keys of stash markers \
@@ -188,29 +158,9 @@ pub fn retrieve(
             format!("{e}; {tool} answers only for markers this proxy has shown to this client; retrying will not help")
         })?,
     };
-    let store = store.get().map_err(|e| store_failure(&e))?;
-    match store.retrieve(&key) {
-        Ok(Lookup::Found(payload)) => {
-            if Key::of(&payload) != key {
-                return Err(format!(
-                    "the stash entry {key} in {} does not match its key; {NO_RETRY}",
-                    store.describe()
-                ));
-            }
-            let text = String::from_utf8(payload)
-                .map_err(|_| format!("the stash entry {key} is not UTF-8 text; {NO_RETRY}"))?;
-            Ok((key, text))
-        }
-        Ok(Lookup::Expired) => Err(format!(
-            "entry {key} in {} has expired (entries live {} days after their last write); {NO_RETRY}",
-            store.describe(),
-            stc_stash::DEFAULT_TTL.as_secs() / 86_400
-        )),
-        Ok(Lookup::Missing) => {
-            Err(format!("no entry {key} in {} (evicted, or removed from the store); {NO_RETRY}", store.describe()))
-        }
-        Err(e) => Err(store_failure(&e)),
-    }
+    let store = store.get().map_err(|e| e.to_string())?;
+    let text = stc_stash::retrieve_text(store.as_ref(), &key).map_err(|e| e.to_string())?;
+    Ok((key, text))
 }
 
 /// Environment variable with the marker secret (below `--marker-secret-file`).
@@ -233,15 +183,6 @@ pub fn marker_secret(file: Option<&Path>, env: Option<&OsStr>) -> Result<MarkerS
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| format!("cannot draw a random marker secret: {e}"))?;
     Ok(MarkerSecret::from_random(bytes))
-}
-
-/// The message for a store failure, saying whether retrying can help.
-pub fn store_failure(e: &StoreError) -> String {
-    if e.is_transient() {
-        format!("{e}; retrying may help once the store is reachable")
-    } else {
-        format!("{e}; retrying will not help")
-    }
 }
 
 /// The `_meta` member of a tool (in `tools/list`) by which a server sets
@@ -333,7 +274,7 @@ mod tests {
     /// "unavailable"; only a good seal reaches the store.
     #[test]
     fn sealed_refusals_come_before_the_store() {
-        let store = LazyStore::new(StoreSpec::Redis("redis://127.0.0.1:1/".into()));
+        let store = LazyStore::new("redis://127.0.0.1:1/".parse().unwrap());
         let seal = Seal::new(MarkerSecret::from_material(b"0123456789abcdef").unwrap(), "alpha");
         let other = Seal::new(MarkerSecret::from_material(b"0123456789abcdef").unwrap(), "beta");
         let key = Key::of(b"[1]");

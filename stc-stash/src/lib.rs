@@ -7,6 +7,12 @@
 //! marker in the output tells the model how to get them back
 //! (`stc retrieve KEY`). [`truncate`] does all of it in one call.
 //!
+//! [`StoreSpec`] turns store options (`memory`, `sqlite[:PATH]`, Redis URLs:
+//! one a server, a comma-separated list a Redis Cluster) into an open store,
+//! for every front end; [`StoreConfig::new`] checks `ttl` and `capacity`.
+//! Every error's text ends with whether retrying can help, and its `kind()`
+//! is a stable code.
+//!
 //! ```
 //! use stc_stash::{truncate, MemoryStore, TruncateOptions, references_in};
 //! let json = format!("[{}]", (0..100).map(|i| format!(r#"{{"id":{i}}}"#)).collect::<Vec<_>>().join(","));
@@ -29,6 +35,7 @@ mod plan;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod retrieve;
+mod spec;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
@@ -47,13 +54,14 @@ pub use plan::{
     is_error_like, plan, plan_with, restore, select_records, Omission, Plan, PlanOptions, RestoreError, MAX_PLAN_DEPTH,
 };
 #[cfg(feature = "redis")]
-pub use redis_store::RedisStore;
+pub use redis_store::{RedisStore, DEFAULT_NAMESPACE, REPLICA_WAIT};
 pub use retrieve::{parse_key, retrieve, retrieve_text, shown, RetrieveError, MAY_RETRY, NO_RETRY, REFETCH};
+pub use spec::{RedisTarget, StoreKind, StoreSpec, DEFAULT_REDIS_URL, REDIS_URL_ENV};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use store::{
-    Lookup, StashStore, StashWrite, StoreConfig, StoreError, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY, DEFAULT_TTL,
-    MAX_PAYLOAD,
+    ConfigError, Lookup, StashStore, StashWrite, StoreConfig, StoreError, DEFAULT_CAPACITY, DEFAULT_MEMORY_CAPACITY,
+    DEFAULT_TTL, MAX_CAPACITY, MAX_PAYLOAD,
 };
 pub use truncate::{truncate, Kept, TruncateError, TruncateOptions, Truncated};
 pub use value::Value;

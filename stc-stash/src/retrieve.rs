@@ -33,30 +33,6 @@ pub fn shown(text: &str) -> String {
     }
 }
 
-impl StoreError {
-    /// The stable code of this failure (`unavailable`, `corrupt`,
-    /// `too_large`, `exhausted`, `config`), as the bindings report it
-    /// (Python `StashError.kind`, Node and browser `StashError.code`).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            StoreError::Unavailable(_) => "unavailable",
-            StoreError::Corrupt(_) => "corrupt",
-            StoreError::TooLarge(_) => "too_large",
-            StoreError::GenerationExhausted => "exhausted",
-            StoreError::Config(_) => "config",
-        }
-    }
-
-    /// Whether retrying may help, in words ([`MAY_RETRY`] or [`NO_RETRY`]).
-    pub fn retry_hint(&self) -> &'static str {
-        if self.is_transient() {
-            MAY_RETRY
-        } else {
-            NO_RETRY
-        }
-    }
-}
-
 /// Why a retrieve failed. The [`Display`](fmt::Display) text is the whole
 /// message, ending with whether retrying can help.
 #[derive(Debug)]
@@ -78,6 +54,13 @@ pub enum RetrieveError {
     },
     /// The store has no entry under the key.
     Missing {
+        /// The key.
+        key: Key,
+        /// The store ([`StashStore::describe`]).
+        store: String,
+    },
+    /// The payload found under the key is not the one the key names.
+    Mismatch {
         /// The key.
         key: Key,
         /// The store ([`StashStore::describe`]).
@@ -105,7 +88,7 @@ impl RetrieveError {
             RetrieveError::InvalidKey { .. } => "invalid_key",
             RetrieveError::Expired { .. } => "expired",
             RetrieveError::Missing { .. } => "not_found",
-            RetrieveError::NotText { .. } => "corrupt",
+            RetrieveError::NotText { .. } | RetrieveError::Mismatch { .. } => "corrupt",
             RetrieveError::Store { error, .. } => error.kind(),
         }
     }
@@ -121,6 +104,7 @@ impl RetrieveError {
             RetrieveError::InvalidKey { .. } => None,
             RetrieveError::Expired { key, .. }
             | RetrieveError::Missing { key, .. }
+            | RetrieveError::Mismatch { key, .. }
             | RetrieveError::NotText { key } => Some(key),
             RetrieveError::Store { key, .. } => key.as_ref(),
         }
@@ -137,7 +121,10 @@ impl fmt::Display for RetrieveError {
                 "no entry {key} in {store} (never stashed there, evicted, rolled back, or expired and purged); {REFETCH}"
             ),
             RetrieveError::NotText { key } => write!(f, "entry {key} is not UTF-8 text; {NO_RETRY}"),
-            RetrieveError::Store { error, .. } => write!(f, "{error}; {}", error.retry_hint()),
+            RetrieveError::Mismatch { key, store } => {
+                write!(f, "the stash entry {key} in {store} does not match its key; {NO_RETRY}")
+            }
+            RetrieveError::Store { error, .. } => write!(f, "{error}"),
         }
     }
 }
@@ -149,7 +136,8 @@ pub fn parse_key(text: &str) -> Result<Key, RetrieveError> {
     Key::parse(text).map_err(|error| RetrieveError::InvalidKey { shown: shown(text), error })
 }
 
-/// Reads the original under `key`, exactly as stashed.
+/// Reads the original under `key`, exactly as stashed (a payload whose
+/// hash is not the key is [`RetrieveError::Mismatch`]).
 ///
 /// Nothing is noted in the store: what a retrieve hands out is exempt from
 /// truncation only as that one output (a retrieve tool's result carries
@@ -159,7 +147,8 @@ pub fn parse_key(text: &str) -> Result<Key, RetrieveError> {
 pub fn retrieve(store: &dyn StashStore, key: &Key) -> Result<Vec<u8>, RetrieveError> {
     let failed = |error| RetrieveError::Store { key: Some(*key), error };
     match store.retrieve(key).map_err(failed)? {
-        Lookup::Found(payload) => Ok(payload),
+        Lookup::Found(payload) if Key::of(&payload) == *key => Ok(payload),
+        Lookup::Found(_) => Err(RetrieveError::Mismatch { key: *key, store: store.describe() }),
         Lookup::Expired => Err(RetrieveError::Expired { key: *key, store: store.describe() }),
         Lookup::Missing => Err(RetrieveError::Missing { key: *key, store: store.describe() }),
     }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::clock::{Clock, SystemClock};
 use crate::key::Key;
+use crate::retrieve::{MAY_RETRY, NO_RETRY};
 
 /// Default lifetime of an entry: 7 days.
 ///
@@ -45,14 +46,95 @@ impl StoreConfig {
         u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX / 4).min(u64::MAX / 4)
     }
 
+    /// The configuration a caller's options name, checked: `ttl_seconds` (a
+    /// positive number of seconds, default [`DEFAULT_TTL`]) and `capacity` (a
+    /// positive integer, default `default_capacity`), system clock. This is
+    /// the one check of these options: the bindings pass what their caller
+    /// gave, and report the error's message as their own range error.
+    ///
+    /// ```
+    /// use stc_stash::{StoreConfig, DEFAULT_MEMORY_CAPACITY};
+    /// let c = StoreConfig::new(Some(60.0), None, DEFAULT_MEMORY_CAPACITY).unwrap();
+    /// assert_eq!((c.ttl.as_secs(), c.capacity), (60, DEFAULT_MEMORY_CAPACITY));
+    /// let e = StoreConfig::new(None, Some(1.5), 10).unwrap_err();
+    /// assert_eq!(e.to_string(), "capacity must be a positive integer, got 1.5");
+    /// assert_eq!(e.option(), "capacity");
+    /// ```
+    pub fn new(
+        ttl_seconds: Option<f64>,
+        capacity: Option<f64>,
+        default_capacity: usize,
+    ) -> Result<StoreConfig, ConfigError> {
+        let mut config = StoreConfig::with_capacity(default_capacity);
+        if let Some(c) = capacity {
+            config.capacity = checked_capacity(c)?;
+        }
+        if let Some(t) = ttl_seconds {
+            config.ttl = checked_ttl(t)?;
+        }
+        Ok(config)
+    }
+
     pub(crate) fn check(&self) -> Result<(), StoreError> {
         if self.capacity == 0 {
-            return Err(StoreError::Config("capacity must be at least 1".into()));
+            return Err(ConfigError::capacity(0.0).into());
         }
         if self.ttl.is_zero() {
-            return Err(StoreError::Config("ttl must be longer than zero".into()));
+            return Err(ConfigError::ttl(0.0).into());
         }
         Ok(())
+    }
+}
+
+/// The largest capacity [`StoreConfig::new`] accepts (10^15: every such
+/// integer is exact in an `f64`, the number type of the bindings' callers).
+pub const MAX_CAPACITY: f64 = 1e15;
+
+fn checked_capacity(c: f64) -> Result<usize, ConfigError> {
+    if c >= 1.0 && c.fract() == 0.0 && c <= MAX_CAPACITY {
+        Ok(c as usize)
+    } else {
+        Err(ConfigError::capacity(c))
+    }
+}
+
+fn checked_ttl(t: f64) -> Result<Duration, ConfigError> {
+    Duration::try_from_secs_f64(t).ok().filter(|d| !d.is_zero()).ok_or(ConfigError::ttl(t))
+}
+
+/// A store option out of its range: which option, and the one message for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    option: &'static str,
+    message: String,
+}
+
+impl ConfigError {
+    fn capacity(got: f64) -> ConfigError {
+        ConfigError { option: "capacity", message: format!("capacity must be a positive integer, got {got}") }
+    }
+
+    fn ttl(got: f64) -> ConfigError {
+        ConfigError { option: "ttl", message: format!("ttl must be a positive number of seconds, got {got}") }
+    }
+
+    /// The option's name (`ttl`, `capacity`).
+    pub fn option(&self) -> &'static str {
+        self.option
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl From<ConfigError> for StoreError {
+    fn from(e: ConfigError) -> Self {
+        StoreError::Config(e.message)
     }
 }
 
@@ -108,17 +190,55 @@ pub enum StoreError {
     GenerationExhausted,
     /// A configuration or path is invalid.
     Config(String),
+    /// The handle was closed by its owner (a binding's `close()`); the
+    /// string names the handle (`SqliteStash`).
+    Closed(String),
 }
 
 impl StoreError {
-    /// True if the same call may succeed later (a busy or unreachable store).
+    /// True if the same call may succeed later (a busy or unreachable store,
+    /// a Redis Cluster in the middle of a failover).
     pub fn is_transient(&self) -> bool {
         matches!(self, StoreError::Unavailable(_))
     }
+
+    /// The stable code of this failure (`unavailable`, `corrupt`,
+    /// `too_large`, `exhausted`, `config`, `closed`), as every front end
+    /// reports it (Python `StashError.kind`, Node and browser
+    /// `StashError.code`, the MCP tools' messages).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreError::Unavailable(_) => "unavailable",
+            StoreError::Corrupt(_) => "corrupt",
+            StoreError::TooLarge(_) => "too_large",
+            StoreError::GenerationExhausted => "exhausted",
+            StoreError::Config(_) => "config",
+            StoreError::Closed(_) => "closed",
+        }
+    }
+
+    /// Whether retrying may help, in words ([`MAY_RETRY`] or [`NO_RETRY`]);
+    /// the [`Display`](fmt::Display) text ends with it.
+    pub fn retry_hint(&self) -> &'static str {
+        if self.is_transient() {
+            MAY_RETRY
+        } else {
+            NO_RETRY
+        }
+    }
 }
 
+/// The whole message of a failure, ending with whether retrying can help:
+/// front ends show it as it is.
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.what(f)?;
+        write!(f, "; {}", self.retry_hint())
+    }
+}
+
+impl StoreError {
+    fn what(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::Unavailable(m) => write!(f, "stash store unavailable: {m}"),
             StoreError::Corrupt(m) => write!(f, "stash store holds unexpected data: {m}"),
@@ -127,6 +247,7 @@ impl fmt::Display for StoreError {
             }
             StoreError::GenerationExhausted => f.write_str("stash generation counter exhausted; nothing was written"),
             StoreError::Config(m) => write!(f, "stash configuration: {m}"),
+            StoreError::Closed(name) => write!(f, "this {name} is closed"),
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::key::Key;
 use crate::ledger::{Ledger, Settlement};
 use crate::marker::references;
 use crate::plan::{plan, Omission, Plan, PlanOptions};
+use crate::retrieve::NO_RETRY;
 
 use crate::store::{StashStore, StashWrite, StoreError};
 use crate::value::Value;
@@ -27,7 +28,7 @@ pub struct TruncateOptions {
     /// How tokens are counted: the tokenizer the budget is in. The default is
     /// the estimate (no tables, for the browser build); a front end with
     /// exact counts (`stc encode`, `stc mcp-proxy`) passes
-    /// [`Tokenizer::O200kBase`], so that the budget holds in o200k tokens.
+    /// `Tokenizer::O200kBase` (stc-core's `bpe` feature), so that the budget holds in o200k tokens.
     pub tokenizer: Tokenizer,
     /// Reader limits.
     pub limits: Limits,
@@ -137,9 +138,27 @@ impl std::fmt::Display for TruncateError {
             TruncateError::Input(e) => write!(f, "{e}"),
             TruncateError::Store(e) => write!(f, "{e}"),
             TruncateError::KeyMismatch { expected, got } => {
-                write!(f, "the stash store returned key {got} for a payload whose key is {expected}")
+                write!(f, "the stash store returned key {got} for a payload whose key is {expected}; {NO_RETRY}")
             }
         }
+    }
+}
+
+impl TruncateError {
+    /// The stable code of a store-side failure: the [`StoreError::kind`], or
+    /// `store` for a key mismatch; `invalid_input` for bad JSON (which the
+    /// bindings report as their decode error instead).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TruncateError::Input(_) => "invalid_input",
+            TruncateError::Store(e) => e.kind(),
+            TruncateError::KeyMismatch { .. } => "store",
+        }
+    }
+
+    /// True if the same call may succeed later.
+    pub fn retryable(&self) -> bool {
+        matches!(self, TruncateError::Store(e) if e.is_transient())
     }
 }
 

@@ -1,5 +1,8 @@
-//! Helpers shared by the integration tests: a real `redis-server` per test.
+//! Helpers shared by the integration tests: a real `redis-server` per test,
+//! a real Redis Cluster (`cluster`), generated records, restoring an output.
 #![allow(dead_code)]
+
+pub mod cluster;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -82,4 +85,14 @@ pub fn records(n: usize) -> String {
         })
         .collect();
     format!("[{}]", items.join(","))
+}
+
+/// The original, rebuilt from the output JSON and the stashed payloads.
+pub fn resolve(store: &dyn stc_stash::StashStore, output_json: &str) -> String {
+    let output = stc_stash::Value::parse_json(output_json, &Default::default()).unwrap();
+    stc_stash::restore(&output, &mut |k| match store.retrieve(k).unwrap() {
+        stc_stash::Lookup::Found(p) => Some(String::from_utf8(p).unwrap()),
+        _ => None,
+    })
+    .unwrap()
 }

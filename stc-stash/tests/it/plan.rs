@@ -1,6 +1,6 @@
 //! Planning laws (property tests) and record selection, without I/O.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -1,6 +1,6 @@
 //! The store contract, run against the memory, SQLite and Redis stores.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +12,7 @@ use stc_stash::{
 
 /// Opens a fresh store of one kind; `second` opens another handle on the
 /// same underlying data (same file, same Redis namespace) when the kind has one.
-trait Kind {
+pub(crate) trait Kind {
     fn open(&mut self, config: StoreConfig) -> Box<dyn StashStore>;
 }
 
@@ -50,7 +50,7 @@ fn found(store: &dyn StashStore, key: &Key) -> Option<Vec<u8>> {
     }
 }
 
-fn run_contract(kind: &mut dyn Kind) {
+pub(crate) fn run_contract(kind: &mut dyn Kind) {
     stash_and_retrieve(kind);
     refresh_reports_previous_generation(kind);
     ttl_expiry_with_injected_clock(kind);

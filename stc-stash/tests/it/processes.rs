@@ -50,7 +50,7 @@ fn worker() {
 
 fn spawn_worker(db: &Path, mode: &str, out: &Path) -> Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["worker", "--exact", "--test-threads=1", "--quiet"])
+        .args(["processes::worker", "--exact", "--test-threads=1", "--quiet"])
         .env(DB, db)
         .env(MODE, mode)
         .env(OUT, out)

@@ -1,21 +1,12 @@
 //! `truncate` with real stores: stashing, the ledger, arbitration, and the
 //! Headroom CCR bugs, each as a test that fails if the bug comes back.
 
-mod common;
+use crate::common::{self, resolve};
 
 use stc_stash::{
     references_in, restore, truncate, Kept, Key, Lookup, MemoryStore, PlanOptions, RedisStore, SqliteStore, StashStore,
     StashWrite, StoreError, TruncateOptions, Value, KEY_HEX_LEN,
 };
-
-fn resolve(store: &dyn StashStore, output_json: &str) -> String {
-    let output = Value::parse_json(output_json, &Default::default()).unwrap();
-    restore(&output, &mut |k| match store.retrieve(k).unwrap() {
-        Lookup::Found(p) => Some(String::from_utf8(p).unwrap()),
-        _ => None,
-    })
-    .unwrap()
-}
 
 fn five_hundred_records(store: &dyn StashStore) {
     let json = common::records(500);

@@ -3,7 +3,9 @@
 //! JSON, and its markers are found by `references_in` whatever the version.
 
 use stc_core::{DecodeOptions, ErrorKind, Tokenizer, Version};
-use stc_stash::{references_in, restore, truncate, Lookup, MemoryStore, StashStore, TruncateOptions, Value};
+use stc_stash::{references_in, truncate, MemoryStore, TruncateOptions};
+
+use crate::common::resolve;
 
 /// Records with an optional key (a table in version 2 only, with `~` cells).
 fn optional_records(n: usize) -> String {
@@ -18,16 +20,6 @@ fn optional_records(n: usize) -> String {
 
 fn decode(stc: &str, version: Version) -> Result<String, stc_core::Error> {
     stc_core::decode_with(stc, &DecodeOptions::default().version(version))
-}
-
-/// The original, rebuilt from the output JSON and the stashed payloads.
-fn resolve(store: &dyn StashStore, output_json: &str) -> String {
-    let output = Value::parse_json(output_json, &Default::default()).unwrap();
-    restore(&output, &mut |k| match store.retrieve(k).unwrap() {
-        Lookup::Found(p) => Some(String::from_utf8(p).unwrap()),
-        _ => None,
-    })
-    .unwrap()
 }
 
 #[test]
