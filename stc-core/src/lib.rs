@@ -35,6 +35,7 @@
 // Where each concept lives (each module uses only those above it):
 // `error`, `options`   the error type; options and limits
 // `identifier`         which keys STC leaves unquoted (reader and encoder)
+// `scan`               byte scans: string bodies, escapes, digits, whitespace
 // `strings`            string bodies: validation, canonical escaping
 // `parser`             the one reader of STC and JSON, reporting to a `Sink`
 // `write_json`         the JSON writers (minified, indented), both `Sink`s
@@ -49,6 +50,7 @@ mod gate;
 mod identifier;
 mod options;
 mod parser;
+mod scan;
 #[cfg(feature = "serde")]
 mod serde_api;
 mod strings;

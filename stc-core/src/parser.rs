@@ -15,9 +15,9 @@ use crate::strings::{
 };
 
 mod number;
-pub(crate) mod scan;
+
+use crate::scan::{self, plain_run, plain_run_ascii};
 pub use number::Number;
-use scan::{plain_run, plain_run_ascii};
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
 /// it needs; the parser reports [`ErrorKind::Aborted`] at the current token.
@@ -517,7 +517,7 @@ impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
 
     #[inline]
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+        while scan::is_ws(self.bytes.get(self.pos)) {
             self.pos += 1;
         }
     }

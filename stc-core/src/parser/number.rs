@@ -1,6 +1,6 @@
 //! [`Number`]: a number as the reader read it, for [`Sink::number_parts`](crate::Sink::number_parts).
 
-use super::scan::word_at;
+use crate::scan::word_at;
 
 /// A number as the reader read it: its exact lexeme (valid JSON number
 /// grammar) and where its parts are, which the reader found while scanning
