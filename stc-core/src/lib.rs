@@ -184,6 +184,40 @@ pub fn decode_with(stc: &str, options: &(impl AsDecodeOptions + ?Sized)) -> Resu
     Ok(writer.into_string())
 }
 
+/// [`decode_with`], handing the JSON text to `chunk` piece by piece as it
+/// is made instead of returning it whole: memory stays the size of one
+/// piece however large the output. The pieces joined are exactly
+/// [`decode_with`]'s text. Each piece is at least about 64 KiB (the last
+/// may be shorter) and ends between two values or tokens, never inside a
+/// character; no call is made for empty text.
+///
+/// The input is read once, so on invalid input the pieces before the error
+/// have already been handed on: the error comes back as
+/// [`Failure::Input`], the very error [`decode_with`] returns. Call
+/// [`validate_with`] first where no partial output may go out. An error
+/// of `chunk` stops the decoding at once and comes back unchanged as
+/// [`Failure::Sink`].
+///
+/// ```
+/// use stc_core::{decode_to, Failure, Limits};
+/// let mut out = Vec::new();
+/// decode_to("{ids[3]: 1,2,3}", &Limits::default(), |piece| {
+///     out.extend_from_slice(piece.as_bytes());
+///     Ok::<(), std::io::Error>(())
+/// })?;
+/// assert_eq!(out, br#"{"ids":[1,2,3]}"#);
+/// let err = decode_to("([2]: 1", &Limits::default(), |_| Ok::<(), std::io::Error>(())).unwrap_err();
+/// assert!(matches!(err, Failure::Input(e) if e.kind() == stc_core::ErrorKind::CountMismatch));
+/// # Ok::<(), Failure<std::io::Error>>(())
+/// ```
+pub fn decode_to<E>(
+    stc: &str,
+    options: &(impl AsDecodeOptions + ?Sized),
+    chunk: impl FnMut(&str) -> Result<(), E>,
+) -> Result<(), Failure<E>> {
+    write_json::decode_chunked(stc, options, write_json::DECODE_CHUNK, chunk)
+}
+
 /// [`decode_with`] into a buffer the caller keeps, in a one-byte form:
 /// every character up to U+00FF is one byte (Latin-1), every other character
 /// a `\uXXXX` escape (a pair: two escapes). Nothing else differs from
