@@ -41,7 +41,7 @@
 // `write_json`         the JSON writers (minified, indented), both `Sink`s
 // `document`           `Document` (the tape), `replay`, the checked builder
 // `estimate`, `gate`   token counting and the gate's rule
-// `write_stc`          the STC writer: `Document::encode`, `encode_gated`
+// `write_stc`          the STC writer: plan (pricing, columns), then write
 // `serde_api`          serde interop
 mod document;
 mod error;
