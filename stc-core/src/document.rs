@@ -26,7 +26,7 @@ use crate::strings::JsonStr;
 use crate::strings::{push_canonical_str as push_canonical, push_canonical_utf16};
 use crate::write_json::{JsonWriter, PrettyJsonWriter};
 use tape::{read_json, too_large, TapeWriter, TextKind};
-pub(crate) use tape::{Node, Tape};
+pub use tape::{Node, Tape};
 
 /// A JSON value held as a tape, ready to [`encode`](Document::encode).
 ///

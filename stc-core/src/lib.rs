@@ -56,8 +56,6 @@ mod serde_api;
 mod strings;
 mod write_json;
 mod write_stc;
-#[cfg(test)]
-mod write_stc_reference;
 
 pub use document::{Document, DocumentBuilder};
 pub use error::{Category, Error, ErrorKind, ParseNameError};
@@ -74,6 +72,26 @@ pub use serde_api::{from_str, to_string, to_string_with};
 pub use strings::{is_bare_letter, is_bare_string, JsonStr, LOOKALIKE_WORDS};
 pub use write_json::JsonWriter;
 pub use write_stc::encode_gated_with_counter;
+
+/// What this crate's test oracle is built from: the per-node planner in
+/// `tests/it/support/reference.rs`, which the writer is checked against
+/// byte for byte, reads a document's tape and shares the writer's rules for
+/// scalars, columns and row width. Not part of the API: hidden, and free to
+/// change in any release.
+#[doc(hidden)]
+pub mod __oracle {
+    pub use crate::document::{Node, Tape};
+    pub use crate::estimate::estimate_tokens;
+    pub use crate::identifier::is_identifier;
+    pub use crate::write_stc::{
+        column_cell, price_scalar, repeated_columns, scalar_array_compact, write_scalar, writes_bare, MAX_ROW_CELLS,
+    };
+
+    /// The tape `doc` was parsed or built into.
+    pub fn tape<'d, 'a>(doc: &'d crate::Document<'a>) -> &'d Tape<'a> {
+        &doc.nodes
+    }
+}
 
 /// `Result` with the codec's [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

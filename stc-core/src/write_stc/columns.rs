@@ -27,7 +27,7 @@ pub(super) const MAX_COLUMNS: usize = 256;
 /// `retweeted_status` objects back in their cells); every other class as
 /// before. 32 would cost `instruments` 25 % more; 72 or more keeps the 65-70
 /// cell rows (nested 0.797).
-pub(crate) const MAX_ROW_CELLS: usize = 48;
+pub const MAX_ROW_CELLS: usize = 48;
 
 /// The number of leaf columns (cells per row) of a column list.
 pub(super) fn leaf_count(columns: &[Column]) -> usize {
@@ -161,7 +161,7 @@ pub(super) const REPEATED_COLUMNS_CAP: (usize, usize) = (5, 4);
 /// both (the LCS table, at most [`MAX_COLUMNS`] × a row's keys). `None` above
 /// [`MAX_COLUMNS`] names or above [`REPEATED_COLUMNS_CAP`] times the distinct
 /// names. Deterministic: ties keep the list's name first.
-pub(crate) fn repeated_columns(nodes: &Tape<'_>, rows: impl IntoIterator<Item = usize>) -> Option<Vec<usize>> {
+pub fn repeated_columns(nodes: &Tape<'_>, rows: impl IntoIterator<Item = usize>) -> Option<Vec<usize>> {
     let mut columns: Vec<usize> = Vec::new();
     let mut keys: Vec<usize> = Vec::new();
     let mut lcs: Vec<u16> = Vec::new();
@@ -238,7 +238,7 @@ pub(crate) fn repeated_columns(nodes: &Tape<'_>, rows: impl IntoIterator<Item = 
 /// `~`), by the greedy leftmost embedding of the row's members into the
 /// columns: the walk [`row_cells`] makes when writing. For a list without
 /// repeated names this is the member of that name.
-pub(crate) fn column_cell(nodes: &Tape<'_>, r: usize, columns: &[usize], j: usize) -> Option<usize> {
+pub fn column_cell(nodes: &Tape<'_>, r: usize, columns: &[usize], j: usize) -> Option<usize> {
     let end = nodes.skip(r);
     let mut k = r + 1;
     for &c in &columns[..j] {

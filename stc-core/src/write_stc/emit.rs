@@ -47,7 +47,7 @@ pub(super) fn push_count(out: &mut String, n: usize) {
 /// Appends a scalar as candidate texts hold it: as it is written (see
 /// [`write_scalar`]), except a string longer than [`LONG_STRING`] bytes,
 /// which stands as `"x"` (or `x` when it is written bare).
-pub(crate) fn price_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
+pub fn price_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
     match node {
         Some(Node::String(s)) if s.len() > LONG_STRING => {
             out.push_str(if bare && writes_bare(s) { "x" } else { "\"x\"" });
@@ -61,7 +61,7 @@ pub(crate) fn price_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool)
 /// qualifies ([`is_bare_string`](crate::strings::is_bare_string); a stored string is canonically escaped,
 /// and one holding an escape never qualifies). Containers and keys write
 /// nothing (they never reach here).
-pub(crate) fn write_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
+pub fn write_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
     match node {
         Some(Node::Null) => out.push_str("null"),
         Some(Node::Bool(true)) => out.push_str("true"),
@@ -88,7 +88,7 @@ pub(crate) fn write_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool)
 /// characters by [`bare_char_len`]), without decoding characters: exactly
 /// `is_bare_string(s)` with an ASCII first character (test
 /// `writes_bare_is_the_rule`).
-pub(crate) fn writes_bare(s: &str) -> bool {
+pub fn writes_bare(s: &str) -> bool {
     let b = s.as_bytes();
     let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
         return false;

@@ -34,12 +34,10 @@ mod writer;
 use crate::document::Document;
 use crate::gate::{GateError, GateOptions, Gated};
 use crate::options::{EncodeOptions, Profile, Techniques, Version};
-#[cfg(test)]
-pub(crate) use columns::{column_cell, repeated_columns, MAX_ROW_CELLS};
-#[cfg(test)]
-pub(crate) use emit::{price_scalar, write_scalar, writes_bare};
-#[cfg(test)]
-pub(crate) use price::scalar_array_compact;
+// What the test oracle shares with the writer (see `crate::__oracle`).
+pub use columns::{column_cell, repeated_columns, MAX_ROW_CELLS};
+pub use emit::{price_scalar, write_scalar, writes_bare};
+pub use price::scalar_array_compact;
 use writer::{write, write_to};
 
 impl Document<'_> {

@@ -537,7 +537,8 @@ mod tests {
     /// a digit before an array, non-solid values like `""` and `"-"`): under
     /// `cfg(test)` every table the bound declares sure to win is also priced
     /// the full way and must win, every row's cost is checked against
-    /// `price_object`, and the text must be the per-node planner's.
+    /// `price_object` (the same shapes are compared with the per-node
+    /// planner by `tests/it/reference.rs`).
     #[test]
     fn tables_sure_to_win_are_the_tables_chosen() {
         let mut docs = Vec::new();
@@ -559,9 +560,9 @@ mod tests {
             let doc = Document::parse_json(json, &Limits::default()).unwrap();
             for version in [Version::V1, Version::V2] {
                 for profile in [Profile::Compact, Profile::Readable] {
-                    let new = write(&doc.nodes, profile, version, Techniques::default());
-                    let old = crate::write_stc_reference::write(&doc.nodes, profile, version);
-                    assert_eq!(new, old, "{json}: {version:?} {profile:?}");
+                    let stc = write(&doc.nodes, profile, version, Techniques::default());
+                    let back = crate::decode_with(&stc, &crate::DecodeOptions::default().version(version));
+                    assert_eq!(back, Ok(doc.to_json()), "{json}: {version:?} {profile:?}");
                 }
             }
         }

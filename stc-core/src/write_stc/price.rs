@@ -57,7 +57,7 @@ impl FixedShapes {
 /// ends, so each is priced with its first and last item (and the member's
 /// key, whose `:` merges with what follows): two short estimates, whatever
 /// the array's length. `bare`: strings that qualify are priced unquoted.
-pub(crate) fn scalar_array_compact(
+pub fn scalar_array_compact(
     nodes: &Tape<'_>,
     i: usize,
     len: usize,

@@ -1,62 +1,11 @@
 //! Unit tests of the STC writer.
 
 use super::*;
-use super::{columns::*, plan::*, writer::*};
+use super::{columns::*, plan::*};
 use crate::gate::Chosen;
 use crate::options::{Limits, Profile, Techniques, Version};
 
 pub(super) const TABLE: &str = r#"[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}]"#;
-
-/// The compact planner writes exactly what the per-node planner it
-/// replaced wrote (kept in `write_stc_reference`), on every document of
-/// the shared corpus (`STC_CORPUS` overrides `../shared/corpus`), in both
-/// versions and both profiles.
-#[test]
-fn same_output_as_the_per_node_planner_on_the_corpus() {
-    // Hand-made shapes too: nested tables, groups, keyed tables, absent cells.
-    let mut docs = corpus();
-    for json in [
-        TABLE,
-        r#"[{"a":[{"c":1},{"c":2}]},{"a":[{"c":3},{"c":4}]},{"a":[{"c":5},{"c":6}]}]"#,
-        r#"{"t":[{"b":[{"c":1},{"c":2}],"a":1},{"b":[],"a":2}],"n":1}"#,
-        r#"[{"id":1,"u":{"x":1,"y":{"z":[1,2]}}},{"id":2,"u":{"x":2,"y":{"z":[]}}},{"id":3}]"#,
-        r#"{"e1":{"n":"a","p":[1,2]},"e2":{"n":"b","p":[3]},"e3":{"n":"c"}}"#,
-        r#"[[1,2],[3,4],[[5],[6,[7,{"a":[{"b":1},{"b":2}]}]]]]"#,
-        GITHUB_CREATE_FILE,
-        r#"{"a":{"m":"x"},"b":{"m":"y"},"c":{"m":"z"}}"#,
-        r#"{"x":{"a":1,"b":2,"c":3},"y":{"a":4,"d":5,"e":6}}"#,
-    ] {
-        docs.push((json.to_string(), json.to_string()));
-    }
-    for (rows, fields) in [(3, 44), (3, 45), (3, 50)] {
-        docs.push((format!("wide_rows({rows}, {fields})"), wide_rows(rows, fields)));
-    }
-    // The width rule's choices: the narrowest group that fits, else the widest.
-    for groups in [&[30, 20][..], &[40, 30, 20], &[25, 25], &[20, 20, 20, 20]] {
-        let row = |r: usize| {
-            let members: Vec<String> = (0..groups.len())
-                .map(|g| {
-                    let fields: Vec<String> = (0..groups[g]).map(|f| format!(r#""g{g}f{f}":{}"#, r + f)).collect();
-                    format!(r#""g{g}":{{{}}}"#, fields.join(","))
-                })
-                .collect();
-            format!(r#"{{"id":{r},{}}}"#, members.join(","))
-        };
-        docs.push((format!("groups {groups:?}"), format!("[{}]", (0..3).map(row).collect::<Vec<_>>().join(","))));
-    }
-    for (name, json) in &docs {
-        let doc = Document::parse_json(json, &Limits::default()).unwrap();
-        for version in [Version::V1, Version::V2] {
-            for profile in [Profile::Compact, Profile::Readable] {
-                let new = write(&doc.nodes, profile, version, Techniques::default());
-                let old = crate::write_stc_reference::write(&doc.nodes, profile, version);
-                assert!(new == old, "{name}: {version:?} {profile:?} differs at byte {}", {
-                    new.bytes().zip(old.bytes()).take_while(|(a, b)| a == b).count()
-                });
-            }
-        }
-    }
-}
 
 pub(super) fn encode_v(json: &str, version: Version) -> String {
     let doc = Document::parse_json(json, &Limits::default()).unwrap();

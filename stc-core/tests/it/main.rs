@@ -21,6 +21,7 @@ mod reader_latin1;
 mod reader_numbers;
 mod reader_scan;
 mod reader_tables;
+mod reference;
 mod sink;
 mod snapshots;
 mod tape;

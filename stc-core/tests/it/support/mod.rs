@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+pub mod reference;
+
 /// Where the corpus is: `STC_CORPUS`, or `../shared/corpus`.
 pub fn corpus_dir() -> PathBuf {
     match std::env::var_os("STC_CORPUS") {

@@ -1,13 +1,14 @@
-//! The encoder as it was before the planner was made compact (H10): the
-//! per-node plan of commit 6788adf, kept for tests only, so that
-//! `write_stc`'s tests can check the new planner writes byte-identical text
-//! on every corpus document, in both versions and both profiles.
+//! The test oracle of the STC writer: the encoder as it was before its
+//! planner was made compact (side tables by container ordinal), the
+//! per-node plan of commit 6788adf. `tests/it/reference.rs` checks that the
+//! writer writes byte-identical text on every corpus document and on
+//! hand-made shapes, in both versions and both profiles. It reads a
+//! document's tape and shares the writer's scalar, column and width rules
+//! through `stc_core::__oracle`.
 #![allow(dead_code)]
 
-use crate::document::{Node, Tape};
-use crate::estimate::estimate_tokens;
-use crate::identifier::is_identifier;
-use crate::options::{Profile, Version};
+use stc_core::__oracle::{estimate_tokens, is_identifier, Node, Tape};
+use stc_core::{Profile, Version};
 
 /// Separators of one profile.
 struct Style {
@@ -156,7 +157,7 @@ impl<'d, 'a> Plan<'d, 'a> {
                 (if safe { c.safe_cost } else { c.cost }).saturating_sub(1)
             }
             node => {
-                crate::write_stc::price_scalar(&mut self.scratch, node, self.v2);
+                stc_core::__oracle::price_scalar(&mut self.scratch, node, self.v2);
                 0
             }
         }
@@ -197,7 +198,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let scalars_only = len == end - i - 1 && !(i + 1..end).any(|j| self.nodes.is_container(j));
         if scalars_only {
             // Items all scalars: plain or compact by the current planner's rule.
-            let compact = crate::write_stc::scalar_array_compact(self.nodes, i, len, end, self.v2, &mut self.scratch);
+            let compact = stc_core::__oracle::scalar_array_compact(self.nodes, i, len, end, self.v2, &mut self.scratch);
             let form = if compact { Form::Compact } else { Form::Plain };
             self.choice[i] = Choice { form, cost: 1 + len, safe: form, safe_cost: 1 + len };
             return;
@@ -470,7 +471,7 @@ impl<'d, 'a> Plan<'d, 'a> {
     }
 
     /// Columns to column list, each column's cells by the embedding
-    /// ([`column_cell`](crate::write_stc::column_cell)), groups where they pay.
+    /// ([`column_cell`](stc_core::__oracle::column_cell)), groups where they pay.
     fn finish_columns(&mut self, rows: &[usize], columns: &[usize], depth: usize) -> Option<Vec<Column>> {
         let mut out = Vec::with_capacity(columns.len());
         for (j, &key) in columns.iter().enumerate() {
@@ -488,9 +489,9 @@ impl<'d, 'a> Plan<'d, 'a> {
         Some(out)
     }
 
-    /// Repeated column names ([`repeated_columns`](crate::write_stc::repeated_columns)).
+    /// Repeated column names ([`repeated_columns`](stc_core::__oracle::repeated_columns)).
     fn infer_repeated(&mut self, rows: &[usize], depth: usize) -> Option<Vec<Column>> {
-        let columns = crate::write_stc::repeated_columns(self.nodes, rows.iter().copied())?;
+        let columns = stc_core::__oracle::repeated_columns(self.nodes, rows.iter().copied())?;
         self.finish_columns(rows, &columns, depth)
     }
 
@@ -502,7 +503,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let mut values = Vec::with_capacity(rows.len());
         let mut cells = Vec::with_capacity(rows.len());
         for &r in rows {
-            match crate::write_stc::column_cell(self.nodes, r, columns, j) {
+            match stc_core::__oracle::column_cell(self.nodes, r, columns, j) {
                 Some(v) => match self.nodes.get(v) {
                     Some(Node::Object { len, .. }) if len > 0 => {
                         values.push(v);
@@ -605,7 +606,7 @@ fn narrow(columns: &mut [Column]) {
     fn leaves(columns: &[Column]) -> usize {
         columns.iter().map(|c| if c.sub.is_empty() { 1 } else { leaves(&c.sub) }).sum()
     }
-    let max = crate::write_stc::MAX_ROW_CELLS;
+    let max = stc_core::__oracle::MAX_ROW_CELLS;
     loop {
         let width = leaves(columns);
         if width <= max {
@@ -708,7 +709,9 @@ impl Writer<'_, '_, '_> {
             match task {
                 Task::Value { i, member, safe, level } => self.value(i, member, safe, level),
                 Task::Text(text) => self.out.push_str(text),
-                Task::Scalar { i, bare } => crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(i), bare),
+                Task::Scalar { i, bare } => {
+                    stc_core::__oracle::write_scalar(&mut self.out, self.plan.nodes.get(i), bare)
+                }
                 Task::Items { mut next, mut left, mut first, compact, safe_last, level } => {
                     // Scalars straight away; a container waits on the stack.
                     // `prev`: the item before, if a scalar (after a container,
@@ -722,7 +725,7 @@ impl Writer<'_, '_, '_> {
                         if !self.plan.is_container(next) {
                             let after = (left > 1).then_some(next + 1);
                             let bare = self.plan.v2 && !sandwiched(self.plan.nodes, prev, after, true);
-                            crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(next), bare);
+                            stc_core::__oracle::write_scalar(&mut self.out, self.plan.nodes.get(next), bare);
                             prev = Some(next);
                             next += 1;
                             left -= 1;
@@ -870,7 +873,7 @@ impl Writer<'_, '_, '_> {
                 Cell::Absent => self.out.push('~'),
                 Cell::Value(v) if !self.plan.is_container(v) => {
                     let bare = self.cell_bare(&cells, m);
-                    crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(v), bare);
+                    stc_core::__oracle::write_scalar(&mut self.out, self.plan.nodes.get(v), bare);
                 }
                 Cell::Value(v) => {
                     for (r, cell) in cells.iter().enumerate().skip(m + 1).rev() {
@@ -909,7 +912,7 @@ impl Writer<'_, '_, '_> {
     }
 
     fn scalar(&mut self, i: usize) {
-        crate::write_stc::write_scalar(&mut self.out, self.plan.nodes.get(i), self.plan.v2);
+        stc_core::__oracle::write_scalar(&mut self.out, self.plan.nodes.get(i), self.plan.v2);
     }
 }
 
@@ -952,9 +955,9 @@ pub(crate) fn write(nodes: &Tape<'_>, profile: Profile, version: Version) -> Str
 /// The writer's rule for a string between two quoted strings, as it was
 /// before the planner kept one bit per string (`Plan::sandwiched_at`).
 /// Whether a string at the node `i` (if any) is written quoted by
-/// [`writes_bare`](crate::write_stc::writes_bare) (`bare`: version 2 with bare strings on).
+/// [`writes_bare`](stc_core::__oracle::writes_bare) (`bare`: version 2 with bare strings on).
 fn quoted_string(nodes: &Tape<'_>, i: Option<usize>, bare: bool) -> bool {
-    matches!(i.and_then(|i| nodes.get(i)), Some(Node::String(s)) if !(bare && crate::write_stc::writes_bare(s)))
+    matches!(i.and_then(|i| nodes.get(i)), Some(Node::String(s)) if !(bare && stc_core::__oracle::writes_bare(s)))
 }
 
 /// Whether a string value between the values `prev` and `next` (neighbours
@@ -962,7 +965,7 @@ fn quoted_string(nodes: &Tape<'_>, i: Option<usize>, bare: bool) -> bool {
 /// its quotes although it qualifies: both neighbours are quoted strings. Its
 /// quotes then merge with theirs (`","x","` as three tokens); bare, the
 /// merges break (`",x,"`): measured a token dearer per such string (spec
-/// 5.2, Appendix B). Neighbours are judged by [`writes_bare`](crate::write_stc::writes_bare) alone, so the
+/// 5.2, Appendix B). Neighbours are judged by [`writes_bare`](stc_core::__oracle::writes_bare) alone, so the
 /// rule is decided per string, in one pass, the same by every writer.
 fn sandwiched(nodes: &Tape<'_>, prev: Option<usize>, next: Option<usize>, bare: bool) -> bool {
     bare && quoted_string(nodes, prev, bare) && quoted_string(nodes, next, bare)
