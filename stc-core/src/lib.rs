@@ -32,13 +32,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// Where each concept lives (each module uses only those above it):
+// Where each concept lives (each module uses only those above it, which the
+// test in tests/it/layering.rs checks against this list):
 // `error`, `options`   the error type; options and limits
 // `identifier`         which keys STC leaves unquoted (reader and encoder)
 // `scan`               byte scans: string bodies, escapes, digits, whitespace
 // `strings`            string bodies: validation, canonical escaping
 // `parser`             the one reader of STC and JSON, reporting to a `Sink`
-// `write_json`         the JSON writers (minified, indented), both `Sink`s
+// `write_json`         the JSON writers, all `Sink`s; `decode_to`'s pieces
 // `document`           `Document` (the tape), `replay`, the checked builder
 // `estimate`, `gate`   token counting and the gate's rule
 // `write_stc`          the STC writer: plan (pricing, columns), then write

@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::strings::JsonStr;
 
 /// Returned by a [`Sink`] to stop the parser. The sink keeps whatever detail
-/// it needs; the parser reports [`ErrorKind::Aborted`] at the current token.
+/// it needs; the parser reports [`ErrorKind::Aborted`](crate::ErrorKind::Aborted) at the current token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Abort;
 
@@ -20,10 +20,10 @@ pub struct Abort;
 /// `None`. A hint only: the events that follow are what count.
 ///
 /// Every method may refuse with the sink's error type `E`. The default,
-/// [`Abort`], carries nothing: [`parse_stc`] and [`parse_json`] turn it into
-/// an [`ErrorKind::Aborted`] error at the current token. A sink with its own
+/// [`Abort`], carries nothing: [`parse_stc`](crate::parse_stc) and [`parse_json`](crate::parse_json) turn it into
+/// an [`ErrorKind::Aborted`](crate::ErrorKind::Aborted) error at the current token. A sink with its own
 /// error type (a binding's exception, an I/O error) is driven by
-/// [`parse_stc_to`] / [`parse_json_to`], which hand that value back unchanged
+/// [`parse_stc_to`](crate::parse_stc_to) / [`parse_json_to`](crate::parse_json_to), which hand that value back unchanged
 /// as [`Failure::Sink`]; [`Document::replay`](crate::Document::replay) returns
 /// it as is.
 ///
@@ -57,7 +57,7 @@ pub trait Sink<'a, E = Abort> {
     /// A number, with what the reader found while scanning it: whether it
     /// is an integer, and its value as an `i64` ([`Number::as_i64`]) or
     /// `f64` ([`Number::as_f64`]) without scanning the lexeme again. The
-    /// readers ([`parse_stc`], [`parse_json`] and the `_to` forms) report
+    /// readers ([`parse_stc`](crate::parse_stc), [`parse_json`](crate::parse_json) and the `_to` forms) report
     /// every number through this method; the default hands the lexeme to
     /// [`number`](Sink::number), so a sink that does not override it sees
     /// `number` only, as before, and pays nothing for the parts (they are
@@ -124,7 +124,7 @@ pub trait Sink<'a, E = Abort> {
     }
 }
 
-/// Why [`parse_stc_to`] or [`parse_json_to`] stopped: the input (a syntax
+/// Why [`parse_stc_to`](crate::parse_stc_to) or [`parse_json_to`](crate::parse_json_to) stopped: the input (a syntax
 /// or limit [`Error`], with its position), or the sink's own error value,
 /// returned unchanged.
 ///
@@ -199,6 +199,6 @@ impl<'a> Sink<'a> for Validate {}
 
 /// Formerly the largest depth limit accepted (larger limits were clamped to
 /// it). The reader no longer recurses and honours any
-/// [`max_depth`](Limits::max_depth); this constant stays for callers that
+/// [`max_depth`](crate::Limits::max_depth); this constant stays for callers that
 /// used it as a conservative depth for walks of their own.
 pub const MAX_DEPTH_LIMIT: usize = 1024;

@@ -15,7 +15,7 @@ pub(super) const MAX_COLUMNS: usize = 256;
 
 /// Most cells a table row may hold through column groups (spec 5.5, 5.8):
 /// a column list whose groups would make a row wider keeps some groups'
-/// objects in their cells, with their keys ([`narrow`]). The rows' own keys
+/// objects in their cells, with their keys (`narrow`). The rows' own keys
 /// are always columns, so a table without groups may be wider.
 ///
 /// Why 48 (measured with o200k_base, issue 25): Twitter statuses flattened
@@ -158,8 +158,8 @@ pub(super) const REPEATED_COLUMNS_CAP: (usize, usize) = (5, 4);
 /// indices of objects) whose keys do not fit one ordered list: the rows'
 /// key sequences merged, each row that is not yet a subsequence of the list
 /// (greedy leftmost test) replacing it by a shortest common supersequence of
-/// both (the LCS table, at most [`MAX_COLUMNS`] × a row's keys). `None` above
-/// [`MAX_COLUMNS`] names or above [`REPEATED_COLUMNS_CAP`] times the distinct
+/// both (the LCS table, at most `MAX_COLUMNS` × a row's keys). `None` above
+/// `MAX_COLUMNS` names or above `REPEATED_COLUMNS_CAP` times the distinct
 /// names. Deterministic: ties keep the list's name first.
 pub fn repeated_columns(nodes: &Tape<'_>, rows: impl IntoIterator<Item = usize>) -> Option<Vec<usize>> {
     let mut columns: Vec<usize> = Vec::new();
@@ -236,7 +236,7 @@ pub fn repeated_columns(nodes: &Tape<'_>, rows: impl IntoIterator<Item = usize>)
 
 /// The value filling column `j` of `columns` in the row object `r` (`None`:
 /// `~`), by the greedy leftmost embedding of the row's members into the
-/// columns: the walk [`row_cells`] makes when writing. For a list without
+/// columns: the walk `row_cells` makes when writing. For a list without
 /// repeated names this is the member of that name.
 pub fn column_cell(nodes: &Tape<'_>, r: usize, columns: &[usize], j: usize) -> Option<usize> {
     let end = nodes.skip(r);

@@ -45,7 +45,7 @@ pub(super) fn push_count(out: &mut String, n: usize) {
 }
 
 /// Appends a scalar as candidate texts hold it: as it is written (see
-/// [`write_scalar`]), except a string longer than [`LONG_STRING`] bytes,
+/// [`write_scalar`]), except a string longer than `LONG_STRING` bytes,
 /// which stands as `"x"` (or `x` when it is written bare).
 pub fn price_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
     match node {
@@ -82,10 +82,10 @@ pub fn write_scalar(out: &mut String, node: Option<Node<'_>>, bare: bool) {
 /// string starting with another script's letter saves nothing bare with
 /// either OpenAI tokenizer (the Cyrillic names of `random`: the quote merges
 /// with the word), while its missing quotes cost the `","` merges around it.
-/// In a table row and in an array, [`Plan::sandwiched_at`] may still quote it.
+/// In a table row and in an array, `Plan::sandwiched_at` may still quote it.
 ///
-/// Decided on the bytes in one pass (ASCII by [`BARE_BYTE`], other
-/// characters by [`bare_char_len`]), without decoding characters: exactly
+/// Decided on the bytes in one pass (ASCII by `BARE_BYTE`, other
+/// characters by `bare_char_len`), without decoding characters: exactly
 /// `is_bare_string(s)` with an ASCII first character (test
 /// `writes_bare_is_the_rule`).
 pub fn writes_bare(s: &str) -> bool {

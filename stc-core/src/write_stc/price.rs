@@ -53,7 +53,7 @@ impl FixedShapes {
 /// written compact (`[N]:a,b`) rather than plain (`[a,b]`): as an object
 /// member (or table cell) when that is estimated no dearer (a tie keeps the
 /// old rules' compact form), or always under the old fixed rule
-/// ([`COMPACT_SCALAR_MEMBERS`]); elsewhere never. The two texts differ only around their
+/// (`COMPACT_SCALAR_MEMBERS`); elsewhere never. The two texts differ only around their
 /// ends, so each is priced with its first and last item (and the member's
 /// key, whose `:` merges with what follows): two short estimates, whatever
 /// the array's length. `bare`: strings that qualify are priced unquoted.

@@ -16,7 +16,8 @@ fn src() -> PathBuf {
 fn levels(lib: &str) -> BTreeMap<String, usize> {
     let start = lib.find("// Where each concept lives").expect("lib.rs has the \"where each concept lives\" list");
     let mut levels = BTreeMap::new();
-    for (level, line) in lib[start..].lines().skip(1).take_while(|l| l.starts_with("// `")).enumerate() {
+    let lines = lib[start..].lines().skip(1).skip_while(|l| !l.starts_with("// `"));
+    for (level, line) in lines.take_while(|l| l.starts_with("// `")).enumerate() {
         let names = line.trim_start_matches("// ").split("  ").next().unwrap_or("");
         for name in names.split(',') {
             levels.insert(name.trim().trim_matches('`').to_string(), level);
