@@ -1,4 +1,4 @@
-//! `DocumentBuilder`'s escaping of strings and keys (`document/scan.rs`:
+//! `DocumentBuilder`'s escaping of strings and keys (`document.rs`, `scan.rs`:
 //! `push_str`, `push_key`, `push_utf16`, `push_key_utf16`, with their
 //! word-at-a-time plain-byte scans and UTF-16 ASCII runs; `push_str_borrowed`
 //! and `push_key_borrowed`, whose plain strings the document keeps as

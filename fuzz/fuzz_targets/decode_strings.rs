@@ -1,5 +1,5 @@
-//! The STC reader's string, key and bare-run scans (`parser.rs`,
-//! `parser/scan.rs`: word-at-a-time body scans, canonical-escape detection,
+//! The STC reader's string, key and bare-run scans (`parser/`,
+//! `scan.rs`: word-at-a-time body scans, canonical-escape detection,
 //! bare keys, v2 bare runs) and the JSON writer's copy of canonical bodies
 //! (`write_json.rs`), on STC texts built by this target.
 //!

@@ -16,18 +16,17 @@
 //! spans of the input whenever the input's escaping already is canonical,
 //! other text in one arena (`document/tape.rs` has the layout and limits).
 
-mod scan;
 mod tape;
 
 use crate::error::{Error, ErrorKind};
 use crate::options::Limits;
 use crate::parser::{parse_json_to, Abort, Failure, Sink};
+use crate::scan::{self, number_end};
 use crate::strings::JsonStr;
 use crate::strings::{push_canonical_str as push_canonical, push_canonical_utf16};
 use crate::write_json::{JsonWriter, PrettyJsonWriter};
-use scan::number_end;
 use tape::{read_json, too_large, TapeWriter, TextKind};
-pub(crate) use tape::{Node, Tape};
+pub use tape::{Node, Tape};
 
 /// A JSON value held as a tape, ready to [`encode`](Document::encode).
 ///

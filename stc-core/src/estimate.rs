@@ -14,7 +14,7 @@
 //! mean absolute percentage error. The gate's default margin absorbs it.
 
 /// Estimated o200k_base tokens of `text`.
-pub(crate) fn estimate_tokens(text: &str) -> usize {
+pub fn estimate_tokens(text: &str) -> usize {
     let b = text.as_bytes();
     // In half tokens, so that a prefix can cost half a token.
     let mut halves = 0usize;

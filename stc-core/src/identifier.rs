@@ -50,7 +50,7 @@ pub(crate) fn len(bytes: &[u8]) -> usize {
 
 /// Whether the whole of `key` can be written without quotes.
 #[inline]
-pub(crate) fn is_identifier(key: &str) -> bool {
+pub fn is_identifier(key: &str) -> bool {
     !key.is_empty() && len(key.as_bytes()) == key.len()
 }
 

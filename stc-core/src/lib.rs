@@ -32,15 +32,17 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// Where each concept lives (each module uses only those above it):
+// Where each concept lives (each module uses only those above it, which the
+// test in tests/it/layering.rs checks against this list):
 // `error`, `options`   the error type; options and limits
 // `identifier`         which keys STC leaves unquoted (reader and encoder)
+// `scan`               byte scans: string bodies, escapes, digits, whitespace
 // `strings`            string bodies: validation, canonical escaping
 // `parser`             the one reader of STC and JSON, reporting to a `Sink`
-// `write_json`         the JSON writers (minified, indented), both `Sink`s
+// `write_json`         the JSON writers, all `Sink`s; `decode_to`'s pieces
 // `document`           `Document` (the tape), `replay`, the checked builder
 // `estimate`, `gate`   token counting and the gate's rule
-// `write_stc`          the STC writer: `Document::encode`, `encode_gated`
+// `write_stc`          the STC writer: plan (pricing, columns), then write
 // `serde_api`          serde interop
 mod document;
 mod error;
@@ -49,13 +51,12 @@ mod gate;
 mod identifier;
 mod options;
 mod parser;
+mod scan;
 #[cfg(feature = "serde")]
 mod serde_api;
 mod strings;
 mod write_json;
 mod write_stc;
-#[cfg(test)]
-mod write_stc_reference;
 
 pub use document::{Document, DocumentBuilder};
 pub use error::{Category, Error, ErrorKind, ParseNameError};
@@ -72,6 +73,26 @@ pub use serde_api::{from_str, to_string, to_string_with};
 pub use strings::{is_bare_letter, is_bare_string, JsonStr, LOOKALIKE_WORDS};
 pub use write_json::JsonWriter;
 pub use write_stc::encode_gated_with_counter;
+
+/// What this crate's test oracle is built from: the per-node planner in
+/// `tests/it/support/reference.rs`, which the writer is checked against
+/// byte for byte, reads a document's tape and shares the writer's rules for
+/// scalars, columns and row width. Not part of the API: hidden, and free to
+/// change in any release.
+#[doc(hidden)]
+pub mod __oracle {
+    pub use crate::document::{Node, Tape};
+    pub use crate::estimate::estimate_tokens;
+    pub use crate::identifier::is_identifier;
+    pub use crate::write_stc::{
+        column_cell, price_scalar, repeated_columns, scalar_array_compact, write_scalar, writes_bare, MAX_ROW_CELLS,
+    };
+
+    /// The tape `doc` was parsed or built into.
+    pub fn tape<'d, 'a>(doc: &'d crate::Document<'a>) -> &'d Tape<'a> {
+        &doc.nodes
+    }
+}
 
 /// `Result` with the codec's [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -180,6 +201,40 @@ pub fn decode_with(stc: &str, options: &(impl AsDecodeOptions + ?Sized)) -> Resu
     let mut writer = JsonWriter::with_capacity(stc.len() + stc.len() / 2);
     parse_stc(stc, options, &mut writer)?;
     Ok(writer.into_string())
+}
+
+/// [`decode_with`], handing the JSON text to `chunk` piece by piece as it
+/// is made instead of returning it whole: memory stays the size of one
+/// piece however large the output. The pieces joined are exactly
+/// [`decode_with`]'s text. Each piece is at least about 64 KiB (the last
+/// may be shorter) and ends between two values or tokens, never inside a
+/// character; no call is made for empty text.
+///
+/// The input is read once, so on invalid input the pieces before the error
+/// have already been handed on: the error comes back as
+/// [`Failure::Input`], the very error [`decode_with`] returns. Call
+/// [`validate_with`] first where no partial output may go out. An error
+/// of `chunk` stops the decoding at once and comes back unchanged as
+/// [`Failure::Sink`].
+///
+/// ```
+/// use stc_core::{decode_to, Failure, Limits};
+/// let mut out = Vec::new();
+/// decode_to("{ids[3]: 1,2,3}", &Limits::default(), |piece| {
+///     out.extend_from_slice(piece.as_bytes());
+///     Ok::<(), std::io::Error>(())
+/// })?;
+/// assert_eq!(out, br#"{"ids":[1,2,3]}"#);
+/// let err = decode_to("([2]: 1", &Limits::default(), |_| Ok::<(), std::io::Error>(())).unwrap_err();
+/// assert!(matches!(err, Failure::Input(e) if e.kind() == stc_core::ErrorKind::CountMismatch));
+/// # Ok::<(), Failure<std::io::Error>>(())
+/// ```
+pub fn decode_to<E>(
+    stc: &str,
+    options: &(impl AsDecodeOptions + ?Sized),
+    chunk: impl FnMut(&str) -> Result<(), E>,
+) -> Result<(), Failure<E>> {
+    write_json::decode_chunked(stc, options, write_json::DECODE_CHUNK, chunk)
 }
 
 /// [`decode_with`] into a buffer the caller keeps, in a one-byte form:

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use crate::parser::scan::plain_run;
+use crate::scan::plain_run;
 
 /// A validated string body (the text between the quotes, escapes included).
 ///

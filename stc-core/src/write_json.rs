@@ -3,13 +3,15 @@
 //! They are the only code that writes JSON: decoding streams the parser's
 //! events into [`JsonWriter`], and [`Document::to_json`] and
 //! [`Document::to_json_pretty`] replay a document's tape into these same
-//! writers. Strings are written in canonical escaping and number lexemes are
+//! writers, and [`decode_to`](crate::decode_to) hands [`JsonWriter`]'s text
+//! on in chunks. Strings are written in canonical escaping and number lexemes are
 //! copied verbatim.
 //!
 //! [`Document::to_json`]: crate::Document::to_json
 //! [`Document::to_json_pretty`]: crate::Document::to_json_pretty
 
-use crate::parser::{Abort, Sink};
+use crate::options::AsDecodeOptions;
+use crate::parser::{parse_stc_to, Abort, Failure, Sink};
 use crate::strings::JsonStr;
 
 /// A [`Sink`] that writes minified JSON text with canonical strings and
@@ -140,6 +142,114 @@ impl<'a> Sink<'a> for JsonWriter {
         self.out.push('}');
         self.need_comma = true;
         Ok(())
+    }
+}
+
+/// How much JSON [`decode_to`](crate::decode_to) collects before handing it
+/// on: big enough that each hand-over is one large write, small enough to
+/// stay in the allocator's heap (below glibc's 128 KiB mmap threshold).
+pub(crate) const DECODE_CHUNK: usize = 64 << 10;
+
+/// [`decode_to`](crate::decode_to) with the chunk size given: the events go
+/// to a [`JsonWriter`] whose text is handed to `hand` whenever at least
+/// `chunk` bytes have collected, and once more at the end. The writer keeps
+/// its separator state across a hand-over, so the chunks joined are
+/// [`decode_with`](crate::decode_with)'s text.
+pub(crate) fn decode_chunked<E>(
+    stc: &str,
+    options: &(impl AsDecodeOptions + ?Sized),
+    chunk: usize,
+    hand: impl FnMut(&str) -> Result<(), E>,
+) -> Result<(), Failure<E>> {
+    let capacity = (stc.len() + stc.len() / 2).min(chunk.saturating_add(chunk / 4));
+    let mut sink = ChunkedJsonWriter { writer: JsonWriter::with_capacity(capacity), chunk, hand };
+    parse_stc_to(stc, options, &mut sink)?;
+    sink.hand_over().map_err(Failure::Sink)
+}
+
+/// The sink of [`decode_chunked`]: a [`JsonWriter`] emptied into `hand`
+/// after any event that leaves `chunk` bytes or more in it.
+struct ChunkedJsonWriter<F> {
+    writer: JsonWriter,
+    chunk: usize,
+    hand: F,
+}
+
+impl<F> ChunkedJsonWriter<F> {
+    /// Hands the text written so far on (none: no call), keeping the
+    /// writer's state and its buffer's capacity.
+    fn hand_over<E>(&mut self) -> Result<(), E>
+    where
+        F: FnMut(&str) -> Result<(), E>,
+    {
+        if !self.writer.out.is_empty() {
+            (self.hand)(&self.writer.out)?;
+            self.writer.out.clear();
+        }
+        Ok(())
+    }
+
+    /// After an event: hands the text on once a chunk has collected.
+    #[inline]
+    fn after<E>(&mut self, written: Result<(), Abort>) -> Result<(), E>
+    where
+        F: FnMut(&str) -> Result<(), E>,
+    {
+        // `JsonWriter` never refuses.
+        debug_assert!(written.is_ok());
+        if self.writer.out.len() >= self.chunk {
+            self.hand_over()
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl<'a, E, F: FnMut(&str) -> Result<(), E>> Sink<'a, E> for ChunkedJsonWriter<F> {
+    #[inline]
+    fn null(&mut self) -> Result<(), E> {
+        let written = self.writer.null();
+        self.after(written)
+    }
+    #[inline]
+    fn boolean(&mut self, value: bool) -> Result<(), E> {
+        let written = self.writer.boolean(value);
+        self.after(written)
+    }
+    #[inline]
+    fn number(&mut self, lexeme: &'a str) -> Result<(), E> {
+        let written = self.writer.number(lexeme);
+        self.after(written)
+    }
+    #[inline]
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), E> {
+        let written = self.writer.string(value);
+        self.after(written)
+    }
+    #[inline]
+    fn begin_array(&mut self, len: Option<usize>) -> Result<(), E> {
+        let written = self.writer.begin_array(len);
+        self.after(written)
+    }
+    #[inline]
+    fn end_array(&mut self) -> Result<(), E> {
+        let written = self.writer.end_array();
+        self.after(written)
+    }
+    #[inline]
+    fn begin_object(&mut self, len: Option<usize>) -> Result<(), E> {
+        let written = self.writer.begin_object(len);
+        self.after(written)
+    }
+    #[inline]
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), E> {
+        let written = self.writer.key(key);
+        self.after(written)
+    }
+    #[inline]
+    fn end_object(&mut self) -> Result<(), E> {
+        let written = self.writer.end_object();
+        self.after(written)
     }
 }
 
@@ -595,5 +705,115 @@ mod tests {
                 same(&stc, &DecodeOptions::default().version(version));
             }
         }
+    }
+
+    /// `decode_chunked` at chunk size `chunk`: the pieces joined (every
+    /// piece but the last at least `chunk` bytes, none empty), or the error.
+    fn chunked(stc: &str, options: &DecodeOptions, chunk: usize) -> Result<String, crate::Error> {
+        let mut pieces: Vec<String> = Vec::new();
+        let r = decode_chunked(stc, options, chunk, |piece| {
+            pieces.push(piece.to_string());
+            Ok::<(), ()>(())
+        });
+        assert!(pieces.iter().all(|p| !p.is_empty()), "an empty piece");
+        if let Some((_, full)) = pieces.split_last() {
+            assert!(full.iter().all(|p| p.len() >= chunk), "a piece shorter than {chunk} before the last");
+        }
+        match r {
+            Ok(()) => Ok(pieces.concat()),
+            Err(Failure::Input(e)) => Err(e),
+            Err(Failure::Sink(())) => unreachable!("the closure never refuses"),
+        }
+    }
+
+    /// Every input of the conformance corpus, with its `max_depth`, in both
+    /// versions.
+    fn conformance_inputs() -> Vec<(String, DecodeOptions)> {
+        let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/cases");
+        let mut inputs = Vec::new();
+        for dir in std::fs::read_dir(&cases).unwrap() {
+            for file in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+                let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+                let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+                for case in doc["cases"].as_array().unwrap() {
+                    let Some(input) = case["input"].as_str() else { continue };
+                    for version in [Version::V1, Version::V2] {
+                        let mut options = DecodeOptions::default().version(version);
+                        if let Some(d) = case["options"]["max_depth"].as_u64() {
+                            options = options.max_depth(d as usize);
+                        }
+                        inputs.push((input.to_string(), options));
+                    }
+                }
+            }
+        }
+        inputs
+    }
+
+    #[test]
+    fn decode_to_equals_decode_with_at_every_chunk_size_on_the_conformance_cases() {
+        let inputs = conformance_inputs();
+        assert!(inputs.len() > 2000, "expected the conformance corpus, found {} inputs", inputs.len());
+        for (input, options) in &inputs {
+            let expected = crate::decode_with(input, options);
+            let longest = expected.as_ref().map_or(input.len(), String::len);
+            for chunk in 1..=longest + 1 {
+                assert_eq!(chunked(input, options, chunk), expected, "{input:?} at chunk size {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn decode_to_equals_decode_with_on_the_shared_corpus() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let Ok(entries) = std::fs::read_dir(&corpus) else { return };
+        for path in entries.map(|e| e.unwrap().path()) {
+            if path.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            let json = std::fs::read_to_string(&path).unwrap();
+            for version in [Version::V1, Version::V2] {
+                let stc = crate::encode_with(&json, &crate::EncodeOptions::default().version(version)).unwrap();
+                let options = DecodeOptions::default().version(version);
+                let expected = crate::decode_with(&stc, &options);
+                for chunk in [1, 3, 100, 4096, DECODE_CHUNK, usize::MAX] {
+                    assert!(chunked(&stc, &options, chunk) == expected, "{} {version:?} at {chunk}", path.display());
+                }
+                // A cut input: the error of decode_with, after some pieces.
+                let at = (0..=stc.len() * 2 / 3).rev().find(|&i| stc.is_char_boundary(i)).unwrap();
+                let cut = &stc[..at];
+                let err = crate::decode_with(cut, &options).unwrap_err();
+                assert_eq!(chunked(cut, &options, 100), Err(err), "{} cut", path.display());
+            }
+        }
+    }
+
+    #[test]
+    fn decode_to_stops_at_the_closures_error_and_returns_it() {
+        let stc = r#"[{"a":1,"b":"x"},{"a":2,"b":"y"},{"a":3,"b":"z"},[true,false,null]]"#;
+        for refuse_at in 0..6 {
+            let mut calls = 0;
+            let r = decode_chunked(stc, &DecodeOptions::default(), 4, |piece| {
+                calls += 1;
+                if calls > refuse_at {
+                    Err(format!("refused {piece}"))
+                } else {
+                    Ok(())
+                }
+            });
+            match r {
+                Err(Failure::Sink(e)) => assert!(e.starts_with("refused "), "{e}"),
+                other => panic!("refusal {refuse_at}: {other:?}"),
+            }
+            assert_eq!(calls, refuse_at + 1, "called again after refusing");
+        }
+        // The public form with its 64 KiB pieces: one piece for a small text.
+        let mut pieces = Vec::new();
+        crate::decode_to(stc, &DecodeOptions::default(), |p| {
+            pieces.push(p.to_string());
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(pieces, [crate::decode(stc).unwrap()]);
     }
 }

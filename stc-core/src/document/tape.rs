@@ -49,8 +49,10 @@ const LONG: u32 = u32::MAX >> SHIFT;
 
 /// One node of the tape, as the writers see it (by value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Node<'t> {
+pub enum Node<'t> {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
     /// The exact number lexeme.
     Number(&'t str),
@@ -60,12 +62,16 @@ pub(crate) enum Node<'t> {
     Key(&'t str),
     /// `len` elements; the next node after the array is at `end`.
     Array {
+        /// How many elements.
         len: usize,
+        /// The index of the node after the array.
         end: usize,
     },
     /// `len` members (key + value each); the next node after it is at `end`.
     Object {
+        /// How many members.
         len: usize,
+        /// The index of the node after the object.
         end: usize,
     },
 }
@@ -95,7 +101,7 @@ pub(crate) fn too_large(what: &str) -> Error {
 
 /// The nodes of one document (see the module documentation).
 #[derive(Clone, Default)]
-pub(crate) struct Tape<'a> {
+pub struct Tape<'a> {
     /// The parsed input text ("" for a built document).
     input: &'a str,
     /// Text that is not a span of the input.
@@ -113,19 +119,19 @@ pub(crate) struct Tape<'a> {
 impl<'a> Tape<'a> {
     /// Number of nodes.
     #[inline]
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.words.len()
     }
 
     /// Whether the tape holds no node (only while it is being built).
     #[inline]
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.words.is_empty()
     }
 
     /// The node at index `i`.
     #[inline(always)]
-    pub(crate) fn get(&self, i: usize) -> Option<Node<'_>> {
+    pub fn get(&self, i: usize) -> Option<Node<'_>> {
         let w = *self.words.get(i)?;
         Some(match w.head & TAG {
             NULL => Node::Null,
@@ -141,13 +147,13 @@ impl<'a> Tape<'a> {
 
     /// Whether the node at `i` is an array or an object.
     #[inline]
-    pub(crate) fn is_container(&self, i: usize) -> bool {
+    pub fn is_container(&self, i: usize) -> bool {
         self.words.get(i).is_some_and(|w| w.head & TAG >= ARRAY)
     }
 
     /// Index of the node after the value at `i` (a container's `end`).
     #[inline]
-    pub(crate) fn skip(&self, i: usize) -> usize {
+    pub fn skip(&self, i: usize) -> usize {
         match self.words.get(i) {
             Some(w) if w.head & TAG >= ARRAY => w.tail as usize,
             _ => i + 1,
@@ -184,7 +190,7 @@ impl<'a> Tape<'a> {
     /// The text of the number, string or key at `i` ("" for any other
     /// node): what the writers compare and copy.
     #[inline(always)]
-    pub(crate) fn body(&self, i: usize) -> &str {
+    pub fn body(&self, i: usize) -> &str {
         match self.words.get(i) {
             Some(&w) if matches!(w.head & TAG, NUMBER | STRING | KEY) => self.text(i, w),
             _ => "",

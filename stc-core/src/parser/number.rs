@@ -1,6 +1,8 @@
 //! [`Number`]: a number as the reader read it, for [`Sink::number_parts`](crate::Sink::number_parts).
 
-use super::scan::word_at;
+use super::{Parser, Sink};
+use crate::error::{describe, Error, ErrorKind};
+use crate::scan::{self, word_at};
 
 /// A number as the reader read it: its exact lexeme (valid JSON number
 /// grammar) and where its parts are, which the reader found while scanning
@@ -95,7 +97,7 @@ impl<'a> Number<'a> {
     /// [`number`](crate::Sink::number) that hands on to its
     /// [`number_parts`](crate::Sink::number_parts).
     pub fn new(lexeme: &'a str) -> Option<Self> {
-        let shape = super::scan_number_shape(lexeme.as_bytes(), 0).ok()?;
+        let shape = scan_number_shape(lexeme.as_bytes(), 0).ok()?;
         (shape.end == lexeme.len()).then(|| Number::from_parts(lexeme, shape.int_end, shape.frac_end))
     }
 
@@ -195,5 +197,129 @@ impl<'a> Number<'a> {
     fn slow_f64(&self) -> f64 {
         // A valid JSON number always parses (overflow is ±infinity).
         self.lexeme.parse::<f64>().unwrap_or(f64::NAN)
+    }
+}
+
+impl<'a, 's, E, S: Sink<'a, E>> Parser<'a, 's, S, E> {
+    /// Reads a number at `-` or a digit; returns its lexeme and parts.
+    #[inline(always)]
+    pub(super) fn number_lexeme(&mut self) -> Result<Number<'a>, Error> {
+        let start = self.pos;
+        match scan_number_shape(self.bytes, start) {
+            Ok(shape) => {
+                self.pos = shape.end;
+                Ok(self.number_at(start, shape))
+            }
+            Err(NumberError { at, expected: None }) => {
+                Err(self.err_at(at, ErrorKind::InvalidNumber, "invalid number: leading zeros are not allowed".into()))
+            }
+            Err(NumberError { at, expected: Some(what) }) => Err(self.number_err(at, what)),
+        }
+    }
+
+    /// The number scanned at `start` with `shape`.
+    #[inline(always)]
+    pub(super) fn number_at(&self, start: usize, shape: NumberShape) -> Number<'a> {
+        Number::from_parts(self.text.get(start..shape.end).unwrap_or(""), shape.int_end - start, shape.frac_end - start)
+    }
+
+    fn number_err(&self, at: usize, what: &str) -> Error {
+        let kind = if at >= self.bytes.len() { ErrorKind::UnexpectedEnd } else { ErrorKind::InvalidNumber };
+        self.err_at(at, kind, format!("invalid number: expected {what}, found {}", describe(self.bytes, at)))
+    }
+}
+
+/// Where a number stopped following the grammar, and what it needed there
+/// (`None`: a digit after a leading zero).
+pub(crate) struct NumberError {
+    pub(crate) at: usize,
+    pub(crate) expected: Option<&'static str>,
+}
+
+/// Whether a number lexeme is an integer (no fraction, no exponent) outside
+/// ±(2^53 − 1), the range in which every integer is exactly a double. The
+/// JavaScript bindings' one rule for `bigint: true` (such integers become
+/// `BigInt`s); any valid JSON number lexeme may be passed.
+///
+/// ```
+/// use stc_core::is_unsafe_integer;
+/// assert!(!is_unsafe_integer("9007199254740991"));
+/// assert!(is_unsafe_integer("-9007199254740992"));
+/// assert!(is_unsafe_integer("12345678901234567890"));
+/// assert!(!is_unsafe_integer("1e300"));
+/// assert!(!is_unsafe_integer("9007199254740993.0"));
+/// ```
+pub fn is_unsafe_integer(lexeme: &str) -> bool {
+    let digits = lexeme.strip_prefix('-').unwrap_or(lexeme);
+    if digits.len() < 16 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    digits.len() > 16 || digits > "9007199254740991"
+}
+
+/// Where a number's parts end: see [`scan_number_shape`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NumberShape {
+    /// The end of the integer part: the `.`, the `e`/`E`, or `end`.
+    pub(crate) int_end: usize,
+    /// The end of the fraction: the `e`/`E` or `end`; `int_end` without one.
+    pub(crate) frac_end: usize,
+    /// The index after the number.
+    pub(crate) end: usize,
+}
+
+/// Scans a JSON number starting at `start` (at `-` or a digit):
+/// `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`. Returns the index
+/// after it. The reader uses [`scan_number_shape`]; this is the reference
+/// the document's own number scan is tested against.
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn scan_number(b: &[u8], start: usize) -> Result<usize, NumberError> {
+    scan_number_shape(b, start).map(|shape| shape.end)
+}
+
+/// [`scan_number`], with where the integer part and the fraction end (what
+/// a [`Number`] keeps).
+#[inline(always)]
+pub(crate) fn scan_number_shape(b: &[u8], start: usize) -> Result<NumberShape, NumberError> {
+    let mut i = start + usize::from(b.get(start) == Some(&b'-'));
+    match b.get(i) {
+        Some(b'0') => {
+            i += 1;
+            if b.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(NumberError { at: i, expected: None });
+            }
+        }
+        Some(b'1'..=b'9') => i = scan::digits_end(b, i + 1),
+        _ => return Err(NumberError { at: i, expected: Some("a digit") }),
+    }
+    let int_end = i;
+    match b.get(i) {
+        Some(b'.') => {
+            let end = scan::digits_end(b, i + 1);
+            if end == i + 1 {
+                return Err(NumberError { at: end, expected: Some("a digit after the decimal point") });
+            }
+            i = end;
+            if let Some(b'e' | b'E') = b.get(i) {
+                return exponent(b, i).map(|end| NumberShape { int_end, frac_end: i, end });
+            }
+            Ok(NumberShape { int_end, frac_end: i, end: i })
+        }
+        Some(b'e' | b'E') => exponent(b, i).map(|end| NumberShape { int_end, frac_end: i, end }),
+        _ => Ok(NumberShape { int_end, frac_end: i, end: i }),
+    }
+}
+
+/// The exponent of a number at its `e` or `E`: the index after it.
+#[inline]
+fn exponent(b: &[u8], mut i: usize) -> Result<usize, NumberError> {
+    i += 1;
+    if let Some(b'+' | b'-') = b.get(i) {
+        i += 1;
+    }
+    match scan::digits_end(b, i) {
+        end if end == i => Err(NumberError { at: i, expected: Some("a digit in the exponent") }),
+        end => Ok(end),
     }
 }

@@ -21,7 +21,7 @@
 //!   check per node: an input under 4 GiB has fewer nodes than bytes.
 
 use super::{Tape, Word, ARRAY, FALSE, IN_ARENA, KEY, LONG, NULL, NUMBER, OBJECT, SHIFT, STRING, TAG, TRUE};
-use crate::document::scan::{is_ws, number_end, plain_run, zero_bytes, HIGH, ONES};
+use crate::scan::{is_ws, number_end, plain_run, zero_bytes, HIGH, ONES};
 use crate::strings::JsonStr;
 
 /// Reads `input` (shorter than 4 GiB: the caller checks) into a tape, or
