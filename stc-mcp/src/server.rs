@@ -89,11 +89,12 @@ fn tokenizer_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     names_schema(Tokenizer::NAMES)
 }
 
-/// The input schema of `version`: the integer 1 or 2 (`Version::NAMES`),
-/// checked by the core's `Version::try_from` when the tool runs.
+/// The input schema of `version`: an integer from the first to the last of
+/// `Version::NAMES` (1 to 2), checked by the core's `Version::try_from` when
+/// the tool runs.
 fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let numbers: Vec<u8> = Version::NAMES.iter().filter_map(|n| n.parse().ok()).collect();
-    schemars::json_schema!({ "type": "integer", "enum": numbers })
+    schemars::json_schema!({ "type": "integer", "minimum": numbers.first(), "maximum": numbers.last() })
 }
 
 /// The input schema of `min_saving`: a number from 0 to 1, checked by the
