@@ -144,4 +144,3 @@ impl<'a> Sink<'a, JsValue> for ValueBuilder {
         self.close()
     }
 }
-

@@ -209,4 +209,3 @@ impl Walker<'_> {
         self.doc.push_end_object().map_err(doc_error)
     }
 }
-

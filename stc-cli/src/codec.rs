@@ -158,37 +158,37 @@ pub(crate) fn encode(args: &EncodeArgs) -> Result<String, Failure> {
     if args.lines {
         return encode_lines(args);
     }
-        let input = &args.input;
-        let bytes = input.read()?;
-        let json = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
-        let options = input.encode_options(args.profile);
-        // The budget is counted in the version the text is written in.
-        let truncated = retrieve::truncate(json, &args.stash, &options).map_err(|e| match e {
-            stc_stash::TruncateError::Input(e) => input.fail(e),
-            e => Failure { origin: input.name(), line: 0, column: 0, message: e.to_string(), ..Default::default() },
-        })?;
-        let json = truncated.as_deref().unwrap_or(json);
-        if args.gate {
-            let gate = GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer);
-            let gated = stc_core::encode_gated(json, &options, &gate).map_err(|e| input.fail(e))?;
-            eprintln!(
-                "stc: gate chose {} ({} tokens as STC, {} as minified JSON, by {})",
-                gated.chosen.name(),
-                gated.stc_tokens,
-                gated.json_tokens,
-                gate.tokenizer.name()
-            );
-            retrieve::check_budget(&args.stash, &gated.text);
-            write_output(input, &gated.text)
-        } else if truncated.is_some() || args.stash.has_budget() {
-            let text = stc_core::encode_with(json, &options).map_err(|e| input.fail(e))?;
-            retrieve::check_budget(&args.stash, &text);
-            write_output(input, &text)
-        } else {
-            let doc = Document::parse_json(json, &options.limits).map_err(|e| input.fail(e))?;
-            write_encoded(input, &doc, &options)
-        }
+    let input = &args.input;
+    let bytes = input.read()?;
+    let json = stc_core::from_utf8(&bytes).map_err(|e| input.fail(e))?;
+    let options = input.encode_options(args.profile);
+    // The budget is counted in the version the text is written in.
+    let truncated = retrieve::truncate(json, &args.stash, &options).map_err(|e| match e {
+        stc_stash::TruncateError::Input(e) => input.fail(e),
+        e => Failure { origin: input.name(), line: 0, column: 0, message: e.to_string(), ..Default::default() },
+    })?;
+    let json = truncated.as_deref().unwrap_or(json);
+    if args.gate {
+        let gate = GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer);
+        let gated = stc_core::encode_gated(json, &options, &gate).map_err(|e| input.fail(e))?;
+        eprintln!(
+            "stc: gate chose {} ({} tokens as STC, {} as minified JSON, by {})",
+            gated.chosen.name(),
+            gated.stc_tokens,
+            gated.json_tokens,
+            gate.tokenizer.name()
+        );
+        retrieve::check_budget(&args.stash, &gated.text);
+        write_output(input, &gated.text)
+    } else if truncated.is_some() || args.stash.has_budget() {
+        let text = stc_core::encode_with(json, &options).map_err(|e| input.fail(e))?;
+        retrieve::check_budget(&args.stash, &text);
+        write_output(input, &text)
+    } else {
+        let doc = Document::parse_json(json, &options.limits).map_err(|e| input.fail(e))?;
+        write_encoded(input, &doc, &options)
     }
+}
 
 /// `stc decode`.
 pub(crate) fn decode(args: &DecodeArgs) -> Result<String, Failure> {
