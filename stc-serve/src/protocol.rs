@@ -491,7 +491,10 @@ fn codec_detail(e: &stc_core::Error) -> Value {
 /// (absent or `null`: 1), checked by the core's `Version::try_from`
 /// (`invalid_field` with the core's message otherwise).
 fn version_field(req: &Map<String, Value>) -> Result<Version, Failure> {
-    match number_field(req, "version")? {
+    let number = number_field(req, "version").map_err(|_| {
+        fail("invalid_field", format!("\"version\" must be a number: {}", Version::NAMES.join(" or ")))
+    })?;
+    match number {
         None => Ok(Version::V1),
         Some(n) => Version::try_from(n).map_err(|e| invalid_field("version", e)),
     }
