@@ -21,6 +21,8 @@ const STC: &str = env!("CARGO_BIN_EXE_stc");
 struct Row {
     option: String,
     value: Value,
+    /// `unknown_name` (the core's `ParseNameError`) or `out_of_range` (its `OptionError`).
+    kind: Option<String>,
     message: Option<String>,
 }
 
@@ -34,10 +36,15 @@ fn table() -> Vec<Row> {
             let kind = bad["kind"].as_str().unwrap();
             assert!(["unknown_name", "out_of_range"].contains(&kind), "{option}: kind {kind}");
             let message = bad["message"].as_str().unwrap().replace("{tokenizers}", &tokenizers);
-            rows.push(Row { option: option.clone(), value: bad["value"].clone(), message: Some(message) });
+            rows.push(Row {
+                option: option.clone(),
+                value: bad["value"].clone(),
+                kind: Some(kind.to_string()),
+                message: Some(message),
+            });
         }
         for good in spec["good"].as_array().unwrap() {
-            rows.push(Row { option: option.clone(), value: good["value"].clone(), message: None });
+            rows.push(Row { option: option.clone(), value: good["value"].clone(), kind: None, message: None });
         }
     }
     assert!(rows.len() >= 20, "the table has {} rows", rows.len());
@@ -63,6 +70,59 @@ fn run(args: &[String], stdin: &[u8]) -> Output {
     // The process may exit (a bad flag) before it reads: a closed pipe is fine.
     let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().unwrap()
+}
+
+/// The core's own answer for a row's value: its text through `FromStr`, a
+/// number through `TryFrom<f64>` as well; `Err((kind, message))` when refused.
+fn core_answer(option: &str, value: &Value) -> Vec<Result<(), (&'static str, String)>> {
+    fn name<T: std::str::FromStr<Err = stc_core::ParseNameError>>(text: &str) -> Result<(), (&'static str, String)> {
+        text.parse::<T>().map(|_| ()).map_err(|e| ("unknown_name", e.to_string()))
+    }
+    fn range<T: std::str::FromStr<Err = stc_core::OptionError>>(text: &str) -> Result<(), (&'static str, String)> {
+        text.parse::<T>().map(|_| ()).map_err(|e| ("out_of_range", e.to_string()))
+    }
+    let text = as_text(value);
+    let number = value.as_f64();
+    match option {
+        "profile" => vec![name::<stc_core::Profile>(&text)],
+        "tokenizer" => vec![name::<stc_core::Tokenizer>(&text)],
+        "version" => {
+            let mut answers = vec![name::<stc_core::Version>(&text)];
+            if let Some(n) = number {
+                answers.push(stc_core::Version::try_from(n).map(|_| ()).map_err(|e| ("unknown_name", e.to_string())));
+            }
+            answers
+        }
+        "min_saving" => {
+            let mut answers = vec![range::<stc_core::MinSaving>(&text)];
+            if let Some(n) = number {
+                answers.push(stc_core::MinSaving::try_from(n).map(|_| ()).map_err(|e| ("out_of_range", e.to_string())));
+            }
+            answers
+        }
+        "seconds" => {
+            let mut answers = vec![range::<stc_core::Seconds>(&text)];
+            if let Some(n) = number {
+                answers.push(stc_core::Seconds::try_from(n).map(|_| ()).map_err(|e| ("out_of_range", e.to_string())));
+            }
+            answers
+        }
+        other => panic!("no core type for {other}"),
+    }
+}
+
+#[test]
+fn the_cores_types_give_each_rows_kind_and_message() {
+    for row in table() {
+        for answer in core_answer(&row.option, &row.value) {
+            match (&row.kind, &row.message) {
+                (Some(kind), Some(message)) => {
+                    assert_eq!(answer, Err((kind.as_str(), message.clone())), "{} {}", row.option, row.value)
+                }
+                _ => assert_eq!(answer, Ok(()), "{} {}", row.option, row.value),
+            }
+        }
+    }
 }
 
 #[test]

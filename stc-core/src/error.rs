@@ -377,15 +377,28 @@ pub struct OptionError {
 }
 
 impl OptionError {
-    /// A refused number: shown as Rust's shortest form (`2`, `0.5`, `NaN`, `inf`).
-    pub(crate) fn number(option: &'static str, given: f64, expected: &'static str) -> OptionError {
-        OptionError { option, given: given.to_string(), expected }
+    /// `value` when it is within the option's bounds (`within`), else its
+    /// refusal, the number shown in Rust's shortest form (`2`, `0.5`, `NaN`).
+    pub(crate) fn bounded(
+        option: &'static str,
+        value: f64,
+        within: bool,
+        expected: &'static str,
+    ) -> Result<f64, OptionError> {
+        if within {
+            Ok(value)
+        } else {
+            Err(OptionError { option, given: value.to_string(), expected })
+        }
     }
 
-    /// A refused text that is not a number: shown quoted, at most 64 characters of it.
-    pub(crate) fn text(option: &'static str, given: &str, expected: &'static str) -> OptionError {
-        let given: String = given.chars().take(64).collect();
-        OptionError { option, given: format!("{given:?}"), expected }
+    /// The number a text holds (surrounding spaces allowed), else the
+    /// refusal of the text, quoted, at most 64 characters of it.
+    pub(crate) fn number_in(option: &'static str, text: &str, expected: &'static str) -> Result<f64, OptionError> {
+        text.trim().parse::<f64>().map_err(|_| {
+            let given: String = text.chars().take(64).collect();
+            OptionError { option, given: format!("{given:?}"), expected }
+        })
     }
 
     /// The option: `"min_saving"` or `"seconds"`.

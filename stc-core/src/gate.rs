@@ -158,11 +158,8 @@ impl TryFrom<f64> for MinSaving {
     type Error = crate::OptionError;
 
     fn try_from(fraction: f64) -> Result<MinSaving, Self::Error> {
-        if (0.0..=1.0).contains(&fraction) {
-            Ok(MinSaving(fraction))
-        } else {
-            Err(crate::OptionError::number("min_saving", fraction, MinSaving::EXPECTED))
-        }
+        let within = (0.0..=1.0).contains(&fraction);
+        crate::OptionError::bounded("min_saving", fraction, within, MinSaving::EXPECTED).map(MinSaving)
     }
 }
 
@@ -171,10 +168,7 @@ impl std::str::FromStr for MinSaving {
     type Err = crate::OptionError;
 
     fn from_str(text: &str) -> Result<MinSaving, Self::Err> {
-        match text.trim().parse::<f64>() {
-            Ok(fraction) => MinSaving::try_from(fraction),
-            Err(_) => Err(crate::OptionError::text("min_saving", text, MinSaving::EXPECTED)),
-        }
+        MinSaving::try_from(crate::OptionError::number_in("min_saving", text, MinSaving::EXPECTED)?)
     }
 }
 

@@ -247,11 +247,8 @@ impl TryFrom<f64> for Seconds {
     type Error = crate::OptionError;
 
     fn try_from(seconds: f64) -> Result<Seconds, Self::Error> {
-        if seconds > 0.0 && seconds <= Seconds::MAX {
-            Ok(Seconds(seconds))
-        } else {
-            Err(crate::OptionError::number("seconds", seconds, Seconds::EXPECTED))
-        }
+        let within = seconds > 0.0 && seconds <= Seconds::MAX;
+        crate::OptionError::bounded("seconds", seconds, within, Seconds::EXPECTED).map(Seconds)
     }
 }
 
@@ -260,10 +257,7 @@ impl std::str::FromStr for Seconds {
     type Err = crate::OptionError;
 
     fn from_str(text: &str) -> Result<Seconds, Self::Err> {
-        match text.trim().parse::<f64>() {
-            Ok(seconds) => Seconds::try_from(seconds),
-            Err(_) => Err(crate::OptionError::text("seconds", text, Seconds::EXPECTED)),
-        }
+        Seconds::try_from(crate::OptionError::number_in("seconds", text, Seconds::EXPECTED)?)
     }
 }
 
