@@ -49,7 +49,7 @@ export interface StringifyOptions extends EncodeOptions {
 
 /** Options of `encodeGated`. */
 export interface GateOptions extends EncodeOptions {
-  /** Fraction of minified JSON's tokens STC must save to be chosen (default 0.05, clamped to 0..1). */
+  /** Fraction of minified JSON's tokens STC must save to be chosen, 0 to 1 (default 0.05); outside, a RangeError. */
   minSaving?: number;
   /**
    * How tokens are counted: `'estimate'` (default, built in), or a counting function for exact

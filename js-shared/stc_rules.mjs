@@ -1,5 +1,9 @@
 // The JavaScript rules shared by stc-node and stc-wasm: the error codes, the
-// StcError class, and how options are checked (names, values, messages).
+// StcError class, and the type checks of arguments and options (a wrong type
+// is a TypeError with the message here). The values of the options stc-core
+// defines (profile, tokenizer, version, minSaving) are stc-core's to check:
+// the native layer throws its refusal, with stc-core's message, as a
+// RangeError (conformance/options/options.json holds every surface to that).
 // This file is the one source; each package's build copies it in
 // (js-shared/install.mjs), since the two packages are installed separately.
 // Every format decision stays in stc-core (Rust): this file only checks
@@ -92,7 +96,6 @@ function show(v) {
   return String(v);
 }
 // A value of the wrong type is a TypeError; a string that names nothing known, a RangeError.
-const badName = (v, message) => (typeof v === 'string' ? new RangeError(message) : new TypeError(message));
 const oneOf = (names) => names.map((n) => `'${n}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
 
 /** Checks a text argument: a string or UTF-8 bytes (`Uint8Array`, `Buffer`). */
@@ -109,25 +112,22 @@ export function optionsOf(options) {
   return options;
 }
 
-/** `profile`: undefined or one of PROFILES. */
+/** `profile`: undefined or a string (stc-core checks the name). */
 export function profileOf(o) {
   const p = o.profile;
-  if (p === undefined) return undefined;
-  if (!PROFILES.includes(p)) throw badName(p, `profile must be ${oneOf(PROFILES)}, got ${show(p)}`);
+  if (p !== undefined && typeof p !== 'string') throw new TypeError(`profile must be a string, got ${show(p)}`);
   return p;
 }
 
 /**
- * `version`: undefined or the number of an STC version in `names` (the native
- * layer's list, stc-core's `Version::NAMES`); returns that number. A number
- * that names no version is a RangeError, any other type a TypeError.
+ * `version`: undefined or a number (stc-core's `Version::try_from` checks it:
+ * 1 or 2). A string such as '2' is the wrong type, as in every binding: text
+ * names a version only on text surfaces (the CLI, HTTP headers).
  */
-export function versionOf(o, names) {
+export function versionOf(o) {
   const v = o.version;
-  if (v === undefined) return undefined;
-  if (typeof v === 'number' && names.includes(String(v))) return v;
-  const message = `version must be ${oneOf(names).replace(/'/g, '')}, got ${show(v)}`;
-  throw typeof v === 'number' ? new RangeError(message) : new TypeError(message);
+  if (v !== undefined && typeof v !== 'number') throw new TypeError(`version must be a number, got ${show(v)}`);
+  return v;
 }
 
 /** A package's list of version names (`makeApi`'s and `createStcFetch`'s `versions`): required. */
@@ -147,17 +147,21 @@ export function maxDepthOf(o) {
   return d;
 }
 
-/** A tokenizer name: undefined or one of `available` (default: TOKENIZERS). */
+/**
+ * A tokenizer name: undefined or a string (stc-core checks the name). The
+ * exact tokenizers the CLI has and the packages leave out get a RangeError
+ * that says how to count exactly instead.
+ */
 export function tokenizerOf(t, available = TOKENIZERS) {
   if (t === undefined) return undefined;
-  if (available.includes(t)) return t;
-  if (TOKENIZERS.includes(t) || EXACT_TOKENIZERS.includes(t)) {
+  if (typeof t !== 'string') throw new TypeError(`tokenizer must be a string or a function, got ${show(t)}`);
+  if (!available.includes(t) && EXACT_TOKENIZERS.includes(t)) {
     throw new RangeError(
       `tokenizer ${show(t)} is not in this package (its BPE tables are megabytes); use ${oneOf(available)}, ` +
         "or pass a counting function, e.g. { tokenizer: countTokens } with gpt-tokenizer's countTokens",
     );
   }
-  throw badName(t, `tokenizer must be ${oneOf(available)} or a function, got ${show(t)}`);
+  return t;
 }
 
 /**
@@ -174,13 +178,11 @@ export function counterOf(f) {
   };
 }
 
-/** `minSaving`: undefined or a number, clamped to 0..1 (as stc-core does). */
+/** `minSaving`: undefined or a number (stc-core checks it: 0 to 1). */
 export function minSavingOf(o) {
   const m = o.minSaving;
-  if (m !== undefined && (typeof m !== 'number' || Number.isNaN(m))) {
-    throw new TypeError(`minSaving must be a number, got ${show(m)}`);
-  }
-  return m === undefined ? undefined : Math.min(1, Math.max(0, m));
+  if (m !== undefined && typeof m !== 'number') throw new TypeError(`minSaving must be a number, got ${show(m)}`);
+  return m;
 }
 
 /**
@@ -220,7 +222,7 @@ export function truncateArgs(jsonText, options, { versions, tokenizers = TOKENIZ
     retrieveTool: o.retrieveTool,
     tokenizer: tokenizerOf(o.tokenizer, tokenizers),
     maxDepth: maxDepthOf(o),
-    version: versionOf(o, versions),
+    version: versionOf(o),
   };
 }
 
@@ -236,11 +238,19 @@ export function checkCountText(text) {
   if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${text === null ? 'null' : typeof text}`);
 }
 
+/**
+ * The native layer's refusal of an option value (stc-node: napi's `InvalidArg`
+ * error; stc-wasm throws a RangeError itself) as a RangeError with stc-core's message.
+ */
+export function toOptionError(e) {
+  return e !== null && typeof e === 'object' && e.code === 'InvalidArg' ? new RangeError(e.message) : e;
+}
+
 function guarded(f) {
   try {
     return f();
   } catch (e) {
-    throw toStcError(e);
+    throw toStcError(toOptionError(e));
   }
 }
 
@@ -268,7 +278,7 @@ export function makeApi(native, { tokenizers = TOKENIZERS, defaultTokenizer = 'e
   const decode = (stcText, options) => {
     checkText(stcText, 'stcText');
     const o = optionsOf(options);
-    const checked = { maxDepth: maxDepthOf(o), version: versionOf(o, versions) };
+    const checked = { maxDepth: maxDepthOf(o), version: versionOf(o) };
     return guarded(() => native.decode(stcText, checked));
   };
   return {
@@ -276,20 +286,20 @@ export function makeApi(native, { tokenizers = TOKENIZERS, defaultTokenizer = 'e
     parse(text, options) {
       checkText(text, 'text');
       const o = optionsOf(options);
-      const checked = { maxDepth: maxDepthOf(o), bigint: bigintOf(o), version: versionOf(o, versions) };
+      const checked = { maxDepth: maxDepthOf(o), bigint: bigintOf(o), version: versionOf(o) };
       return guarded(() => native.parse(text, checked));
     },
     /** JavaScript value to STC text, like JSON.stringify (`bigint: true`: BigInt written as exact integers). */
     stringify(value, options) {
       const o = optionsOf(options);
-      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o), bigint: bigintOf(o), version: versionOf(o, versions) };
+      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o), bigint: bigintOf(o), version: versionOf(o) };
       return guarded(() => native.stringify(value, checked));
     },
     /** JSON text to STC text. */
     encode(jsonText, options) {
       checkText(jsonText, 'jsonText');
       const o = optionsOf(options);
-      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o), version: versionOf(o, versions) };
+      const checked = { profile: profileOf(o), maxDepth: maxDepthOf(o), version: versionOf(o) };
       return guarded(() => native.encode(jsonText, checked));
     },
     /** STC (or JSON) text to minified JSON text, losslessly. */
@@ -301,7 +311,7 @@ export function makeApi(native, { tokenizers = TOKENIZERS, defaultTokenizer = 'e
       checkText(jsonText, 'jsonText');
       const o = optionsOf(options);
       const checked = {
-        profile: profileOf(o), maxDepth: maxDepthOf(o), minSaving: minSavingOf(o), version: versionOf(o, versions),
+        profile: profileOf(o), maxDepth: maxDepthOf(o), minSaving: minSavingOf(o), version: versionOf(o),
         tokenizer: typeof o.tokenizer === 'function' ? counterOf(o.tokenizer) : tokenizerOf(o.tokenizer, tokenizers),
       };
       return guarded(() => native.encodeGated(jsonText, checked));

@@ -10,7 +10,7 @@ use stc_core::{encode_gated, encode_gated_with_counter, GateError, GateOptions, 
 use crate::errors::throw_stc;
 use crate::input::Input;
 use crate::js::{js_latin1, js_string_fast, string_result};
-use crate::options::{decode_options, encode_options, tokenizer};
+use crate::options::{decode_options, encode_options, min_saving, tokenizer};
 
 /// Every error code of the core (`StcError.code`), in the core's order.
 #[napi(js_name = "errorCodes")]
@@ -51,7 +51,7 @@ pub fn encode_text(
     json: Unknown,
     profile_name: Option<String>,
     max_depth: Option<u32>,
-    version: Option<u32>,
+    version: Option<f64>,
 ) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = encode_options(profile_name, max_depth, version)?;
@@ -67,7 +67,7 @@ pub fn encode_text(
     ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
     ts_return_type = "string"
 )]
-pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<u32>) -> Result<Unknown<'static>> {
+pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<f64>) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = decode_options(max_depth, version)?;
     let input = Input::read(env, stc.value().value)?;
@@ -95,7 +95,7 @@ thread_local! {
     ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
     ts_return_type = "string"
 )]
-pub fn decode_latin1(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<u32>) -> Result<Unknown<'static>> {
+pub fn decode_latin1(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<f64>) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = decode_options(max_depth, version)?;
     let input = Input::read(env, stc.value().value)?;
@@ -133,7 +133,7 @@ pub struct GateArgs {
     pub min_saving: Option<f64>,
     pub tokenizer: Option<String>,
     pub max_depth: Option<u32>,
-    pub version: Option<u32>,
+    pub version: Option<f64>,
 }
 
 /// The do-no-harm gate: STC if it saves at least `minSaving` of the tokens of
@@ -148,7 +148,7 @@ pub fn encode_gated_text(env: Env, json: Unknown, args: GateArgs, counter: Optio
     let env = env.raw();
     let options = encode_options(args.profile, args.max_depth, args.version)?;
     let gate = GateOptions::default()
-        .min_saving(args.min_saving.unwrap_or(GateOptions::default().min_saving))
+        .min_saving(min_saving(args.min_saving)?)
         .tokenizer(tokenizer(args.tokenizer, Tokenizer::Estimate)?);
     let gated = match counter {
         None => {

@@ -274,7 +274,7 @@ pub fn parse_values(
     stc: Unknown,
     max_depth: Option<u32>,
     bigint: Option<bool>,
-    version: Option<u32>,
+    version: Option<f64>,
 ) -> Result<Unknown<'static>> {
     let raw_env = env.raw();
     let options = decode_options(max_depth, version)?;

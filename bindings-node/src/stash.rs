@@ -207,7 +207,7 @@ pub fn truncate_text(
     retrieve_tool: Option<String>,
     tokenizer_name: Option<String>,
     max_depth: Option<u32>,
-    version_number: Option<u32>,
+    version_number: Option<f64>,
 ) -> Result<TruncationResult> {
     let env = env.raw();
     let count = |what: &str, v: Option<f64>| -> Result<Option<usize>> {
@@ -235,9 +235,10 @@ pub fn truncate_text(
     let options = TruncateOptions {
         plan,
         token_budget: count("budget", budget)?,
-        tokenizer: tokenizer(tokenizer_name, stc_core::Tokenizer::Estimate)?,
+        // The core's refusal of a value is a RangeError, as everywhere (InvalidArg is a TypeError here).
+        tokenizer: tokenizer(tokenizer_name, stc_core::Tokenizer::Estimate).map_err(|e| range_error(env, &e.reason))?,
         limits: limits(max_depth),
-        version: version(version_number)?,
+        version: version(version_number).map_err(|e| range_error(env, &e.reason))?,
         ..TruncateOptions::default()
     };
     let input = Input::read(env, json.value().value)?;

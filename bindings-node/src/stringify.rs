@@ -396,7 +396,7 @@ pub fn stringify_values(
     profile_name: Option<String>,
     max_depth: Option<u32>,
     bigint: Option<bool>,
-    version: Option<u32>,
+    version: Option<f64>,
 ) -> Result<Unknown<'static>> {
     let raw_env = env.raw();
     let options = encode_options(profile_name, max_depth, version)?;

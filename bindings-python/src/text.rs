@@ -5,8 +5,8 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt, PyString};
-use stc_core::{DecodeOptions, EncodeOptions, GateError, GateOptions, Limits, Profile, Tokenizer, Version};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+use stc_core::{DecodeOptions, EncodeOptions, GateError, GateOptions, Limits, MinSaving, Profile, Tokenizer, Version};
 
 use crate::errors::{decode_error, gate_result_type};
 use crate::input::TextInput;
@@ -29,28 +29,31 @@ pub(crate) fn limits(max_depth: Option<usize>) -> Limits {
     max_depth.map_or_else(Limits::default, |max_depth| Limits::default().max_depth(max_depth))
 }
 
-/// The `version` keyword: `1` or `2` (an int; the strings `"1"` and `"2"`
-/// too). The core's `Version::from_str` decides what is valid; absent is 1.
+/// The `version` keyword: the number 1 or 2 (an int, or a float such as
+/// `2.0`, as JSON and JavaScript give it); absent is 1. The core's
+/// `Version::try_from` decides, with its message (`ValueError`). A string is
+/// the wrong type (`TypeError`): text names a version only where the surface
+/// is text (`_version`, for headers), one rule with every other binding.
 pub(crate) fn parse_version(version: Option<&Bound<'_, PyAny>>) -> PyResult<Version> {
     let Some(v) = version else {
         return Ok(Version::default());
     };
-    let name = if v.is_instance_of::<PyBool>() {
+    let parsed = if v.is_instance_of::<PyBool>() {
         None
     } else if v.is_instance_of::<PyInt>() {
         Some(match v.extract::<i64>() {
-            Ok(n) => n.to_string(),
-            Err(_) => v.str()?.to_string(),
+            Ok(n) => Version::try_from(n),
+            Err(_) => v.str()?.to_cow()?.parse::<Version>(),
         })
-    } else if let Ok(s) = v.cast::<PyString>() {
-        Some(s.to_cow()?.into_owned())
+    } else if v.is_instance_of::<PyFloat>() {
+        Some(Version::try_from(v.extract::<f64>()?))
     } else {
         None
     };
-    let Some(name) = name else {
-        return Err(PyTypeError::new_err(format!("version must be an int (1 or 2), not {}", type_name(v))));
-    };
-    name.parse::<Version>().map_err(|e| PyValueError::new_err(e.to_string()))
+    match parsed {
+        Some(version) => version.map_err(|e| PyValueError::new_err(e.to_string())),
+        None => Err(PyTypeError::new_err(format!("version must be a number (1 or 2), not {}", type_name(v)))),
+    }
 }
 
 /// The reading options of `decode` and `loads`.
@@ -59,11 +62,22 @@ pub(crate) fn decode_options(max_depth: Option<usize>, version: Option<&Bound<'_
 }
 
 /// `_version(v)`: the version number `v` names, checked by the core (for
-/// `stc.http`, which reads versions from headers).
+/// `stc.http`, which reads versions from headers: a string there is the
+/// header's text, parsed by the core's `FromStr`; a number as `version=`).
 #[pyfunction]
 #[pyo3(name = "_version")]
 pub(crate) fn version_number(version: &Bound<'_, PyAny>) -> PyResult<u8> {
+    if let Ok(text) = version.cast::<PyString>() {
+        let parsed = text.to_cow()?.parse::<Version>();
+        return parsed.map(Version::as_u8).map_err(|e| PyValueError::new_err(e.to_string()));
+    }
     Ok(parse_version(Some(version))?.as_u8())
+}
+
+/// The `min_saving` keyword, checked by the core's `MinSaving` (`ValueError`
+/// with its message outside 0 to 1).
+pub(crate) fn parse_min_saving(min_saving: f64) -> PyResult<MinSaving> {
+    MinSaving::try_from(min_saving).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 pub(crate) fn parse_tokenizer(name: &str) -> PyResult<Tokenizer> {
@@ -194,6 +208,7 @@ pub(crate) fn encode_gated<'py>(
     version: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let options = encode_options(&profile, max_depth, version.as_ref())?;
+    let min_saving = parse_min_saving(min_saving)?;
     let counter = match &tokenizer {
         Some(t) => Counter::new(t)?,
         None => Counter::Builtin(Tokenizer::default()),

@@ -57,7 +57,7 @@ def test_versions_come_from_the_core() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
-@pytest.mark.parametrize("version", [1, 2, "1", "2"])
+@pytest.mark.parametrize("version", [1, 2, 2.0])
 def test_every_function_takes_the_version(name: str, version: Any) -> None:
     got = CALLS[name](version)
     if name in WRITERS:
@@ -72,16 +72,16 @@ def test_every_function_takes_the_version(name: str, version: Any) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
-@pytest.mark.parametrize("bad", [0, 3, -1, 10**30, "3", "v2", " 2", ""])
+@pytest.mark.parametrize("bad", [0, 3, -1, 10**30, 2.5, -0.0])
 def test_unknown_versions_are_the_cores_error(name: str, bad: Any) -> None:
     with pytest.raises(ValueError, match=r'unknown version ".*" \(expected one of: 1, 2\)'):
         CALLS[name](bad)
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
-@pytest.mark.parametrize("bad", [True, 2.0, [2], b"2"])
+@pytest.mark.parametrize("bad", [True, "2", "1", "v2", "", [2], b"2"])
 def test_versions_of_the_wrong_type(name: str, bad: Any) -> None:
-    with pytest.raises(TypeError, match="version must be an int"):
+    with pytest.raises(TypeError, match="version must be a number"):
         CALLS[name](bad)
 
 

@@ -20,7 +20,9 @@ use stc_stash::{
 };
 use wasm_bindgen::prelude::*;
 
-use crate::{field, js_error, limits_opt, range_error, text_arg, tokenizer_opt, type_error};
+use crate::errors::{js_error, range_error, type_error};
+use crate::input::text_arg;
+use crate::options::{field, limits_opt, tokenizer_opt};
 
 /// The stash types of both JavaScript packages (one file, `js-shared/stash.d.ts`).
 #[wasm_bindgen(typescript_custom_section)]
@@ -75,16 +77,9 @@ fn retrieve_error(e: &RetrieveError) -> JsValue {
     stash_error(&e.to_string(), e.kind(), e.retryable(), e.key().map(|k| k.as_str()))
 }
 
-/// `version`: a number, checked by stc-core's `Version::from_str` (`crate::version_opt`).
-/// The entry (js-shared `truncateArgs`) has checked it already; a string (`"2"`) is a
-/// `TypeError` here too, as in every function of both packages.
+/// `version`: a number, checked by stc-core's `Version::try_from` (`options::version_opt`).
 fn version_number(options: &JsValue) -> Result<stc_core::Version, JsValue> {
-    match field(options, "version")? {
-        Some(v) if v.as_f64().is_none() => {
-            Err(type_error(&format!("version must be a number ({})", stc_core::Version::NAMES.join(" or "))))
-        }
-        _ => crate::version_opt(options),
-    }
+    crate::options::version_opt(options)
 }
 
 /// A non-negative integer option, or `None`.
@@ -228,7 +223,7 @@ pub fn truncate(
     #[wasm_bindgen(unchecked_param_type = "TruncateOptions")] options: &JsValue,
 ) -> Result<JsValue, JsValue> {
     let store = stash_opt(options, true)?;
-    let lossy = crate::bool_opt(options, "lossy")?;
+    let lossy = crate::options::bool_opt(options, "lossy")?;
     if lossy && store.is_some() {
         return Err(type_error("lossy: true stashes nothing; pass stash: null"));
     }

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO, stcBinary, thrown } from './processes.mjs';
-import { VERSIONS } from '../stc_rules.mjs';
+import { TOKENIZERS, VERSIONS } from '../stc_rules.mjs';
 
 /** Records with an optional key: a table with absent cells (`~`) in version 2 only. */
 const records = (n) => Array.from({ length: n }, (_, i) => ({ id: i, name: `user${i}`, ...(i % 2 ? {} : { email: `u${i}@x.org` }) }));
@@ -38,7 +38,11 @@ function coreConst(name) {
 
 /** A `version` option value and what every function must do with it: a version, or a refusal. */
 const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
-const refused = (v, cls) => ({ version: v, error: [cls, `version must be 1 or 2, got ${show(v)}`] });
+// A wrong type is the package's TypeError; a number stc-core refuses, a RangeError with its message.
+const refused = (v, cls) => ({
+  version: v,
+  error: [cls, cls === 'TypeError' ? `version must be a number, got ${show(v)}` : `unknown version "${v}" (expected one of: 1, 2)`],
+});
 export const VERSION_CASES = [
   { version: undefined, uses: 1 },
   { version: 1, uses: 1 },
@@ -115,6 +119,37 @@ export function optionTests({ name, stc, store, stores }) {
     }
   });
 
+  t('conformance/options/options.json: the core refuses bad values with its message (RangeError), accepts good ones', () => {
+    const table = JSON.parse(readFileSync(join(REPO, 'conformance', 'options', 'options.json'), 'utf8'));
+    const rows = JSON.stringify(RECORDS);
+    // The package's calls that take each option, with the option's JavaScript name.
+    const calls = {
+      profile: [(v) => stc.encode(rows, { profile: v }), (v) => stc.stringify(RECORDS, { profile: v }), (v) => stc.encodeGated(rows, { profile: v })],
+      tokenizer: [(v) => stc.encodeGated(rows, { tokenizer: v }), (v) => stc.countTokens(rows, v), (v) => stc.truncate(rows, { stash: null, tokenizer: v })],
+      version: [(v) => stc.encode(rows, { version: v }), (v) => stc.decode('[1]', { version: v }), (v) => stc.parse('[1]', { version: v }), (v) => stc.truncate(rows, { stash: null, version: v })],
+      min_saving: [(v) => stc.encodeGated(rows, { minSaving: v })],
+    };
+    let checked = 0;
+    for (const [option, spec] of Object.entries(table.options)) {
+      if (!spec.surfaces.includes(name.replace('stc-', ''))) continue;
+      assert.ok(calls[option], `no calls for ${option}`);
+      for (const row of spec.bad) {
+        // Both packages are built with the estimate only (js-shared TOKENIZERS, checked against the native names).
+        const message = row.message.replace('{tokenizers}', TOKENIZERS.join(', '));
+        for (const call of calls[option]) {
+          assert.deepEqual(outcome(() => call(row.value)), { error: ['RangeError', message, undefined] }, `${option} ${show(row.value)}: ${call}`);
+          checked += 1;
+        }
+      }
+      for (const row of spec.good) {
+        for (const call of calls[option]) {
+          assert.ok('ok' in outcome(() => call(row.value)), `${option} ${show(row.value)}: ${call}`);
+        }
+      }
+    }
+    assert.ok(checked >= 30, `${checked} refusals checked`);
+  });
+
   t('the other options of truncate: the same classes and messages', () => {
     const bad = [
       [undefined, 'TypeError', `options.stash is required: ${stores} or null`],
@@ -125,7 +160,7 @@ export function optionTests({ name, stc, store, stores }) {
       [{ stash: null, budget: -1 }, 'RangeError', 'budget must be a non-negative integer, got -1'],
       [{ stash: null, truncateArraysAt: 1.5 }, 'RangeError', 'truncateArraysAt must be a non-negative integer, got 1.5'],
       [{ stash: null, maxDepth: -1 }, 'RangeError', 'maxDepth must be a non-negative integer, got -1'],
-      [{ stash: null, tokenizer: 'pretty' }, 'RangeError', "tokenizer must be 'estimate' or a function, got \"pretty\""],
+      [{ stash: null, tokenizer: 'pretty' }, 'RangeError', 'unknown tokenizer "pretty" (expected one of: estimate)'],
     ];
     for (const [options, cls, message] of bad) {
       assert.deepEqual(outcome(() => stc.truncate(DOC, options)), { error: [cls, message, undefined] }, JSON.stringify(options));

@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use stc_core::{GateOptions, Limits, Version};
+use stc_core::{GateOptions, Limits, MinSaving, Profile, Tokenizer, Version};
 use stc_mcp::engine::Structured;
 use stc_mcp::proxy::StashOptions;
 use stc_mcp::stash::DEFAULT_RETRIEVE_TOOL;
 use stc_mcp::{ProxyOptions, RewriteOptions, ServerOptions};
 use stc_stash::{PlanOptions, ToolName, TruncateOptions};
 
-use crate::{ProfileArg, TokenizerArg};
+use crate::args;
 
 /// Arguments of `stc mcp`.
 #[derive(clap::Args)]
@@ -33,7 +33,7 @@ pub struct McpArgs {
     store: crate::retrieve::StoreArgs,
     /// STC version the tools write, read and measure when a call gives none: 2 (column groups,
     /// absent cells `~`, keyed tables; the instructions explain them), or 1.
-    #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
+    #[arg(long, default_value = "2", value_parser = args::version(), value_name = "VERSION")]
     stc_version: Version,
 }
 
@@ -77,18 +77,18 @@ pub struct McpProxyArgs {
     #[arg(long, default_value_t = RewriteOptions::default().max_bytes, value_name = "BYTES")]
     max_bytes: usize,
     /// STC whitespace style.
-    #[arg(long, value_enum, default_value_t = ProfileArg::Compact)]
-    profile: ProfileArg,
+    #[arg(long, default_value_t = Profile::Compact, value_parser = args::profile())]
+    profile: Profile,
     /// The fraction of tokens STC must save to replace a JSON text (0 to 1).
-    #[arg(long, default_value_t = GateOptions::default().min_saving, value_name = "FRACTION")]
-    min_saving: f64,
+    #[arg(long, default_value_t = MinSaving::default(), value_name = "FRACTION", value_parser = args::min_saving)]
+    min_saving: MinSaving,
     /// How the gate counts tokens.
-    #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate)]
-    tokenizer: TokenizerArg,
+    #[arg(long, default_value_t = Tokenizer::Estimate, value_parser = args::tokenizer())]
+    tokenizer: Tokenizer,
     /// STC version of the re-encoded text blocks: 2 (column groups, absent cells `~`, keyed
     /// tables, bare (unquoted) strings; the primer added to the instructions explains them), or 1.
     /// Budgets are measured in this version.
-    #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
+    #[arg(long, default_value = "2", value_parser = args::version(), value_name = "VERSION")]
     stc_version: Version,
     /// What to do with `structuredContent`: `auto` drops it, and carries its data as STC text,
     /// for hosts that show the model only `structuredContent` (Claude Code, VS Code: by the
@@ -143,18 +143,13 @@ pub struct McpProxyArgs {
     #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
     max_message_bytes: usize,
     /// Seconds the server may take to exit once the client has closed stdin, before it is killed.
-    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS", value_parser = args::seconds)]
     shutdown_grace: f64,
     #[command(flatten)]
     http: Box<crate::mcp_http::McpHttpArgs>,
     /// The MCP server to run, and its arguments (not with --upstream).
     #[arg(last = true, required_unless_present_any = ["upstream", "bridge"], value_name = "COMMAND")]
     command: Vec<OsString>,
-}
-
-/// Parses an STC version (`1` or `2`) with the core's rule and message.
-pub(crate) fn parse_version(name: &str) -> Result<Version, String> {
-    name.parse::<Version>().map_err(|e| e.to_string())
 }
 
 /// Runs `stc mcp` until the client closes stdin.
@@ -187,14 +182,6 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
     if let Some(code) = crate::mcp_http::run_bridge(&http, args.max_message_bytes) {
         return code;
     }
-    if !(0.0..=1.0).contains(&args.min_saving) {
-        eprintln!("stc mcp-proxy: --min-saving must be between 0 and 1");
-        return ExitCode::FAILURE;
-    }
-    if !(args.shutdown_grace.is_finite() && args.shutdown_grace >= 0.0) {
-        eprintln!("stc mcp-proxy: --shutdown-grace must be a number of seconds");
-        return ExitCode::FAILURE;
-    }
     let command = match crate::mcp_http::command(&http, args.command, args.max_message_bytes) {
         Ok(c) => c,
         Err(e) => {
@@ -211,8 +198,8 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
     options.engine.rewrite = RewriteOptions {
         min_bytes: args.min_bytes,
         max_bytes: args.max_bytes,
-        profile: args.profile.into(),
-        gate: GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer.into()),
+        profile: args.profile,
+        gate: GateOptions::default().min_saving(args.min_saving).tokenizer(args.tokenizer),
         limits: Limits::default().max_depth(args.max_depth),
         keep_json_text: args.keep_json_text,
         merge_blocks: args.merge_blocks,

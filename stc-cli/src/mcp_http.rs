@@ -35,7 +35,7 @@ pub struct McpHttpArgs {
     #[arg(long, default_value_t = 4 * 1024 * 1024, value_name = "BYTES")]
     max_body: usize,
     /// Seconds an HTTP request may wait for the server's answer.
-    #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
     request_timeout: f64,
     /// Wrap a remote MCP server (Streamable HTTP, http:// or https://) instead of a command.
     #[arg(long, value_name = "URL", conflicts_with = "bridge")]
@@ -48,19 +48,16 @@ pub struct McpHttpArgs {
     #[arg(long = "upstream-header", value_name = "HEADER")]
     upstream_headers: Vec<String>,
     /// Seconds to wait for the upstream's answer, and between two chunks of it.
-    #[arg(long, default_value_t = 300.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 300.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
     upstream_timeout: f64,
     /// Internal: run the stdio-to-HTTP bridge for this URL.
     #[arg(long, hide = true, value_name = "URL")]
     pub bridge: Option<String>,
 }
 
+/// The flag's seconds (checked by `args::seconds` when parsed) as a duration.
 fn seconds(name: &str, s: f64) -> Result<Duration, String> {
-    if s.is_finite() && s > 0.0 && s <= 86_400.0 {
-        Ok(Duration::from_secs_f64(s))
-    } else {
-        Err(format!("{name} must be a number of seconds between 0 and 86400"))
-    }
+    stc_core::Seconds::try_from(s).map(stc_core::Seconds::duration).map_err(|e| format!("{name}: {e}"))
 }
 
 fn parse_header(text: &str) -> Result<(String, String), String> {

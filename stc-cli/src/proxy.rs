@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use stc_core::{GateOptions, Limits, Profile, Tokenizer, Version};
+use stc_core::{GateOptions, Limits, MinSaving, Profile, Tokenizer, Version};
 use stc_http::proxy::{Proxy, ProxyConfig};
 use stc_http::StcConfig;
 
@@ -40,27 +40,27 @@ pub struct ProxyArgs {
     #[arg(long, default_value_t = StcConfig::default().max_body, value_name = "BYTES", env = "STC_PROXY_MAX_BODY")]
     max_body: usize,
     /// The fraction of tokens STC must save, else minified JSON is sent (0 to 1).
-    #[arg(long, default_value_t = GateOptions::default().min_saving, value_name = "FRACTION",
-          value_parser = parse_fraction, env = "STC_PROXY_MIN_SAVING")]
-    min_saving: f64,
+    #[arg(long, default_value_t = MinSaving::default(), value_name = "FRACTION", value_parser = crate::args::min_saving,
+          env = "STC_PROXY_MIN_SAVING")]
+    min_saving: MinSaving,
     /// How the gate counts tokens: estimate, o200k_base or cl100k_base.
-    #[arg(long, default_value = "estimate", value_parser = parse_tokenizer, value_name = "NAME",
+    #[arg(long, default_value = "estimate", value_parser = crate::args::tokenizer(), value_name = "NAME",
           env = "STC_PROXY_TOKENIZER")]
     tokenizer: Tokenizer,
     /// Seconds to wait for a TCP connection to the upstream.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = parse_seconds,
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = crate::args::seconds,
           env = "STC_PROXY_CONNECT_TIMEOUT")]
     connect_timeout: f64,
     /// Seconds to wait for the upstream's response headers (then 504).
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = parse_seconds,
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = crate::args::seconds,
           env = "STC_PROXY_RESPONSE_TIMEOUT")]
     response_timeout: f64,
     /// Seconds to wait for the next chunk of an upstream response body.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = parse_seconds,
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = crate::args::seconds,
           env = "STC_PROXY_BODY_TIMEOUT")]
     body_timeout: f64,
     /// Seconds in-flight requests get to finish after SIGTERM or Ctrl-C.
-    #[arg(long, default_value_t = 30.0, value_name = "SECONDS", value_parser = parse_seconds,
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS", value_parser = crate::args::seconds,
           env = "STC_PROXY_SHUTDOWN_GRACE")]
     shutdown_grace: f64,
     /// Most client connections served at once; more wait until one closes.
@@ -72,7 +72,7 @@ pub struct ProxyArgs {
     max_depth: usize,
     /// Newest STC version sent: 2 sends version 2 to clients that ask for it
     /// (`Accept: application/stc+json; version=2`); 1 sends them version 1, which they read too.
-    #[arg(long, default_value = "2", value_parser = crate::mcp::parse_version, value_name = "VERSION",
+    #[arg(long, default_value = "2", value_parser = crate::args::version(), value_name = "VERSION",
           env = "STC_PROXY_MAX_STC_VERSION")]
     max_stc_version: Version,
     /// Path prefix of the health probes: PREFIX/healthz and PREFIX/readyz
@@ -81,24 +81,6 @@ pub struct ProxyArgs {
     health_prefix: String,
     #[command(flatten)]
     log: LogArgs,
-}
-
-fn parse_tokenizer(name: &str) -> Result<Tokenizer, String> {
-    name.parse::<Tokenizer>().map_err(|e| e.to_string())
-}
-
-fn parse_fraction(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
-        _ => Err(format!("{text:?} is not a fraction between 0 and 1")),
-    }
-}
-
-fn parse_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
-        _ => Err(format!("{text:?} is not a number of seconds between 0 and 86400")),
-    }
 }
 
 impl ProxyArgs {

@@ -30,7 +30,7 @@ pub struct ServeArgs {
     #[arg(long, conflicts_with = "context_file")]
     no_persist: bool,
     /// Seconds between saves of a changed context.
-    #[arg(long, default_value_t = 2.0, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
     save_interval: f64,
     /// Longest request line, in bytes.
     #[arg(long, default_value_t = Config::default().max_line_bytes, value_name = "BYTES", value_parser = parse_positive)]
@@ -39,7 +39,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = Config::default().max_connections, value_name = "N", value_parser = parse_positive)]
     max_connections: usize,
     /// Seconds a connection may stay silent before `idle_timeout` closes it.
-    #[arg(long, default_value_t = 300.0, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, default_value_t = 300.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
     idle_timeout: f64,
     /// Largest context of one conversation, in bytes of text.
     #[arg(long, default_value_t = Config::default().max_context_bytes, value_name = "BYTES", value_parser = parse_positive)]
@@ -63,7 +63,7 @@ pub struct NativeHostArgs {
     #[arg(long, value_name = "ADDR")]
     service: Option<String>,
     /// Seconds to wait for the service to connect and answer.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
     timeout: f64,
     /// Largest message from the browser, in bytes; longer ones get `message_too_large`.
     #[arg(long, default_value_t = HostConfig::default().max_message_bytes, value_name = "BYTES", value_parser = parse_positive)]
@@ -76,13 +76,6 @@ pub struct NativeHostArgs {
 fn parse_addr(s: &str) -> Result<SocketAddr, String> {
     let mut addrs = s.to_socket_addrs().map_err(|e| format!("{s:?} is not a host:port address ({e})"))?;
     addrs.next().ok_or_else(|| format!("{s:?} resolves to no address"))
-}
-
-fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e9 => Ok(v),
-        _ => Err(format!("{s:?} is not a positive number of seconds")),
-    }
 }
 
 fn parse_positive(s: &str) -> Result<usize, String> {

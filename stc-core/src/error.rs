@@ -357,6 +357,74 @@ impl fmt::Display for ParseNameError {
 
 impl std::error::Error for ParseNameError {}
 
+/// A value given for an option that is outside the option's bounds: a
+/// [`MinSaving`](crate::MinSaving) outside 0 to 1, a number of
+/// [`Seconds`](crate::Seconds) that is not above 0 and at most a day, or a
+/// text that is not a number at all. Its message names the option, quotes
+/// what was given and says what is expected; the CLI, the services and every
+/// binding report it unchanged. (An unknown *name* is a [`ParseNameError`].)
+///
+/// ```
+/// let err = stc_core::MinSaving::try_from(2.0).unwrap_err();
+/// assert_eq!((err.option(), err.given()), ("min_saving", "2"));
+/// assert_eq!(err.to_string(), "invalid min_saving 2 (expected a number from 0 to 1)");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionError {
+    option: &'static str,
+    given: String,
+    expected: &'static str,
+}
+
+impl OptionError {
+    /// `value` when it is within the option's bounds (`within`), else its
+    /// refusal, the number shown in Rust's shortest form (`2`, `0.5`, `NaN`).
+    pub(crate) fn bounded(
+        option: &'static str,
+        value: f64,
+        within: bool,
+        expected: &'static str,
+    ) -> Result<f64, OptionError> {
+        if within {
+            Ok(value)
+        } else {
+            Err(OptionError { option, given: value.to_string(), expected })
+        }
+    }
+
+    /// The number a text holds (surrounding spaces allowed), else the
+    /// refusal of the text, quoted, at most 64 characters of it.
+    pub(crate) fn number_in(option: &'static str, text: &str, expected: &'static str) -> Result<f64, OptionError> {
+        text.trim().parse::<f64>().map_err(|_| {
+            let given: String = text.chars().take(64).collect();
+            OptionError { option, given: format!("{given:?}"), expected }
+        })
+    }
+
+    /// The option: `"min_saving"` or `"seconds"`.
+    pub fn option(&self) -> &'static str {
+        self.option
+    }
+
+    /// What was given, as the message shows it (a number as is, a text quoted).
+    pub fn given(&self) -> &str {
+        &self.given
+    }
+
+    /// What the option takes, in words (`"a number from 0 to 1"`).
+    pub fn expected(&self) -> &'static str {
+        self.expected
+    }
+}
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid {} {} (expected {})", self.option, self.given, self.expected)
+    }
+}
+
+impl std::error::Error for OptionError {}
+
 /// Line and column (both 1-based) of a byte offset. Columns count characters;
 /// a byte that is not valid UTF-8 counts as one column.
 fn line_column(input: &[u8], offset: usize) -> (usize, usize) {

@@ -107,7 +107,9 @@ pub struct GateOptions {
     /// The fraction of minified JSON's tokens STC must save to be chosen:
     /// STC is returned only if `stc_tokens <= json_tokens * (1 - min_saving)`
     /// and `stc_tokens < json_tokens`. Default 0.05, which also absorbs the
-    /// estimator's error. Clamped to 0..=1.
+    /// estimator's error. A value given by a user goes through [`MinSaving`]
+    /// (an error outside 0 to 1); a value set here in code outside 0..=1 is
+    /// clamped, and NaN counts as 0.
     pub min_saving: f64,
     /// How tokens are counted.
     pub tokenizer: Tokenizer,
@@ -116,6 +118,69 @@ pub struct GateOptions {
 impl Default for GateOptions {
     fn default() -> Self {
         GateOptions { min_saving: 0.05, tokenizer: Tokenizer::Estimate }
+    }
+}
+
+/// The gate's [`min_saving`](GateOptions::min_saving) as a user gives it: a
+/// fraction from 0 to 1 (both included). Outside that, NaN, or a text that
+/// is not a number, it is an [`OptionError`](crate::OptionError) with one
+/// message on every surface (the CLI's `--min-saving`, the MCP tool's and
+/// `stc serve`'s `min_saving`, every binding's `min_saving`/`minSaving`).
+///
+/// ```
+/// use stc_core::{GateOptions, MinSaving};
+/// let gate = GateOptions::default().min_saving(MinSaving::try_from(0.1)?);
+/// assert_eq!(gate.min_saving, 0.1);
+/// assert_eq!("1.5".parse::<MinSaving>().unwrap_err().to_string(), "invalid min_saving 1.5 (expected a number from 0 to 1)");
+/// assert_eq!(MinSaving::default().get(), 0.05);
+/// # Ok::<(), stc_core::OptionError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct MinSaving(f64);
+
+impl MinSaving {
+    const EXPECTED: &'static str = "a number from 0 to 1";
+
+    /// The fraction.
+    pub const fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl Default for MinSaving {
+    /// 0.05, the gate's default.
+    fn default() -> Self {
+        MinSaving(0.05)
+    }
+}
+
+impl TryFrom<f64> for MinSaving {
+    type Error = crate::OptionError;
+
+    fn try_from(fraction: f64) -> Result<MinSaving, Self::Error> {
+        let within = (0.0..=1.0).contains(&fraction);
+        crate::OptionError::bounded("min_saving", fraction, within, MinSaving::EXPECTED).map(MinSaving)
+    }
+}
+
+/// Parses a decimal fraction (`0.1`); the bounds as `TryFrom<f64>`.
+impl std::str::FromStr for MinSaving {
+    type Err = crate::OptionError;
+
+    fn from_str(text: &str) -> Result<MinSaving, Self::Err> {
+        MinSaving::try_from(crate::OptionError::number_in("min_saving", text, MinSaving::EXPECTED)?)
+    }
+}
+
+impl std::fmt::Display for MinSaving {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<MinSaving> for f64 {
+    fn from(m: MinSaving) -> f64 {
+        m.0
     }
 }
 
@@ -203,10 +268,11 @@ impl<E: std::error::Error + 'static> std::error::Error for GateError<E> {
 }
 
 impl GateOptions {
-    /// Sets [`min_saving`](GateOptions::min_saving).
+    /// Sets [`min_saving`](GateOptions::min_saving): a checked [`MinSaving`],
+    /// or an `f64` written in code (clamped to 0..=1 when the gate runs).
     #[must_use]
-    pub fn min_saving(mut self, min_saving: f64) -> Self {
-        self.min_saving = min_saving;
+    pub fn min_saving(mut self, min_saving: impl Into<f64>) -> Self {
+        self.min_saving = min_saving.into();
         self
     }
 

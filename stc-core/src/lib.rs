@@ -59,11 +59,11 @@ mod write_json;
 mod write_stc;
 
 pub use document::{Document, DocumentBuilder};
-pub use error::{Category, Error, ErrorKind, ParseNameError};
-pub use gate::{Chosen, GateError, GateOptions, Gated, Tokenizer};
+pub use error::{Category, Error, ErrorKind, OptionError, ParseNameError};
+pub use gate::{Chosen, GateError, GateOptions, Gated, MinSaving, Tokenizer};
 #[doc(hidden)]
 pub use options::Techniques;
-pub use options::{AsDecodeOptions, DecodeOptions, EncodeOptions, Limits, Profile, Version};
+pub use options::{AsDecodeOptions, DecodeOptions, EncodeOptions, Limits, Profile, Seconds, Version};
 pub use parser::{
     is_unsafe_integer, parse_json, parse_json_to, parse_stc, parse_stc_to, Abort, Failure, Number, Sink, Validate,
     MAX_DEPTH_LIMIT,

@@ -153,7 +153,9 @@ impl std::fmt::Display for Version {
     }
 }
 
-/// Parses `"1"` or `"2"`; the error lists the valid names.
+/// Parses `"1"` or `"2"`; the error lists the valid names. This is the
+/// version given as text: a CLI flag (`--stc-version 2`), an HTTP media-type
+/// parameter or header (`version=2`, `X-STC-Version: 2`).
 impl std::str::FromStr for Version {
     type Err = crate::ParseNameError;
 
@@ -163,6 +165,105 @@ impl std::str::FromStr for Version {
             "2" => Ok(Version::V2),
             _ => Err(crate::ParseNameError::new("version", name, Version::NAMES)),
         }
+    }
+}
+
+/// The version given as a number, where options are typed values (JSON
+/// requests of `stc serve` and the MCP tools, Python's `version=`, JavaScript's
+/// `version:`): the integer 1 or 2, also written `2.0` since JSON and
+/// JavaScript have one number type. A string (`"2"`) is not a version
+/// number: a binding refuses it as the wrong type; text is for text
+/// surfaces ([`FromStr`](std::str::FromStr)). Any other number is the same
+/// [`ParseNameError`](crate::ParseNameError) as its text would be.
+///
+/// ```
+/// use stc_core::Version;
+/// assert_eq!(Version::try_from(2.0), Ok(Version::V2));
+/// assert_eq!(Version::try_from(2.5).unwrap_err().to_string(), r#"unknown version "2.5" (expected one of: 1, 2)"#);
+/// ```
+impl TryFrom<f64> for Version {
+    type Error = crate::ParseNameError;
+
+    fn try_from(number: f64) -> Result<Version, Self::Error> {
+        if number == 1.0 {
+            Ok(Version::V1)
+        } else if number == 2.0 {
+            Ok(Version::V2)
+        } else {
+            Err(crate::ParseNameError::new("version", &number.to_string(), Version::NAMES))
+        }
+    }
+}
+
+/// The version given as an integer (see `TryFrom<f64>`): 1 or 2.
+impl TryFrom<i64> for Version {
+    type Error = crate::ParseNameError;
+
+    fn try_from(number: i64) -> Result<Version, Self::Error> {
+        match number {
+            1 => Ok(Version::V1),
+            2 => Ok(Version::V2),
+            _ => Err(crate::ParseNameError::new("version", &number.to_string(), Version::NAMES)),
+        }
+    }
+}
+
+/// A duration option given in seconds: every timeout, interval and grace
+/// period of the services (`--connect-timeout`, `--idle-timeout`,
+/// `--save-interval`, `--shutdown-grace`, …). A number above 0 and at most
+/// [`Seconds::MAX`] (one day), fractions allowed; anything else is an
+/// [`OptionError`](crate::OptionError) with one message.
+///
+/// ```
+/// use stc_core::Seconds;
+/// use std::time::Duration;
+/// assert_eq!("0.25".parse::<Seconds>().map(Seconds::duration), Ok(Duration::from_millis(250)));
+/// assert_eq!(
+///     "0".parse::<Seconds>().unwrap_err().to_string(),
+///     "invalid seconds 0 (expected a number of seconds above 0 and at most 86400)"
+/// );
+/// assert!(Seconds::try_from(86_401.0).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Seconds(f64);
+
+impl Seconds {
+    /// The longest duration accepted: 86,400 seconds, one day.
+    pub const MAX: f64 = 86_400.0;
+    const EXPECTED: &'static str = "a number of seconds above 0 and at most 86400";
+
+    /// The number of seconds.
+    pub const fn get(self) -> f64 {
+        self.0
+    }
+
+    /// As a [`Duration`](std::time::Duration).
+    pub fn duration(self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.0)
+    }
+}
+
+impl TryFrom<f64> for Seconds {
+    type Error = crate::OptionError;
+
+    fn try_from(seconds: f64) -> Result<Seconds, Self::Error> {
+        let within = seconds > 0.0 && seconds <= Seconds::MAX;
+        crate::OptionError::bounded("seconds", seconds, within, Seconds::EXPECTED).map(Seconds)
+    }
+}
+
+/// Parses a decimal number of seconds (`30`, `0.5`); the bounds as `TryFrom<f64>`.
+impl std::str::FromStr for Seconds {
+    type Err = crate::OptionError;
+
+    fn from_str(text: &str) -> Result<Seconds, Self::Err> {
+        Seconds::try_from(crate::OptionError::number_in("seconds", text, Seconds::EXPECTED)?)
+    }
+}
+
+impl std::fmt::Display for Seconds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
     }
 }
 

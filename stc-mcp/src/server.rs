@@ -41,7 +41,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use stc_core::{DecodeOptions, Document, EncodeOptions, GateOptions, Limits, Profile, Tokenizer, Version};
+use stc_core::{DecodeOptions, Document, EncodeOptions, GateOptions, Limits, MinSaving, Profile, Tokenizer, Version};
 use stc_stash::{references_in, Kept, PlanOptions, Recovery, ToolName, TruncateError, TruncateOptions};
 use std::sync::Arc;
 
@@ -74,49 +74,33 @@ impl Default for ServerOptions {
     }
 }
 
-/// Output whitespace style of STC.
-#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum ProfileParam {
-    /// No optional whitespace (fewest tokens).
-    #[default]
-    Compact,
-    /// The spacing of ADR-066's examples.
-    Readable,
+/// The input schema of a name option: a string, one of the core's names
+/// (`Profile::NAMES`, `Tokenizer::NAMES`); the value is parsed by the core's
+/// `FromStr` when the tool runs, so a bad name gets the core's message.
+fn names_schema(names: &[&str]) -> schemars::Schema {
+    schemars::json_schema!({ "type": "string", "enum": names })
 }
 
-impl From<ProfileParam> for Profile {
-    fn from(p: ProfileParam) -> Profile {
-        match p {
-            ProfileParam::Compact => Profile::Compact,
-            ProfileParam::Readable => Profile::Readable,
-        }
-    }
+fn profile_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    names_schema(Profile::NAMES)
 }
 
-/// How the gate counts tokens.
-#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-pub enum TokenizerParam {
-    /// Fast table-free estimate of o200k_base.
-    #[default]
-    #[serde(rename = "estimate")]
-    Estimate,
-    /// OpenAI o200k_base, exact.
-    #[serde(rename = "o200k_base")]
-    O200kBase,
-    /// OpenAI cl100k_base, exact.
-    #[serde(rename = "cl100k_base")]
-    Cl100kBase,
+fn tokenizer_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    names_schema(Tokenizer::NAMES)
 }
 
-impl From<TokenizerParam> for Tokenizer {
-    fn from(t: TokenizerParam) -> Tokenizer {
-        match t {
-            TokenizerParam::Estimate => Tokenizer::Estimate,
-            TokenizerParam::O200kBase => Tokenizer::O200kBase,
-            TokenizerParam::Cl100kBase => Tokenizer::Cl100kBase,
-        }
-    }
+/// The input schema of `version`: an integer from the first to the last of
+/// `Version::NAMES` (1 to 2), checked by the core's `Version::try_from` when
+/// the tool runs.
+fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let numbers: Vec<u8> = Version::NAMES.iter().filter_map(|n| n.parse().ok()).collect();
+    schemars::json_schema!({ "type": "integer", "minimum": numbers.first(), "maximum": numbers.last() })
+}
+
+/// The input schema of `min_saving`: a number from 0 to 1, checked by the
+/// core's `MinSaving::try_from` when the tool runs.
+fn min_saving_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "number", "minimum": 0, "maximum": 1 })
 }
 
 /// Arguments of `stc_encode`.
@@ -125,19 +109,23 @@ impl From<TokenizerParam> for Tokenizer {
 pub struct EncodeParams {
     /// The JSON text to encode.
     pub json: String,
-    /// Output whitespace style; default `compact`.
+    /// Output whitespace style: `compact` (the default) or `readable`.
     #[serde(default)]
-    pub profile: ProfileParam,
+    #[schemars(schema_with = "profile_schema")]
+    pub profile: Option<String>,
     /// Do no harm (default true): return minified JSON instead of STC unless
     /// STC saves at least `min_saving` of the tokens.
     #[serde(default = "default_true")]
     pub gate: bool,
     /// The fraction of tokens STC must save to be chosen, 0 to 1; default 0.05.
     #[serde(default)]
+    #[schemars(schema_with = "min_saving_schema")]
     pub min_saving: Option<f64>,
-    /// How tokens are counted for the gate and the reported counts; default `estimate`.
+    /// How tokens are counted for the gate and the reported counts: `estimate`
+    /// (the default), `o200k_base` or `cl100k_base`.
     #[serde(default)]
-    pub tokenizer: TokenizerParam,
+    #[schemars(schema_with = "tokenizer_schema")]
+    pub tokenizer: Option<String>,
     /// Token budget: cut arrays and long strings until the compact STC has at
     /// most this many tokens. What is cut is stashed; markers in the output
     /// say how much is missing and give the key for `stc_retrieve`.
@@ -151,8 +139,8 @@ pub struct EncodeParams {
     /// absent cells `~` and keyed tables; needs a version 2 reader). Default:
     /// the server's, 2 unless it runs with --stc-version 1.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 2))]
-    pub version: Option<u8>,
+    #[schemars(schema_with = "version_schema")]
+    pub version: Option<f64>,
 }
 
 fn default_true() -> bool {
@@ -211,8 +199,8 @@ pub struct DecodeParams {
     pub stc: String,
     /// STC version to read: 1 or 2 (also reads version 1 text). Default: the server's, 2 unless set.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 2))]
-    pub version: Option<u8>,
+    #[schemars(schema_with = "version_schema")]
+    pub version: Option<f64>,
 }
 
 /// Result of `stc_decode`.
@@ -232,13 +220,14 @@ pub struct DecodeResult {
 pub struct EstimateParams {
     /// The JSON text to measure.
     pub json: String,
-    /// STC whitespace style to measure; default `compact`.
+    /// STC whitespace style to measure: `compact` (the default) or `readable`.
     #[serde(default)]
-    pub profile: ProfileParam,
+    #[schemars(schema_with = "profile_schema")]
+    pub profile: Option<String>,
     /// STC version to measure: 1 or 2. Default: the server's, 2 unless set.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 2))]
-    pub version: Option<u8>,
+    #[schemars(schema_with = "version_schema")]
+    pub version: Option<f64>,
 }
 
 /// Size of one form of a document.
@@ -289,17 +278,24 @@ fn input_error(what: &str, e: &stc_core::Error) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
-/// The `version` argument of a tool: `default` when absent; a value the core does
-/// not know is a tool error with the core's message (`unknown version "3"
-/// (expected one of: 1, 2)`).
-fn version_arg(version: Option<u8>, default: Version) -> Result<Version, CallToolResult> {
-    match version {
-        None => Ok(default),
-        Some(n) => n
-            .to_string()
-            .parse::<Version>()
-            .map_err(|e| CallToolResult::error(vec![ContentBlock::text(format!("invalid version {n}: {e}"))])),
-    }
+/// A tool error (`isError: true`) for an option the core refused: its text
+/// is the core's message, as on every other surface.
+fn option_error(e: impl std::fmt::Display) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(e.to_string())])
+}
+
+/// The `version` argument of a tool: `default` when absent, else the core's
+/// `Version::try_from` of the number.
+fn version_arg(version: Option<f64>, default: Version) -> Result<Version, CallToolResult> {
+    version.map_or(Ok(default), |n| Version::try_from(n).map_err(option_error))
+}
+
+/// A name argument (`profile`, `tokenizer`): `default` when absent, else the core's `FromStr`.
+fn name_arg<T: std::str::FromStr>(name: Option<&str>, default: T) -> Result<T, CallToolResult>
+where
+    T::Err: std::fmt::Display,
+{
+    name.map_or(Ok(default), |n| n.parse::<T>().map_err(option_error))
 }
 
 /// A successful result: `text` as the text block, `value` as structured content.
@@ -360,29 +356,30 @@ impl StcServer {
         let store = self.store.clone();
         let shown = self.shown.clone();
         off_thread(move || {
-            if let Some(m) = p.min_saving {
-                if !(0.0..=1.0).contains(&m) {
-                    return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                        "invalid min_saving {m}: must be between 0 and 1"
-                    ))]));
-                }
-            }
+            let min_saving = match p.min_saving.map(MinSaving::try_from).transpose() {
+                Ok(m) => m.unwrap_or_default(),
+                Err(e) => return Ok(option_error(e)),
+            };
+            let tokenizer = match name_arg(p.tokenizer.as_deref(), Tokenizer::Estimate) {
+                Ok(t) => t,
+                Err(e) => return Ok(e),
+            };
+            let profile = match name_arg(p.profile.as_deref(), Profile::Compact) {
+                Ok(p) => p,
+                Err(e) => return Ok(e),
+            };
             let version = match version_arg(p.version, default_version) {
                 Ok(v) => v,
                 Err(e) => return Ok(e),
             };
-            let tokenizer: Tokenizer = p.tokenizer.into();
             let truncated = match truncate(&p, store.as_deref(), tokenizer, limits, version) {
                 Ok(t) => t,
                 Err(e) => return Ok(e),
             };
             let source = truncated.as_deref().unwrap_or(&p.json);
-            let profile: Profile = p.profile.into();
             let options = EncodeOptions::default().profile(profile).limits(limits).version(version);
             let (text, chosen, json_tokens, stc_tokens) = if p.gate {
-                let gate = GateOptions::default()
-                    .min_saving(p.min_saving.unwrap_or(GateOptions::default().min_saving))
-                    .tokenizer(tokenizer);
+                let gate = GateOptions::default().min_saving(min_saving).tokenizer(tokenizer);
                 let g = match stc_core::encode_gated(source, &options, &gate) {
                     Ok(g) => g,
                     Err(e) => return Ok(input_error("JSON", &e)),
@@ -504,7 +501,10 @@ impl StcServer {
                 Ok(doc) => doc,
                 Err(e) => return Ok(input_error("JSON", &e)),
             };
-            let profile: Profile = p.profile.into();
+            let profile = match name_arg(p.profile.as_deref(), Profile::Compact) {
+                Ok(p) => p,
+                Err(e) => return Ok(e),
+            };
             let options = EncodeOptions::default().profile(profile).limits(limits).version(version);
             let stc = match stc_core::encode_with(&p.json, &options) {
                 Ok(stc) => stc,

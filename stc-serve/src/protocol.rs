@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
-use stc_core::{Chosen, DecodeOptions, EncodeOptions, GateOptions, Limits, Profile, Tokenizer, Version};
+use stc_core::{Chosen, DecodeOptions, EncodeOptions, GateOptions, Limits, MinSaving, Profile, Tokenizer, Version};
 
 use crate::base54;
 use crate::charset::{self, Charset};
@@ -487,22 +487,30 @@ fn codec_detail(e: &stc_core::Error) -> Value {
     })
 }
 
-/// The optional `version` field of `encode` and `decode`: the integer 1 or 2
-/// (absent or `null`: 1), checked by the core (`invalid_field` with its
-/// message otherwise).
+/// The optional `version` field of `encode` and `decode`: a number, 1 or 2
+/// (absent or `null`: 1), checked by the core's `Version::try_from`
+/// (`invalid_field` with the core's message otherwise).
 fn version_field(req: &Map<String, Value>) -> Result<Version, Failure> {
-    let invalid = |detail: String| fail("invalid_field", detail);
-    match req.get("version") {
-        None | Some(Value::Null) => Ok(Version::V1),
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(v) => v.to_string().parse::<Version>().map_err(|e| invalid(format!("\"version\": {e}"))),
-            None => Err(invalid(format!(
-                "\"version\": unknown version {n} (expected one of: {})",
-                Version::NAMES.join(", ")
-            ))),
-        },
-        Some(_) => Err(invalid(format!("\"version\" must be an integer: {}", Version::NAMES.join(" or ")))),
+    let number = number_field(req, "version")
+        .map_err(|_| fail("invalid_field", format!("\"version\" must be a number: {}", Version::NAMES.join(" or "))))?;
+    match number {
+        None => Ok(Version::V1),
+        Some(n) => Version::try_from(n).map_err(|e| invalid_field("version", e)),
     }
+}
+
+/// An optional number field (absent or `null`: `None`); another type is `invalid_field`.
+fn number_field(req: &Map<String, Value>, field: &str) -> Result<Option<f64>, Failure> {
+    match req.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => Ok(n.as_f64()),
+        Some(_) => Err(fail("invalid_field", format!("{field:?} must be a number"))),
+    }
+}
+
+/// `invalid_field` for an option the core refused: `"field": ` and the core's message.
+fn invalid_field(field: &str, e: impl std::fmt::Display) -> Failure {
+    fail("invalid_field", format!("{field:?}: {e}"))
 }
 
 fn encode(req: &Map<String, Value>) -> Result<Value, Failure> {
@@ -510,16 +518,13 @@ fn encode(req: &Map<String, Value>) -> Result<Value, Failure> {
     let version = version_field(req)?;
     let profile = match optional_str(req, "profile")? {
         None => Profile::Compact,
-        Some(name) => name.parse::<Profile>().map_err(|e| fail("invalid_field", format!("\"profile\": {e}")))?,
+        Some(name) => name.parse::<Profile>().map_err(|e| invalid_field("profile", e))?,
     };
-    let mut gate = GateOptions::default().tokenizer(Tokenizer::O200kBase);
-    match req.get("min_saving") {
-        None | Some(Value::Null) => {}
-        Some(v) => match v.as_f64() {
-            Some(f) if (0.0..=1.0).contains(&f) => gate.min_saving = f,
-            _ => return Err(fail("invalid_field", "\"min_saving\" must be a number from 0 to 1")),
-        },
-    }
+    let min_saving = match number_field(req, "min_saving")? {
+        None => MinSaving::default(),
+        Some(m) => MinSaving::try_from(m).map_err(|e| invalid_field("min_saving", e))?,
+    };
+    let gate = GateOptions::default().tokenizer(Tokenizer::O200kBase).min_saving(min_saving);
     let options = EncodeOptions::default().profile(profile).limits(Limits::default()).version(version);
     let gated =
         stc_core::encode_gated(input, &options, &gate).map_err(|e| fail("invalid_json_input", codec_detail(&e)))?;

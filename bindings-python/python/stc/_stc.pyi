@@ -95,6 +95,7 @@ def encode_gated(
 ) -> GateResult:
     """The do-no-harm gate: STC only if it saves at least ``min_saving`` of
     the tokens of minified JSON, else minified JSON (valid STC too).
+    ``min_saving`` outside 0 to 1 is a ``ValueError`` (stc-core's message).
 
     ``tokenizer`` is ``"estimate"`` (fast, built in) or a :data:`TokenCounter`
     for exact counts, e.g. ``tiktoken.get_encoding("o200k_base").encode``;

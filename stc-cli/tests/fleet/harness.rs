@@ -137,10 +137,8 @@ pub struct Backend {
 /// answered in `X-Served-By`. Its frontend port.
 pub fn haproxy(dir: &Path, backends: &[Backend]) -> (Proc, u16) {
     let port = free_port();
-    let servers: String = backends
-        .iter()
-        .map(|b| format!("  server {} 127.0.0.1:{} check\n", b.name, b.port))
-        .collect();
+    let servers: String =
+        backends.iter().map(|b| format!("  server {} 127.0.0.1:{} check\n", b.name, b.port)).collect();
     let config = format!(
         "global\n  maxconn 2000\n\
          defaults\n  mode http\n  timeout connect 1s\n  timeout client 30s\n  timeout server 30s\n  \
@@ -151,9 +149,13 @@ pub fn haproxy(dir: &Path, backends: &[Backend]) -> (Proc, u16) {
     );
     let file = dir.join("haproxy.cfg");
     std::fs::write(&file, config).unwrap();
-    let check = Command::new("haproxy").arg("-c").arg("-q").arg("-f").arg(&file).status().expect(
-        "haproxy (scripts/prereqs/70-fleet.sh installs it)",
-    );
+    let check = Command::new("haproxy")
+        .arg("-c")
+        .arg("-q")
+        .arg("-f")
+        .arg(&file)
+        .status()
+        .expect("haproxy (scripts/prereqs/70-fleet.sh installs it)");
     assert!(check.success(), "haproxy rejects its configuration");
     let child = Command::new("haproxy")
         .arg("-db")
@@ -230,11 +232,7 @@ pub fn load(
                         match r.bytes().await {
                             Err(e) => Err(format!("body: {e}")),
                             Ok(body) => check(status, &headers, &body).map(|()| {
-                                headers
-                                    .get("x-served-by")
-                                    .and_then(|v| v.to_str().ok())
-                                    .unwrap_or("?")
-                                    .to_string()
+                                headers.get("x-served-by").and_then(|v| v.to_str().ok()).unwrap_or("?").to_string()
                             }),
                         }
                     }

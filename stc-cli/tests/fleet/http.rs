@@ -98,7 +98,7 @@ fn failures(outcomes: &[Outcome]) -> Vec<&Outcome> {
     outcomes.iter().filter(|o| o.result.is_err()).collect()
 }
 
-fn served_by<'a>(outcomes: &'a [Outcome], backend: &str) -> usize {
+fn served_by(outcomes: &[Outcome], backend: &str) -> usize {
     outcomes.iter().filter(|o| o.result.as_deref() == Ok(backend)).count()
 }
 

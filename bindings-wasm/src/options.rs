@@ -1,0 +1,81 @@
+//! Options: the fields of an options object as stc-core's types. The entry
+//! (js-shared's `stc_rules.mjs`) has checked their types; their values are
+//! stc-core's to check (`FromStr`, `Version::try_from`, `MinSaving::try_from`),
+//! and a refusal is a `RangeError` with stc-core's message, the message every
+//! other surface reports (conformance/options/options.json).
+
+use js_sys::Reflect;
+use stc_core::{DecodeOptions, EncodeOptions, Limits, MinSaving, Profile, Tokenizer, Version};
+use wasm_bindgen::prelude::*;
+
+use crate::errors::{range_error, type_error};
+
+/// Reads `options[name]`; `None` when options or the field is undefined/null.
+pub(crate) fn field(options: &JsValue, name: &str) -> Result<Option<JsValue>, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(None);
+    }
+    if !options.is_object() {
+        return Err(type_error("options must be an object"));
+    }
+    let v = Reflect::get(options, &JsValue::from_str(name))?;
+    Ok(if v.is_undefined() || v.is_null() { None } else { Some(v) })
+}
+
+pub(crate) fn limits_opt(options: &JsValue) -> Result<Limits, JsValue> {
+    let mut limits = Limits::default();
+    if let Some(v) = field(options, "maxDepth")? {
+        match v.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 => limits.max_depth = n.min(usize::MAX as f64) as usize,
+            _ => return Err(range_error("maxDepth must be a non-negative integer")),
+        }
+    }
+    Ok(limits)
+}
+
+/// `version`: the STC version to read or write, a number, 1 (default) or 2,
+/// checked by stc-core's `Version::try_from` (its message names the valid
+/// versions). A string (`"2"`) is the wrong type, as in every binding.
+pub(crate) fn version_opt(options: &JsValue) -> Result<Version, JsValue> {
+    let Some(v) = field(options, "version")? else { return Ok(Version::default()) };
+    let n = v.as_f64().ok_or_else(|| type_error("version must be a number"))?;
+    Version::try_from(n).map_err(|e| range_error(&e.to_string()))
+}
+
+/// The options of the reading functions: `maxDepth` and `version`.
+pub(crate) fn decode_opt(options: &JsValue) -> Result<DecodeOptions, JsValue> {
+    Ok(DecodeOptions::default().limits(limits_opt(options)?).version(version_opt(options)?))
+}
+
+pub(crate) fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
+    let mut opts = EncodeOptions::default().limits(limits_opt(options)?).version(version_opt(options)?);
+    if let Some(v) = field(options, "profile")? {
+        let name = v.as_string().ok_or_else(|| type_error("profile must be a string"))?;
+        opts.profile = name.parse::<Profile>().map_err(|e| range_error(&e.to_string()))?;
+    }
+    Ok(opts)
+}
+
+pub(crate) fn tokenizer_opt(value: Option<JsValue>) -> Result<Tokenizer, JsValue> {
+    let Some(v) = value else { return Ok(Tokenizer::Estimate) };
+    let name = v.as_string().ok_or_else(|| type_error("tokenizer must be a string"))?;
+    name.parse::<Tokenizer>().map_err(|e| range_error(&e.to_string()))
+}
+
+pub(crate) fn bool_opt(options: &JsValue, name: &str) -> Result<bool, JsValue> {
+    match field(options, name)? {
+        None => Ok(false),
+        Some(v) => v.as_bool().ok_or_else(|| type_error(&format!("{name} must be a boolean"))),
+    }
+}
+
+/// `minSaving`: a number from 0 to 1 (stc-core's `MinSaving`); default 0.05.
+pub(crate) fn min_saving_opt(options: &JsValue) -> Result<MinSaving, JsValue> {
+    match field(options, "minSaving")? {
+        None => Ok(MinSaving::default()),
+        Some(v) => {
+            let m = v.as_f64().ok_or_else(|| type_error("minSaving must be a number"))?;
+            MinSaving::try_from(m).map_err(|e| range_error(&e.to_string()))
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! `parse`: STC to JavaScript values.
+
+use js_sys::{Array, BigInt, JsString, Object, Reflect};
+use stc_core::{Failure, JsonStr, Sink};
+use wasm_bindgen::prelude::*;
+
+use crate::codec::decode_text;
+use crate::errors::js_error;
+use crate::input::text_arg;
+use crate::options::{bool_opt, decode_opt};
+
+/// Decodes STC to a JavaScript value.
+#[wasm_bindgen(js_name = parse, unchecked_return_type = "any", skip_jsdoc)]
+pub fn parse(
+    #[wasm_bindgen(unchecked_param_type = "Input")] stc: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions")] options: Option<JsValue>,
+) -> Result<JsValue, JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
+    if !bool_opt(&options, "bigint")? {
+        // Fastest path: minified JSON built in wasm, then the engine's JSON.parse.
+        let json = decode_text(stc, &options)?;
+        return js_sys::JSON::parse(&json);
+    }
+    let opts = decode_opt(&options)?;
+    let text = text_arg(stc, "stc")?;
+    let is_str = text.as_str().is_some();
+    let text = text.into_string()?;
+    let mut builder = ValueBuilder { stack: Vec::new(), root: None };
+    match stc_core::parse_stc_to(&text, &opts, &mut builder) {
+        Ok(()) => Ok(builder.root.unwrap_or(JsValue::NULL)),
+        Err(Failure::Input(e)) => Err(js_error(&e, is_str.then_some(text.as_str()))),
+        // A JavaScript exception raised while building the value (a setter,
+        // BigInt) comes back as it was thrown.
+        Err(Failure::Sink(thrown)) => Err(thrown),
+    }
+}
+
+enum Frame {
+    Array(Array),
+    Object(Object, Option<JsValue>),
+}
+
+/// Builds JavaScript values from the parser's events (bigint mode), with its
+/// own stack of open containers (no recursion on the input's depth). Its
+/// error type is the JavaScript exception that stopped it.
+struct ValueBuilder {
+    stack: Vec<Frame>,
+    root: Option<JsValue>,
+}
+
+/// The parser broke its own event order (a bug, never the input's fault).
+fn out_of_order() -> JsValue {
+    js_sys::Error::new("stc-wasm: parse events out of order").into()
+}
+
+fn js_str(s: &JsonStr<'_>) -> JsValue {
+    match s.to_str() {
+        Some(text) => JsValue::from_str(&text),
+        None => JsString::from_char_code(&s.to_utf16()).into(),
+    }
+}
+
+impl ValueBuilder {
+    fn add(&mut self, value: JsValue) -> Result<(), JsValue> {
+        match self.stack.last_mut() {
+            None => self.root = Some(value),
+            Some(Frame::Array(a)) => {
+                a.push(&value);
+            }
+            Some(Frame::Object(o, key)) => {
+                let key = key.take().ok_or_else(out_of_order)?;
+                define(o, &key, &value)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<(), JsValue> {
+        let value: JsValue = match self.stack.pop().ok_or_else(out_of_order)? {
+            Frame::Array(a) => a.into(),
+            Frame::Object(o, _) => o.into(),
+        };
+        self.add(value)
+    }
+}
+
+/// Sets an own data property as `JSON.parse` does (a `__proto__` key becomes
+/// an own property, not the prototype).
+fn define(o: &Object, key: &JsValue, value: &JsValue) -> Result<(), JsValue> {
+    if key.as_string().as_deref() == Some("__proto__") {
+        let desc = Object::new();
+        Reflect::set(&desc, &"value".into(), value)?;
+        Reflect::set(&desc, &"writable".into(), &JsValue::TRUE)?;
+        Reflect::set(&desc, &"enumerable".into(), &JsValue::TRUE)?;
+        Reflect::set(&desc, &"configurable".into(), &JsValue::TRUE)?;
+        Object::define_property(o, key, &desc);
+    } else {
+        Reflect::set(o, key, value)?;
+    }
+    Ok(())
+}
+
+impl<'a> Sink<'a, JsValue> for ValueBuilder {
+    fn null(&mut self) -> Result<(), JsValue> {
+        self.add(JsValue::NULL)
+    }
+    fn boolean(&mut self, value: bool) -> Result<(), JsValue> {
+        self.add(JsValue::from_bool(value))
+    }
+    fn number(&mut self, lexeme: &'a str) -> Result<(), JsValue> {
+        if stc_core::is_unsafe_integer(lexeme) {
+            let big = BigInt::new(&JsValue::from_str(lexeme)).map_err(JsValue::from)?;
+            return self.add(big.into());
+        }
+        // The lexeme follows JSON's grammar, which Rust's float parser reads
+        // with the same round-to-nearest result as JSON.parse.
+        let n: f64 = lexeme.parse().map_err(|_| out_of_order())?;
+        self.add(JsValue::from_f64(n))
+    }
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), JsValue> {
+        self.add(js_str(&value))
+    }
+    fn begin_array(&mut self, _len: Option<usize>) -> Result<(), JsValue> {
+        self.stack.push(Frame::Array(Array::new()));
+        Ok(())
+    }
+    fn end_array(&mut self) -> Result<(), JsValue> {
+        self.close()
+    }
+    fn begin_object(&mut self, _len: Option<usize>) -> Result<(), JsValue> {
+        self.stack.push(Frame::Object(Object::new(), None));
+        Ok(())
+    }
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), JsValue> {
+        match self.stack.last_mut() {
+            Some(Frame::Object(_, slot)) => {
+                *slot = Some(js_str(&key));
+                Ok(())
+            }
+            _ => Err(out_of_order()),
+        }
+    }
+    fn end_object(&mut self) -> Result<(), JsValue> {
+        self.close()
+    }
+}
