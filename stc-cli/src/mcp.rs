@@ -35,6 +35,8 @@ pub struct McpArgs {
     /// absent cells `~`, keyed tables; the instructions explain them), or 1.
     #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
     stc_version: Version,
+    #[command(flatten)]
+    log: crate::runtime::LogArgs,
 }
 
 /// Which store a stash store option names.
@@ -197,6 +199,8 @@ pub struct McpProxyArgs {
     shutdown_grace: f64,
     #[command(flatten)]
     http: Box<crate::mcp_http::McpHttpArgs>,
+    #[command(flatten)]
+    log: crate::runtime::LogArgs,
     /// The MCP server to run, and its arguments (not with --upstream).
     #[arg(last = true, required_unless_present_any = ["upstream", "bridge"], value_name = "COMMAND")]
     command: Vec<OsString>,
@@ -222,7 +226,11 @@ pub fn run_server(args: McpArgs) -> ExitCode {
         stash: Some(stash),
         version: args.stc_version,
     };
-    match stc_mcp::serve_stdio(options) {
+    args.log.init();
+    let served = crate::runtime::block_on_detached(stc_mcp::serve_stdio(options))
+        .map_err(|e| format!("cannot start the runtime: {e}"))
+        .and_then(|r| r.map_err(|e| e.to_string()));
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("stc mcp: {e}");
@@ -233,6 +241,7 @@ pub fn run_server(args: McpArgs) -> ExitCode {
 
 /// Runs `stc mcp-proxy` until the client or the child ends.
 pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
+    args.log.init();
     let http = args.http;
     if let Some(code) = crate::mcp_http::run_bridge(&http, args.max_message_bytes) {
         return code;

@@ -109,7 +109,10 @@ pub fn run_bridge(args: &McpHttpArgs, max_message_bytes: usize) -> Option<ExitCo
             }
         }
     }
-    Some(match stc_mcp::http::upstream::run(options) {
+    let bridged = crate::runtime::block_on_detached(stc_mcp::http::upstream::run(options))
+        .map_err(|e| format!("cannot start the runtime: {e}"))
+        .and_then(|r| r.map_err(|e| e.to_string()));
+    Some(match bridged {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("stc mcp-proxy: {e}");
@@ -157,7 +160,9 @@ pub fn command(args: &McpHttpArgs, command: Vec<OsString>, max_message_bytes: us
 /// Runs the proxy: over stdio, or serving HTTP with `--listen`.
 pub fn run(args: &McpHttpArgs, proxy: ProxyOptions) -> Result<ProxyExit, String> {
     let Some(listen) = args.listen else {
-        return stc_mcp::proxy::run(proxy).map_err(|e| e.to_string());
+        return crate::runtime::block_on_detached(stc_mcp::proxy::run(proxy))
+            .map_err(|e| format!("cannot start the runtime: {e}"))?
+            .map_err(|e| e.to_string());
     };
     let mut options = ListenOptions::new(listen);
     options.allow_remote = args.allow_remote;
@@ -180,5 +185,20 @@ pub fn run(args: &McpHttpArgs, proxy: ProxyOptions) -> Result<ProxyExit, String>
         }
         options.upstream = Some(up);
     }
-    stc_mcp::http::listen::run(proxy, options).map_err(|e| e.to_string())
+    crate::runtime::block_on(serve_http(proxy, options)).map_err(|e| format!("cannot start the runtime: {e}"))?
+}
+
+/// Serves `--listen` until SIGTERM/SIGINT or the child's end. Prints
+/// `stc mcp-proxy: listening on http://ADDR/mcp` on stdout once it accepts
+/// connections.
+async fn serve_http(proxy: ProxyOptions, options: ListenOptions) -> Result<ProxyExit, String> {
+    let shutdown = crate::runtime::shutdown_signal().map_err(|e| format!("cannot install the signal handlers: {e}"))?;
+    let listener = stc_mcp::http::listen::bind(&options).await.map_err(|e| e.to_string())?;
+    let announce = |addr| {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "stc mcp-proxy: listening on http://{addr}/mcp");
+        let _ = out.flush();
+    };
+    stc_mcp::http::listen::serve(listener, proxy, options, shutdown, announce).await.map_err(|e| e.to_string())
 }

@@ -50,6 +50,8 @@ pub struct ServeArgs {
     /// Most conversations held at once; more get `too_many_conversations`.
     #[arg(long, default_value_t = Config::default().max_conversations, value_name = "N", value_parser = parse_positive)]
     max_conversations: usize,
+    #[command(flatten)]
+    log: crate::runtime::LogArgs,
 }
 
 /// Arguments of `stc native-host`.
@@ -106,13 +108,42 @@ pub fn run_serve(args: ServeArgs) -> ExitCode {
         max_payload_chars: args.max_payload_chars,
         max_conversations: args.max_conversations,
     };
-    match stc_serve::serve(config) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    args.log.init();
+    match crate::runtime::block_on(serve(config)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
             eprintln!("stc serve: {e}");
             ExitCode::FAILURE
         }
+        Err(e) => {
+            eprintln!("stc serve: cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        }
     }
+}
+
+/// Serves until SIGTERM, SIGHUP or SIGINT, then saves and returns. Prints
+/// `listening on ADDR` on stdout once it accepts connections.
+async fn serve(config: Config) -> Result<(), stc_serve::Error> {
+    // Installed before anything else, so a signal that arrives while the
+    // service starts (or right after the address is printed) still ends
+    // in a graceful stop with a final save.
+    let signal = crate::runtime::shutdown_or_hangup_signal().map_err(stc_serve::Error::Io)?;
+    let file = config.context_file.clone();
+    let server = stc_serve::Server::start(config).await?;
+    match &file {
+        Some(p) => tracing::info!("context file {}", p.display()),
+        None => tracing::info!("context in memory only (--no-persist)"),
+    }
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on {}", server.local_addr());
+        let _ = out.flush();
+    }
+    let signal = signal.await;
+    tracing::info!("{signal}, saving and stopping");
+    server.shutdown().await
 }
 
 /// Runs `stc native-host` until the browser closes stdin.

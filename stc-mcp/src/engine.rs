@@ -836,9 +836,10 @@ impl Engine {
                     }
                     AddTool::Collision => {
                         session.collided.store(true, Ordering::SeqCst);
-                        eprintln!(
-                            "stc mcp-proxy: the server has a tool named {0}; the proxy does not add its own, calls of \
-                             {0} go to the server, and truncation is off (choose another name with --retrieve-tool)",
+                        tracing::warn!(
+                            tool = stash.tool.as_str(),
+                            "the server has a tool named {0}; the proxy does not add its own, calls of {0} go to \
+                             the server, and truncation is off (choose another name with --retrieve-tool)",
                             stash.tool.as_str()
                         );
                         stripped

@@ -39,7 +39,7 @@
 //!   unanswered for `request_timeout` gets a JSON-RPC error; a client that
 //!   goes away cancels its request (`notifications/cancelled` to the child).
 //! - **The child's end**: waiting requests get the stdio proxy's JSON-RPC
-//!   error (-32000), then the service stops and [`run`] returns.
+//!   error (-32000), then the service stops and [`serve`] returns.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -180,51 +180,11 @@ impl Shared {
     }
 }
 
-/// Runs the HTTP service until SIGTERM/Ctrl-C or the child's end. Prints
-/// `stc mcp-proxy: listening on http://ADDR/mcp` on stdout once it accepts
-/// connections. Builds its own runtime.
-pub fn run(proxy: ProxyOptions, options: ListenOptions) -> Result<ProxyExit, Error> {
-    check(&options)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Error::new(format!("cannot start the runtime: {e}")))?;
-    let result = runtime.block_on(async {
-        let listener = TcpListener::bind(options.listen)
-            .await
-            .map_err(|e| Error::new(format!("cannot listen on {}: {e}", options.listen)))?;
-        let shutdown = shutdown_signal();
-        serve(listener, proxy, options, shutdown, |addr| {
-            use std::io::Write;
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "stc mcp-proxy: listening on http://{addr}/mcp");
-            let _ = out.flush();
-        })
-        .await
-    });
-    runtime.shutdown_background();
-    result
-}
-
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
-            (Ok(mut t), Ok(mut i)) => {
-                tokio::select! {
-                    _ = t.recv() => {}
-                    _ = i.recv() => {}
-                }
-            }
-            _ => std::future::pending().await,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+/// Binds `options.listen` after [`check`]ing it (the caller then passes the
+/// listener to [`serve`]).
+pub async fn bind(options: &ListenOptions) -> Result<TcpListener, Error> {
+    check(options)?;
+    TcpListener::bind(options.listen).await.map_err(|e| Error::new(format!("cannot listen on {}: {e}", options.listen)))
 }
 
 /// Serves on `listener` until `shutdown` completes or the child ends.
