@@ -194,9 +194,12 @@ pub struct McpProxyArgs {
     /// Messages (lines) longer than this are forwarded in parts without being inspected.
     #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
     max_message_bytes: usize,
-    /// Seconds the server may take to exit once the client has closed stdin, before it is killed.
-    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
-    shutdown_grace: f64,
+    /// Over stdio: seconds the server may take to exit once the client has closed stdin, before
+    /// it is killed [default: 5]. With --listen: seconds the requests in flight get to finish
+    /// after SIGTERM or Ctrl-C (/readyz says 503 and no connection is accepted meanwhile); the
+    /// server then gets 5 s to exit [default: 30, as `stc proxy`].
+    #[arg(long, value_name = "SECONDS")]
+    shutdown_grace: Option<f64>,
     #[command(flatten)]
     http: Box<crate::mcp_http::McpHttpArgs>,
     #[command(flatten)]
@@ -250,8 +253,8 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
         eprintln!("stc mcp-proxy: --min-saving must be between 0 and 1");
         return ExitCode::FAILURE;
     }
-    if !(args.shutdown_grace.is_finite() && args.shutdown_grace >= 0.0) {
-        eprintln!("stc mcp-proxy: --shutdown-grace must be a number of seconds");
+    if args.shutdown_grace.is_some_and(|g| !(g.is_finite() && (0.0..=86_400.0).contains(&g))) {
+        eprintln!("stc mcp-proxy: --shutdown-grace must be a number of seconds between 0 and 86400");
         return ExitCode::FAILURE;
     }
     let command = match crate::mcp_http::command(&http, args.command, args.max_message_bytes) {
@@ -325,10 +328,13 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
     options.engine.include_tools = args.include_tools;
     options.engine.exclude_tools = args.exclude_tools;
     options.max_message_bytes = args.max_message_bytes;
-    options.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
+    let grace = args.shutdown_grace.map(Duration::from_secs_f64);
+    if !http.listens() {
+        options.shutdown_grace = grace.unwrap_or(options.shutdown_grace);
+    }
     options.stats_file = args.stats;
     let quiet = args.quiet;
-    match crate::mcp_http::run(&http, options) {
+    match crate::mcp_http::run(&http, options, grace) {
         Ok(exit) => {
             if !quiet {
                 eprintln!("{}", exit.ledger.summary());

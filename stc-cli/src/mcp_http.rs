@@ -157,8 +157,16 @@ pub fn command(args: &McpHttpArgs, command: Vec<OsString>, max_message_bytes: us
     Ok(out)
 }
 
-/// Runs the proxy: over stdio, or serving HTTP with `--listen`.
-pub fn run(args: &McpHttpArgs, proxy: ProxyOptions) -> Result<ProxyExit, String> {
+impl McpHttpArgs {
+    /// Whether the proxy serves HTTP (`--listen`) rather than stdio.
+    pub fn listens(&self) -> bool {
+        self.listen.is_some()
+    }
+}
+
+/// Runs the proxy: over stdio, or serving HTTP with `--listen` (`drain_grace`:
+/// `--shutdown-grace` there, default [`ListenOptions::new`]'s).
+pub fn run(args: &McpHttpArgs, proxy: ProxyOptions, drain_grace: Option<Duration>) -> Result<ProxyExit, String> {
     let Some(listen) = args.listen else {
         return crate::runtime::block_on_detached(stc_mcp::proxy::run(proxy))
             .map_err(|e| format!("cannot start the runtime: {e}"))?
@@ -169,6 +177,7 @@ pub fn run(args: &McpHttpArgs, proxy: ProxyOptions) -> Result<ProxyExit, String>
     options.allowed_origins = args.allow_origins.clone();
     options.max_body = args.max_body;
     options.request_timeout = seconds("--request-timeout", args.request_timeout)?;
+    options.drain_grace = drain_grace.unwrap_or(options.drain_grace);
     if let Some(url) = &args.upstream {
         // HTTP both sides: no bridge process; each HTTP session gets its own
         // upstream session, and the clients' credentials go along.

@@ -476,3 +476,96 @@ fn upstream_over_https_trusts_the_ca_flag_and_refuses_an_unknown_issuer() {
     assert!(error.contains("TLS with the upstream failed: invalid peer certificate: UnknownIssuer"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+async fn get(url: &str) -> (u16, Value) {
+    let r = reqwest::get(url).await.unwrap();
+    let status = r.status().as_u16();
+    (status, serde_json::from_str(&r.text().await.unwrap()).unwrap())
+}
+
+/// `/healthz` and `/readyz` for a load balancer; on SIGTERM a slow tool call
+/// in flight (an SSE answer) completes, new connections are refused, and the
+/// process exits 0 within the grace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_drains_on_sigterm_a_slow_call_in_flight_completes() {
+    let (mut proxy, url) = listen(&["--shutdown-grace", "20", "--budget", "100000", "--store", "memory"]);
+    let base = url.trim_end_matches("/mcp").to_string();
+    assert_eq!(get(&format!("{base}/healthz")).await, (200, serde_json::json!({"status": "alive"})));
+    // Ready: the child runs and the (memory) stash store answers.
+    assert_eq!(get(&format!("{base}/readyz")).await, (200, serde_json::json!({"ready": true})));
+    // Load balancers send any Host: the health paths answer them.
+    let r = reqwest::Client::new().get(format!("{base}/readyz")).header("host", "lb.internal").send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let (s, h, b) = post(&url, &[("accept", "application/json")], init).await;
+    assert_eq!(s, 200, "{b}");
+    let session = h["mcp-session-id"].to_str().unwrap().to_string();
+    let with = [("accept", "application/json, text/event-stream"), ("mcp-session-id", session.as_str())];
+    let (s, _, _) = post(&url, &with, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(s, 202);
+    // A call of about 3 s, answered as SSE (progress, then the result).
+    let call = r#"{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slow","arguments":{"steps":6,"delay":0.5},"_meta":{"progressToken":"p"}}}"#;
+    let mut req = reqwest::Client::new().post(&url).header("content-type", "application/json");
+    for (n, v) in with {
+        req = req.header(n, v);
+    }
+    let mut r = req.body(call).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    // The first progress frame: the call is in flight at the child.
+    let mut body = String::new();
+    while !body.contains("notifications/progress") {
+        let chunk = tokio::time::timeout(Duration::from_secs(20), r.chunk()).await.expect("no progress").unwrap();
+        body.push_str(&String::from_utf8_lossy(&chunk.expect("the stream ended early")));
+    }
+    let signalled = Instant::now();
+    let status = Command::new("kill").arg("-TERM").arg(proxy.0.id().to_string()).status().unwrap();
+    assert!(status.success());
+    // New connections are refused once the listener is closed.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let addr = base.trim_start_matches("http://").to_string();
+    assert!(std::net::TcpStream::connect(&addr).is_err(), "still accepting while draining");
+    // The call in flight completes with its result, as STC.
+    while let Some(chunk) = tokio::time::timeout(Duration::from_secs(20), r.chunk()).await.expect("stalled").unwrap() {
+        body.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let last = body.lines().rev().find_map(|l| l.strip_prefix("data: ")).unwrap();
+    let v: Value = serde_json::from_str(last).unwrap();
+    assert_eq!(v["id"], "slow-1", "{body}");
+    let text = v["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{body}"));
+    assert!(text.starts_with("([20]{id,name,price,status}:"), "{body}");
+    // Then the process exits 0, well within the grace.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let exit = loop {
+        if let Some(s) = proxy.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "still running 20 s after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(exit.success(), "{exit}");
+    assert!(signalled.elapsed() < Duration::from_secs(15), "{:?}", signalled.elapsed());
+}
+
+/// With `--upstream`, `/readyz` is 503 with a reason while the upstream
+/// refuses connections, 200 once it accepts them; `/healthz` is 200 throughout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_readyz_follows_the_upstream() {
+    // A port nothing listens on (bound, then closed).
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (_proxy, url) = listen_with(&strings(&["--upstream", &format!("http://127.0.0.1:{free}/mcp")]));
+    let base = url.trim_end_matches("/mcp").to_string();
+    assert_eq!(get(&format!("{base}/healthz")).await.0, 200);
+    let (s, v) = get(&format!("{base}/readyz")).await;
+    assert_eq!(s, 503, "{v}");
+    assert_eq!(v["ready"], false);
+    assert!(v["reason"].as_str().unwrap().starts_with("the upstream is unreachable"), "{v}");
+    // HEAD is answered too, without a body.
+    let r = reqwest::Client::new().head(format!("{base}/readyz")).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 503);
+
+    let (_server, upstream) = http_server();
+    let (_proxy, url) = listen_with(&strings(&["--upstream", &upstream]));
+    let base = url.trim_end_matches("/mcp").to_string();
+    assert_eq!(get(&format!("{base}/readyz")).await, (200, serde_json::json!({"ready": true})));
+}

@@ -44,6 +44,7 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -81,10 +82,14 @@ pub struct ListenOptions {
     /// upstream session of its own, and the client's `Authorization`,
     /// `Cookie` and `X-Api-Key` headers are sent with its messages.
     pub upstream: Option<super::upstream::UpstreamOptions>,
+    /// After the shutdown future completes, how long requests in flight
+    /// (and their SSE answers) get to finish before the connections are
+    /// closed.
+    pub drain_grace: Duration,
 }
 
 impl ListenOptions {
-    /// Defaults: 4 MiB bodies, 10 minute requests, loopback only.
+    /// Defaults: 4 MiB bodies, 10 minute requests, 30 s to drain, loopback only.
     pub fn new(listen: SocketAddr) -> ListenOptions {
         ListenOptions {
             listen,
@@ -93,6 +98,7 @@ impl ListenOptions {
             max_body: 4 * 1024 * 1024,
             request_timeout: Duration::from_secs(600),
             upstream: None,
+            drain_grace: Duration::from_secs(30),
         }
     }
 }
@@ -156,6 +162,10 @@ struct Shared {
     /// Held while the first `initialize` is in flight.
     init_lock: tokio::sync::Mutex<()>,
     metrics: Arc<Metrics>,
+    /// Set when the shutdown future completed: `/readyz` says 503.
+    draining: AtomicBool,
+    /// Cleared when the server's output ends (the child exited).
+    server_alive: AtomicBool,
 }
 
 /// Client headers sent on to a remote server (credentials).
@@ -355,14 +365,17 @@ async fn run_service(
         init_lock: tokio::sync::Mutex::new(()),
         orphaned: Default::default(),
         metrics: Arc::new(Metrics::default()),
+        draining: AtomicBool::new(false),
+        server_alive: AtomicBool::new(true),
     });
     let reader = tokio::spawn(route_from_child(shared.clone(), from_server, cap));
     on_ready(addr);
 
     let http = hyper::server::conn::http1::Builder::new();
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tokio::pin!(shutdown);
     let mut reader = reader;
-    let _ = &proxy;
+    let mut signalled = false;
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -379,16 +392,37 @@ async fn run_service(
                         async move { Ok::<_, Infallible>(handle(shared, req).await) }
                     }),
                 );
+                let conn = graceful.watch(conn);
                 tokio::spawn(async move {
                     let _ = conn.await;
                 });
             }
             _ = &mut reader => break,
-            _ = &mut shutdown => break,
+            _ = &mut shutdown => {
+                signalled = true;
+                break;
+            }
         }
     }
+    // Drain: not ready any more, no new connections; requests in flight
+    // (SSE answers included) finish within the grace, idle keep-alive
+    // connections close. The GET streams of notifications have no end of
+    // their own: they are ended now.
+    shared.draining.store(true, Ordering::SeqCst);
     drop(listener);
-    // Closing the proxy's input closes the child's stdin: it exits, run_with returns.
+    if let Ok(mut state) = shared.state.lock() {
+        for (_, streams) in state.sessions.values_mut() {
+            streams.clear();
+        }
+    }
+    if signalled {
+        let in_flight = shared.state.lock().map(|s| s.waiting.len()).unwrap_or(0);
+        tracing::info!(in_flight, grace_s = shared.options.drain_grace.as_secs_f64(), "draining");
+    }
+    if tokio::time::timeout(shared.options.drain_grace, graceful.shutdown()).await.is_err() {
+        tracing::warn!("the grace period is over; closing the connections still open");
+    }
+    // Closing the proxy's input closes the child's stdin: it exits.
     {
         let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
         state.closed = true;
@@ -414,6 +448,7 @@ async fn run_service(
         },
     };
     reader.abort();
+    let _ = &proxy;
     Ok(ProxyExit { child_status, client_closed: !child_ended, orphaned_requests: orphaned, stats, ledger })
 }
 
@@ -450,6 +485,14 @@ fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
 }
 
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    // For load balancers, which may send any Host: they reveal nothing but readiness.
+    if matches!(*req.method(), Method::GET | Method::HEAD) {
+        match req.uri().path() {
+            "/healthz" => return full(StatusCode::OK, Some("application/json"), "{\"status\":\"alive\"}"),
+            "/readyz" => return readiness(&shared).await,
+            _ => {}
+        }
+    }
     // DNS rebinding: a browser page of another origin must not reach a loopback service.
     if let Some(origin) = req.headers().get(ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| origin_allowed(o, &shared.options.allowed_origins));
@@ -497,7 +540,48 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             r.headers_mut().insert("allow", HeaderValue::from_static("GET, POST, DELETE"));
             r
         }
-        _ => rpc_error(StatusCode::NOT_FOUND, None, -32000, "Not Found: the MCP endpoint is /mcp"),
+        _ => rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            -32000,
+            "Not Found: the MCP endpoint is /mcp (and /metrics, /healthz, /readyz)",
+        ),
+    }
+}
+
+/// How long a readiness check may wait for the upstream or the store.
+const READY_CHECK: Duration = Duration::from_secs(2);
+
+/// `/readyz`: 200 when this process can serve (not draining; the stdio
+/// server running, or the upstream accepting a TCP connection; the stash
+/// store answering a read); otherwise 503 with the reason.
+async fn readiness(shared: &Arc<Shared>) -> Response<Body> {
+    let not_ready = |reason: String| {
+        let body = serde_json::json!({"ready": false, "reason": reason}).to_string();
+        full(StatusCode::SERVICE_UNAVAILABLE, Some("application/json"), body)
+    };
+    if shared.draining.load(Ordering::SeqCst) {
+        return not_ready("draining".into());
+    }
+    if let Some(up) = &shared.options.upstream {
+        let host = up.url.host().unwrap_or("").trim_start_matches('[').trim_end_matches(']').to_string();
+        let https = up.url.scheme() == Some(&http::uri::Scheme::HTTPS);
+        let port = up.url.port_u16().unwrap_or(if https { 443 } else { 80 });
+        match tokio::time::timeout(READY_CHECK, tokio::net::TcpStream::connect((host.as_str(), port))).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return not_ready(format!("the upstream is unreachable: {e}")),
+            Err(_) => return not_ready(format!("the upstream did not accept within {} s", READY_CHECK.as_secs())),
+        }
+    } else if !shared.server_alive.load(Ordering::SeqCst) {
+        return not_ready("the MCP server exited".into());
+    }
+    let probe = shared.clone();
+    let store = tokio::task::spawn_blocking(move || probe.engine.store_reachable());
+    match tokio::time::timeout(READY_CHECK, store).await {
+        Ok(Ok(Ok(()))) => full(StatusCode::OK, Some("application/json"), "{\"ready\":true}"),
+        Ok(Ok(Err(e))) => not_ready(format!("the stash store is unreachable: {e}")),
+        Ok(Err(_)) => not_ready("the stash store check failed".into()),
+        Err(_) => not_ready(format!("the stash store did not answer within {} s", READY_CHECK.as_secs())),
     }
 }
 
@@ -890,6 +974,7 @@ async fn route_from_child(shared: Arc<Shared>, input: impl tokio::io::AsyncRead 
         }
     }
     // The child's output ended (it is gone): whoever waits gets an error.
+    shared.server_alive.store(false, Ordering::SeqCst);
     let waiting: Vec<Waiting> =
         shared.state.lock().map(|mut s| s.waiting.drain().map(|(_, w)| w).collect()).unwrap_or_default();
     let _ = shared.pending.drain();
