@@ -334,10 +334,16 @@ pub fn run_proxy(args: McpProxyArgs) -> ExitCode {
     }
     options.stats_file = args.stats;
     let quiet = args.quiet;
+    let json_logs = args.log.log_format == crate::runtime::LogFormat::Json;
     match crate::mcp_http::run(&http, options, grace) {
         Ok(exit) => {
             if !quiet {
-                eprintln!("{}", exit.ledger.summary());
+                // With JSON logs, stderr stays one JSON object a line.
+                if json_logs {
+                    tracing::info!(summary = exit.ledger.summary(), "ledger");
+                } else {
+                    eprintln!("{}", exit.ledger.summary());
+                }
             }
             let failed = exit.child_status.is_some_and(|s| !s.success());
             if exit.orphaned_requests > 0 || (failed && !exit.client_closed) {

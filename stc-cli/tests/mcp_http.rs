@@ -569,3 +569,74 @@ async fn listen_readyz_follows_the_upstream() {
     let base = url.trim_end_matches("/mcp").to_string();
     assert_eq!(get(&format!("{base}/readyz")).await, (200, serde_json::json!({"ready": true})));
 }
+
+/// One JSON access-log line per request on stderr (`--log-format json`),
+/// with the client's X-Request-Id (or a generated one), which reaches the
+/// upstream and comes back; never the credentials.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_logs_one_json_line_per_request_with_its_request_id() {
+    let (_server, upstream) = http_server();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(["mcp-proxy", "--listen", "127.0.0.1:0", "--log-format", "json", "--upstream", &upstream])
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    let mut stderr = child.stderr.take().unwrap();
+    let proxy = Proc(child);
+    let errs = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let auth = ("authorization", "Bearer never-logged-secret");
+    let (s, h, b) = post(&url, &[("accept", "application/json"), auth, ("x-request-id", "init-7")], init).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(h["x-request-id"], "init-7");
+    let session = h["mcp-session-id"].to_str().unwrap().to_string();
+    let with = [("accept", "application/json"), auth, ("mcp-session-id", session.as_str())];
+    let (s, h, _) = post(&url, &with, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(s, 202);
+    let generated = h["x-request-id"].to_str().unwrap().to_string();
+    assert_eq!(generated.len(), 32, "a generated id");
+    // The id reaches the upstream with the call.
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo_request_id","arguments":{}}}"#;
+    let (s, _, b) = post(&url, &[with[0], with[1], with[2], ("x-request-id", "call-42")], call).await;
+    assert_eq!(s, 200, "{b}");
+    let v: Value = serde_json::from_str(&b).unwrap();
+    assert_eq!(v["result"]["content"][0]["text"], "call-42", "{b}");
+    // An id that could forge a log line is replaced.
+    let (_, h, _) = post(&url, &[with[0], with[2], ("x-request-id", "a b\"c")], call).await;
+    assert_ne!(h["x-request-id"], "a b\"c");
+    let (s, _, _) = post(&url, &[("accept", "application/json"), ("origin", "http://evil.example")], init).await;
+    assert_eq!(s, 403);
+    drop(proxy); // SIGTERM: the process exits and its stderr ends
+
+    let stderr = errs.join().unwrap();
+    assert!(!stderr.contains("never-logged-secret"), "{stderr}");
+    let lines: Vec<Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
+        .collect();
+    let requests: Vec<&Value> = lines.iter().filter(|l| l["message"] == "request").collect();
+    assert_eq!(requests.len(), 5, "{stderr}");
+    let by_id = |id: &str| *requests.iter().find(|l| l["request_id"] == id).unwrap_or_else(|| panic!("{id}: {stderr}"));
+    let init_line = by_id("init-7");
+    assert_eq!((init_line["method"].as_str(), init_line["path"].as_str()), (Some("POST"), Some("/mcp")));
+    assert_eq!((init_line["rpc_method"].as_str(), init_line["status"].as_u64()), (Some("initialize"), Some(200)));
+    assert!(init_line["duration_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(by_id(&generated)["status"], 202);
+    let call_line = by_id("call-42");
+    assert_eq!(
+        (call_line["rpc_method"].as_str(), call_line["tool"].as_str()),
+        (Some("tools/call"), Some("echo_request_id"))
+    );
+    assert!(requests.iter().any(|l| l["status"] == 403 && l["rpc_method"] == ""), "{stderr}");
+}

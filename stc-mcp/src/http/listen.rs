@@ -484,7 +484,55 @@ fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
+/// `X-Request-Id`: taken from the client when it is a plain token, else
+/// generated; logged, returned, and sent to an `--upstream` with the request.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// What the access log says of one request besides the HTTP line.
+#[derive(Default)]
+struct Access {
+    /// The JSON-RPC method of a `POST /mcp`.
+    rpc_method: Option<String>,
+    /// The tool of a `tools/call`.
+    tool: Option<String>,
+}
+
+/// A client's request id when it is 1 to 128 letters, digits or `-._:`
+/// (anything else could forge log lines or headers).
+fn client_request_id(req: &Request<Incoming>) -> Option<String> {
+    let id = header(req, REQUEST_ID_HEADER)?;
+    let ok = (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._:".contains(&b));
+    ok.then(|| id.to_string())
+}
+
+/// Serves one request and writes its access log event: one `tracing` event
+/// per request (`INFO`; `DEBUG` for the health paths a load balancer polls)
+/// with the request id, the HTTP method and path, the JSON-RPC method and
+/// tool, the status and the time to the response head. Never a header's
+/// value (credentials) nor a body.
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let started = Instant::now();
+    let request_id = client_request_id(&req).unwrap_or_else(super::random_id);
+    let http_method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let mut access = Access::default();
+    let mut response = route(shared, req, &request_id, &mut access).await;
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, v);
+    }
+    let status = response.status().as_u16();
+    let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let rpc_method = access.rpc_method.as_deref().unwrap_or("");
+    let tool = access.tool.as_deref().unwrap_or("");
+    if path == "/healthz" || path == "/readyz" {
+        tracing::debug!(request_id, method = %http_method, path, status, duration_ms, "request");
+    } else {
+        tracing::info!(request_id, method = %http_method, path, rpc_method, tool, status, duration_ms, "request");
+    }
+    response
+}
+
+async fn route(shared: Arc<Shared>, req: Request<Incoming>, request_id: &str, access: &mut Access) -> Response<Body> {
     // For load balancers, which may send any Host: they reveal nothing but readiness.
     if matches!(*req.method(), Method::GET | Method::HEAD) {
         match req.uri().path() {
@@ -512,7 +560,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
             shared.metrics.render(&shared.engine.stats(), &shared.engine.ledger()),
         ),
-        (&Method::POST, "/mcp") => post(shared, req).await,
+        (&Method::POST, "/mcp") => post(shared, req, request_id, access).await,
         (&Method::GET, "/mcp") => get_stream(shared, req),
         (&Method::DELETE, "/mcp") => {
             let Some(id) = header(&req, SESSION_HEADER) else {
@@ -623,13 +671,21 @@ fn sse_response(rx: mpsc::Receiver<Bytes>, session: Option<&str>) -> Response<Bo
     r
 }
 
-async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+async fn post(shared: Arc<Shared>, req: Request<Incoming>, request_id: &str, access: &mut Access) -> Response<Body> {
     let accept = header(&req, ACCEPT.as_str()).unwrap_or("").to_ascii_lowercase();
     let wants_sse = accept.contains("text/event-stream");
     let session = header(&req, SESSION_HEADER).map(str::to_string);
     let method_header = header(&req, super::METHOD_HEADER).map(str::to_string);
     let name_header = header(&req, super::NAME_HEADER).map(str::to_string);
-    let creds = if shared.options.upstream.is_some() { passed(&req) } else { Vec::new() };
+    let creds = if shared.options.upstream.is_some() {
+        let mut creds = passed(&req);
+        if let Ok(v) = HeaderValue::from_str(request_id) {
+            creds.push((http::HeaderName::from_static(REQUEST_ID_HEADER), v));
+        }
+        creds
+    } else {
+        Vec::new()
+    };
     let remote = shared.options.upstream.is_some();
     let engine_session = match &session {
         Some(s) => match shared.state.lock().ok().and_then(|st| st.sessions.get(s).map(|e| e.0.clone())) {
@@ -664,6 +720,7 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let Ok(msg) = serde_json::from_str::<Msg>(text) else {
         return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Parse error: the body is not a JSON-RPC message");
     };
+    access.rpc_method = msg.method.as_deref().map(str::to_string);
     if msg.is_notification() {
         let method = msg.method.as_deref().unwrap_or("");
         let forward = match method {
@@ -720,6 +777,7 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     // The tool, for the metrics: the Mcp-Name header where present, else the body.
     let tool =
         if method == "tools/call" { name_header.or_else(|| crate::rewrite::tool_name(msg.params)) } else { None };
+    access.tool.clone_from(&tool);
 
     let mut new_session = None;
     let _init_guard;
