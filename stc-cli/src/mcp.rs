@@ -54,7 +54,7 @@ pub enum McpStoreKind {
 #[derive(clap::Args)]
 pub struct McpStoreArgs {
     /// Stash store for what a token budget leaves out.
-    #[arg(long, value_enum, default_value_t = McpStoreKind::Sqlite)]
+    #[arg(long, value_enum, default_value_t = McpStoreKind::Sqlite, env = "STC_STASH_STORE")]
     store: McpStoreKind,
     /// SQLite database file. Default: $STC_STASH_DB, else DATA_DIR/stash.db where DATA_DIR is
     /// $STC_DATA_DIR or ~/.local/share/stc. Must be absolute and inside your home or DATA_DIR.
@@ -117,44 +117,44 @@ fn parse_budget(text: &str) -> Result<Budget, String> {
     the server exits, requests still waiting get a JSON-RPC error (-32000) and the proxy exits.")]
 pub struct McpProxyArgs {
     /// Re-encode only the results of this tool (repeatable; all tools when absent).
-    #[arg(long = "include-tool", value_name = "NAME")]
+    #[arg(long = "include-tool", value_name = "NAME", env = "STC_MCP_PROXY_INCLUDE_TOOLS", value_delimiter = ',')]
     include_tools: Vec<String>,
     /// Never re-encode the results of this tool (repeatable).
-    #[arg(long = "exclude-tool", value_name = "NAME")]
+    #[arg(long = "exclude-tool", value_name = "NAME", env = "STC_MCP_PROXY_EXCLUDE_TOOLS", value_delimiter = ',')]
     exclude_tools: Vec<String>,
     /// Leave text blocks shorter than this many bytes as they are.
-    #[arg(long, default_value_t = RewriteOptions::default().min_bytes, value_name = "BYTES")]
+    #[arg(long, default_value_t = RewriteOptions::default().min_bytes, value_name = "BYTES", env = "STC_MCP_PROXY_MIN_BYTES")]
     min_bytes: usize,
     /// Leave text blocks longer than this many bytes as they are.
-    #[arg(long, default_value_t = RewriteOptions::default().max_bytes, value_name = "BYTES")]
+    #[arg(long, default_value_t = RewriteOptions::default().max_bytes, value_name = "BYTES", env = "STC_MCP_PROXY_MAX_BYTES")]
     max_bytes: usize,
     /// STC whitespace style.
-    #[arg(long, value_enum, default_value_t = ProfileArg::Compact)]
+    #[arg(long, value_enum, default_value_t = ProfileArg::Compact, env = "STC_MCP_PROXY_PROFILE")]
     profile: ProfileArg,
     /// The fraction of tokens STC must save to replace a JSON text (0 to 1).
-    #[arg(long, default_value_t = GateOptions::default().min_saving, value_name = "FRACTION")]
+    #[arg(long, default_value_t = GateOptions::default().min_saving, value_name = "FRACTION", env = "STC_MCP_PROXY_MIN_SAVING")]
     min_saving: f64,
     /// How the gate counts tokens.
-    #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate)]
+    #[arg(long, value_enum, default_value_t = TokenizerArg::Estimate, env = "STC_MCP_PROXY_TOKENIZER")]
     tokenizer: TokenizerArg,
     /// STC version of the re-encoded text blocks: 2 (column groups, absent cells `~`, keyed
     /// tables, bare (unquoted) strings; the primer added to the instructions explains them), or 1.
     /// Budgets are measured in this version.
-    #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION")]
+    #[arg(long, default_value = "2", value_parser = parse_version, value_name = "VERSION", env = "STC_MCP_PROXY_STC_VERSION")]
     stc_version: Version,
     /// What to do with `structuredContent`: `auto` drops it, and carries its data as STC text,
     /// for hosts that show the model only `structuredContent` (Claude Code, VS Code: by the
     /// client's name), and keeps it for others; `text` does that for every client; `keep`
     /// never touches it. Where it is dropped, `tools/list` loses the tools' `outputSchema`.
-    #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(["auto", "keep", "text"]).map(|s| s.parse::<Structured>().expect("checked")), value_name = "POLICY")]
+    #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(["auto", "keep", "text"]).map(|s| s.parse::<Structured>().expect("checked")), value_name = "POLICY", env = "STC_MCP_PROXY_STRUCTURED")]
     structured: Structured,
     /// Merge a result of several JSON text blocks (the Python SDK sends a list as one block per
     /// element) into one block holding their array, where that takes fewer tokens: true or false.
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL", env = "STC_MCP_PROXY_MERGE_BLOCKS")]
     merge_blocks: bool,
     /// Where the gate keeps JSON, leave the text exactly as the server wrote it
     /// (default: send the gate's minified JSON).
-    #[arg(long)]
+    #[arg(long, env = "STC_MCP_PROXY_KEEP_JSON_TEXT", value_parser = clap::builder::BoolishValueParser::new())]
     keep_json_text: bool,
     /// Accepted for compatibility: minified JSON where the gate keeps JSON is the default now.
     #[arg(long, hide = true, conflicts_with = "keep_json_text")]
@@ -165,40 +165,40 @@ pub struct McpProxyArgs {
     /// reported in its _meta["dev.stc/budget"] and on stderr. `auto`: follow the host's limit
     /// where one is known (Claude Code: 90% of its 25,000-token cap, or a tool's
     /// _meta["anthropic/maxResultSizeChars"] at 5 characters a token); other hosts are not cut.
-    #[arg(long, value_name = "TOKENS|auto", value_parser = parse_budget)]
+    #[arg(long, value_name = "TOKENS|auto", value_parser = parse_budget, env = "STC_MCP_PROXY_BUDGET")]
     budget: Option<Budget>,
     /// Keep at most N records of a record array (and N head + N/4 tail elements of other
     /// arrays) in JSON text blocks; what is cut is stashed and the retrieve tool is added.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", env = "STC_MCP_PROXY_TRUNCATE_ARRAYS_AT")]
     truncate_arrays_at: Option<usize>,
     /// Name of the retrieve tool added with --budget/--truncate-arrays-at (1-64 letters, digits, `_`, `-`).
-    #[arg(long, default_value = DEFAULT_RETRIEVE_TOOL, value_name = "NAME")]
+    #[arg(long, default_value = DEFAULT_RETRIEVE_TOOL, value_name = "NAME", env = "STC_MCP_PROXY_RETRIEVE_TOOL")]
     retrieve_tool: String,
     #[command(flatten)]
     store: McpStoreArgs,
     /// File whose contents (at least 16 bytes) seal the keys of the proxy's markers, so that
     /// proxies sharing a store and this secret answer each other's markers. Default:
     /// $STC_MARKER_SECRET, else a random secret of this process.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", env = "STC_MARKER_SECRET_FILE")]
     marker_secret_file: Option<PathBuf>,
     /// Deepest nesting of arrays and objects parsed in a text block.
-    #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
+    #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N", env = "STC_MCP_PROXY_MAX_DEPTH")]
     max_depth: usize,
     /// Append the savings ledger to FILE as JSON lines: one per tool call (tool, tokens in and
     /// out in the --tokenizer's count, blocks rewritten, truncations, retrieves), a summary at exit.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "STC_MCP_PROXY_STATS")]
     stats: Option<PathBuf>,
     /// No one-line ledger summary on stderr at exit.
-    #[arg(long)]
+    #[arg(long, env = "STC_MCP_PROXY_QUIET", value_parser = clap::builder::BoolishValueParser::new())]
     quiet: bool,
     /// Messages (lines) longer than this are forwarded in parts without being inspected.
-    #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
+    #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES", env = "STC_MCP_PROXY_MAX_MESSAGE_BYTES")]
     max_message_bytes: usize,
     /// Over stdio: seconds the server may take to exit once the client has closed stdin, before
     /// it is killed [default: 5]. With --listen: seconds the requests in flight get to finish
     /// after SIGTERM or Ctrl-C (/readyz says 503 and no connection is accepted meanwhile); the
     /// server then gets 5 s to exit [default: 30, as `stc proxy`].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", env = "STC_MCP_PROXY_SHUTDOWN_GRACE")]
     shutdown_grace: Option<f64>,
     #[command(flatten)]
     http: Box<crate::mcp_http::McpHttpArgs>,

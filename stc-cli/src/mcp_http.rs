@@ -23,32 +23,38 @@ const HEADERS_ENV: &str = "STC_MCP_BRIDGE_HEADERS";
 #[derive(clap::Args)]
 pub struct McpHttpArgs {
     /// Serve MCP's Streamable HTTP at http://ADDR/mcp (and /metrics) instead of stdio.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", env = "STC_MCP_PROXY_LISTEN")]
     listen: Option<SocketAddr>,
     /// Allow a --listen address that is not loopback (and any Host header).
-    #[arg(long)]
+    #[arg(long, env = "STC_MCP_PROXY_ALLOW_REMOTE", value_parser = clap::builder::BoolishValueParser::new())]
     allow_remote: bool,
     /// An Origin accepted besides loopback ones, e.g. https://app.example (repeatable).
-    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    #[arg(long = "allow-origin", value_name = "ORIGIN", env = "STC_MCP_PROXY_ALLOW_ORIGINS", value_delimiter = ',')]
     allow_origins: Vec<String>,
     /// Largest HTTP request body accepted with --listen, in bytes.
-    #[arg(long, default_value_t = 4 * 1024 * 1024, value_name = "BYTES")]
+    #[arg(long, default_value_t = 4 * 1024 * 1024, value_name = "BYTES", env = "STC_MCP_PROXY_MAX_BODY")]
     max_body: usize,
     /// Seconds an HTTP request may wait for the server's answer.
-    #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS", env = "STC_MCP_PROXY_REQUEST_TIMEOUT")]
     request_timeout: f64,
     /// Wrap a remote MCP server (Streamable HTTP, http:// or https://) instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "bridge")]
+    #[arg(long, value_name = "URL", env = "STC_MCP_PROXY_UPSTREAM")]
     pub upstream: Option<String>,
     /// A PEM file of CA certificates to trust for an https:// upstream, on top of the system's roots.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "STC_MCP_PROXY_UPSTREAM_CA")]
     upstream_ca: Option<PathBuf>,
     /// A header sent with every request to the upstream, `Name: value` (repeatable;
     /// e.g. Authorization). Never logged.
-    #[arg(long = "upstream-header", value_name = "HEADER")]
+    #[arg(
+        long = "upstream-header",
+        value_name = "HEADER",
+        env = "STC_MCP_PROXY_UPSTREAM_HEADERS",
+        value_delimiter = '\n',
+        hide_env_values = true
+    )]
     upstream_headers: Vec<String>,
     /// Seconds to wait for the upstream's answer, and between two chunks of it.
-    #[arg(long, default_value_t = 300.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 300.0, value_name = "SECONDS", env = "STC_MCP_PROXY_UPSTREAM_TIMEOUT")]
     upstream_timeout: f64,
     /// Internal: run the stdio-to-HTTP bridge for this URL.
     #[arg(long, hide = true, value_name = "URL")]

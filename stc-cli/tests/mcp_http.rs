@@ -640,3 +640,71 @@ async fn listen_logs_one_json_line_per_request_with_its_request_id() {
     );
     assert!(requests.iter().any(|l| l["status"] == 403 && l["rpc_method"] == ""), "{stderr}");
 }
+
+/// Every `stc mcp-proxy` option also comes from an environment variable,
+/// parsed and checked as the flag is.
+#[test]
+fn mcp_proxy_options_from_the_environment_are_checked_like_the_flags() {
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_stc"));
+        cmd.arg("mcp-proxy").args(args).stdin(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    for (var, value, flag) in [
+        ("STC_MCP_PROXY_MIN_SAVING", "2", "--min-saving"),
+        ("STC_MCP_PROXY_MAX_BODY", "lots", "--max-body"),
+        ("STC_MCP_PROXY_SHUTDOWN_GRACE", "1e99", "--shutdown-grace"),
+        ("STC_MCP_PROXY_STC_VERSION", "9", "--stc-version"),
+        ("STC_MCP_PROXY_UPSTREAM", "ftp://x/mcp", "--upstream"),
+    ] {
+        let by_flag = run(&[], &[flag, value, "--", "true"]);
+        let by_var = run(&[(var, value)], &["--", "true"]);
+        assert_ne!(by_flag.status.code(), Some(0), "{flag}");
+        assert_eq!(by_var.status.code(), by_flag.status.code(), "{var}");
+        assert_eq!(String::from_utf8_lossy(&by_var.stderr), String::from_utf8_lossy(&by_flag.stderr), "{var}");
+    }
+    // A non-loopback address from the environment needs --allow-remote as from the flag.
+    let out = run(&[("STC_MCP_PROXY_LISTEN", "0.0.0.0:0")], &["--", "true"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
+    let out = run(&[("STC_MCP_PROXY_ALLOW_REMOTE", "perhaps")], &["--", "true"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--listen` and its settings from the environment alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_configured_by_the_environment() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(["mcp-proxy", "--"])
+        .arg(python2())
+        .arg(fixture("http_server.py"))
+        .env("STC_MCP_PROXY_LISTEN", "127.0.0.1:0")
+        .env("STC_MCP_PROXY_MAX_BODY", "1000")
+        .env("STC_MCP_PROXY_EXCLUDE_TOOLS", "slow,table")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let _proxy = Proc(child);
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    let (s, _, _) = post(&url, &[("accept", "application/json")], "x".repeat(2000)).await;
+    assert_eq!(s, 413, "STC_MCP_PROXY_MAX_BODY");
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let (s, h, b) = post(&url, &[("accept", "application/json")], init).await;
+    assert_eq!(s, 200, "{b}");
+    let with = [("accept", "application/json"), ("mcp-session-id", h["mcp-session-id"].to_str().unwrap())];
+    let (s, _, _) = post(&url, &with, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(s, 202);
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"table","arguments":{}}}"#;
+    let (s, _, b) = post(&url, &with, call).await;
+    assert_eq!(s, 200, "{b}");
+    let v: Value = serde_json::from_str(&b).unwrap();
+    let text = v["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{b}"));
+    assert!(text.trim_start().starts_with('['), "an excluded tool keeps its JSON: {text}");
+}
