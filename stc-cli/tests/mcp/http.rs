@@ -534,3 +534,21 @@ async fn listen_configured_by_the_environment() {
     let text = v["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{b}"));
     assert!(text.trim_start().starts_with('['), "an excluded tool keeps its JSON: {text}");
 }
+
+/// With a stash in Redis, `/readyz` follows the store: 200 while it
+/// answers, 503 with the reason once it is gone (within the 2 s check).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_readyz_follows_the_stash_store() {
+    let redis = super::stdio::Redis::start();
+    let (_proxy, url) = listen(&["--truncate-arrays-at", "4", "--store", "redis", "--redis-url", &redis.url]);
+    let base = url.trim_end_matches("/mcp").to_string();
+    assert_eq!(get(&format!("{base}/readyz")).await, (200, serde_json::json!({"ready": true})));
+    drop(redis); // killed
+    let started = Instant::now();
+    let (s, v) = get(&format!("{base}/readyz")).await;
+    assert_eq!(s, 503, "{v}");
+    assert!(v["reason"].as_str().unwrap().starts_with("the stash store"), "{v}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    // Alive all the same: the process serves, it is the store that is not ready.
+    assert_eq!(get(&format!("{base}/healthz")).await.0, 200);
+}

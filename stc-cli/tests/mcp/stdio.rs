@@ -920,14 +920,14 @@ fn proxy_refuses_an_invalid_retrieve_tool_name_and_a_stash_db_outside_the_policy
 }
 
 /// A `redis-server` of this test on a free loopback port (no persistence), killed on drop.
-struct Redis {
+pub(crate) struct Redis {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     _dir: DataDir,
 }
 
 impl Redis {
-    fn start() -> Redis {
+    pub(crate) fn start() -> Redis {
         let dir = DataDir::new("redis");
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new("redis-server")
