@@ -13,6 +13,7 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod config;
 mod mcp;
 mod mcp_http;
 mod proxy;
@@ -37,6 +38,11 @@ use stc_core::{DecodeOptions, Document, EncodeOptions, GateOptions, Limits, Prof
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Read the services' options from this TOML file (a table per
+    /// subcommand, keyed by long flag names; see stc-cli/README.md). The
+    /// command line and the environment take precedence over it.
+    #[arg(long, global = true, value_name = "FILE", env = config::CONFIG_ENV)]
+    config: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -754,7 +760,12 @@ fn ratio(a: usize, b: usize) -> f64 {
 
 fn main() -> ExitCode {
     // Services own their output and exit status; the codec commands share `run`.
-    let command = match Cli::parse().command {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Err(message) = config::apply(&argv, &<Cli as clap::CommandFactory>::command()) {
+        eprintln!("stc: {message}");
+        return ExitCode::from(2);
+    }
+    let command = match Cli::parse_from(argv).command {
         Command::Codec(command) => command,
         Command::Proxy(args) => return proxy::run(args),
         Command::Mcp(args) => return mcp::run_server(args),

@@ -101,7 +101,15 @@ where
                 }
                 hint
             }
-            Kind::Failed { prefix, .. } => SizeHint::with_exact(prefix.as_ref().map_or(0, |p| p.len() as u64)),
+            // Not exact: the body ends in an error, not after these bytes. An
+            // exact hint would let hyper frame the response by it and never
+            // poll the error, leaving the client waiting for the bytes the
+            // upstream's Content-Length promised.
+            Kind::Failed { prefix, .. } => {
+                let mut hint = SizeHint::new();
+                hint.set_lower(prefix.as_ref().map_or(0, |p| p.len() as u64));
+                hint
+            }
         }
     }
 }

@@ -72,7 +72,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/optional":
             self.send(200, OPTIONAL_BYTES)
         elif path == "/numbers":
-            self.send(200, NUMBERS_BYTES)
+            self.send(200, NUMBERS_BYTES, extra=[("ETag", '"n1"')] if query.get("etag") else [])
+        elif path == "/short":
+            # Declares more body than it sends, then closes the connection.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            if not query.get("silent"):
+                self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b'[{"id": 1}, ')
+            self.wfile.flush()
+            self.close_connection = True
+        elif path == "/varystar":
+            self.send(200, TABLE_BYTES, extra=[("Vary", "*")])
         elif path == "/problem":
             self.send(404, json.dumps([{"code": i, "detail": f"missing item {i}"} for i in range(20)]).encode(),
                       "application/problem+json")

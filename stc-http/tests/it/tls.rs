@@ -3,44 +3,17 @@
 //! system's `openssl` (a CA of its own, a server certificate it signs for
 //! 127.0.0.1). Trusted through `upstream_ca`, refused with a clear 502 without it.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::Command;
 
 use http::StatusCode;
 use stc_http::proxy::{serve, Error, ProxyConfig};
 
-struct Upstream {
-    child: Child,
-    _stdin: ChildStdin,
-    port: u16,
-}
-
-impl Drop for Upstream {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use super::common::*;
 
 fn start_tls_upstream(cert: &Path, key: &Path) -> Upstream {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/upstream.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .arg("--tls")
-        .arg(cert)
-        .arg(key)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 runs the test upstream");
-    let stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let port = lines.next().unwrap().unwrap().trim().parse().unwrap();
-    std::thread::spawn(move || for _ in lines.map_while(Result::ok) {});
-    Upstream { child, _stdin: stdin, port }
+    Upstream::start_with(&["--tls".as_ref(), cert.as_os_str(), key.as_os_str()])
 }
 
 fn openssl(dir: &Path, args: &[&str]) {

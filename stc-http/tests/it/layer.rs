@@ -1,14 +1,14 @@
 //! StcLayer in an axum app, served over real TCP on loopback, hit with reqwest.
 
-use std::net::SocketAddr;
-
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
 use stc_http::{StcConfig, StcLayer};
 use tower_http::compression::CompressionLayer;
+
+use super::common::*;
 
 fn table_json() -> String {
     let rows: Vec<String> = (0..40)
@@ -18,10 +18,6 @@ fn table_json() -> String {
 }
 
 const NUMBERS: &str = "[\n  1,\n  2,\n  3.0\n]\n";
-
-fn json(body: String) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
 
 fn router() -> Router {
     Router::new()
@@ -110,33 +106,6 @@ impl http_body::Body for Chunks {
     }
 }
 
-async fn serve(app: Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
-
-/// A client that sends exactly the headers it is given and decompresses nothing.
-fn raw_client() -> reqwest::Client {
-    reqwest::Client::builder().no_gzip().no_brotli().build().unwrap()
-}
-
-async fn get_with(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> (StatusCode, HeaderMap, Vec<u8>) {
-    let mut req = raw_client().get(format!("http://{addr}{path}"));
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    let resp = req.send().await.unwrap();
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    (status, headers, resp.bytes().await.unwrap().to_vec())
-}
-
-fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    h.get(name).map(|v| v.to_str().unwrap())
-}
-
 /// The names listed in `Vary`, in order, as sent.
 fn vary(h: &HeaderMap) -> Vec<String> {
     h.get_all(header::VARY)
@@ -150,10 +119,6 @@ fn assert_varies(h: &HeaderMap) {
     for wanted in ["accept", "accept-encoding"] {
         assert_eq!(names.iter().filter(|n| *n == wanted).count(), 1, "Vary {names:?} must list {wanted} once");
     }
-}
-
-fn minified(json: &str) -> String {
-    stc_core::decode(json).unwrap()
 }
 
 fn assert_stc_of(body: &[u8], original: &str) {
@@ -260,15 +225,20 @@ async fn vary_is_merged_without_duplicates() {
 }
 
 #[tokio::test]
-async fn gate_sends_the_original_bytes_when_stc_does_not_save() {
+async fn gate_sends_minified_json_when_stc_does_not_save() {
     let addr = serve(router().layer(StcLayer::new())).await;
     let (status, h, body) = get_with(addr, "/numbers", &[("accept", "application/stc+json")]).await;
     assert_eq!(status, StatusCode::OK);
-    // Not re-minified: the upstream's pretty bytes, as they were.
-    assert_untouched(&h, &body, NUMBERS.as_bytes());
+    // The gate compared STC with minified JSON: a client that asked for STC gets that.
+    let small = minified(NUMBERS);
+    assert_ne!(small, NUMBERS, "the upstream's bytes are pretty-printed");
+    assert_untouched(&h, &body, small.as_bytes());
     assert_eq!(header(&h, "content-type"), Some("application/json"));
-    assert_eq!(header(&h, "content-length"), Some(NUMBERS.len().to_string().as_str()));
+    assert_eq!(header(&h, "content-length"), Some(small.len().to_string().as_str()));
     assert_varies(&h);
+    // A client that did not ask gets the upstream's bytes as they were.
+    let (_, h, body) = get_with(addr, "/numbers", &[]).await;
+    assert_untouched(&h, &body, NUMBERS.as_bytes());
 }
 
 #[tokio::test]
@@ -277,7 +247,7 @@ async fn gate_margin_and_tokenizer_are_configurable() {
     let config = StcConfig { gate: stc_core::GateOptions::default().min_saving(0.99), ..StcConfig::default() };
     let addr = serve(router().layer(StcLayer::with_config(config))).await;
     let (_, h, body) = get_with(addr, "/table", &[("accept", "application/stc+json")]).await;
-    assert_untouched(&h, &body, table_json().as_bytes());
+    assert_untouched(&h, &body, minified(&table_json()).as_bytes());
 }
 
 #[tokio::test]

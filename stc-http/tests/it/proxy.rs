@@ -2,76 +2,14 @@
 //! of a separate upstream process (`tests/upstream.py`), hit with reqwest
 //! over loopback. The spawned `stc proxy` binary is tested in stc-cli.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use http::StatusCode;
 use stc_http::proxy::{serve, ProxyConfig};
 use stc_http::StcConfig;
 
-/// The upstream process; killed on drop.
-struct Upstream {
-    child: Child,
-    _stdin: ChildStdin,
-    port: u16,
-    /// `got METHOD PATH` lines, as the upstream reads requests.
-    seen: mpsc::Receiver<String>,
-}
-
-impl Upstream {
-    fn start() -> Upstream {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/upstream.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs the test upstream");
-        let stdin = child.stdin.take().unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let port = lines.next().unwrap().unwrap().trim().parse().unwrap();
-        let (tx, seen) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Upstream { child, _stdin: stdin, port, seen }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Upstream {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts the proxy in this process; it stops when the returned sender is dropped.
-async fn proxy(upstream: &str, tweak: impl FnOnce(&mut ProxyConfig)) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let mut config = ProxyConfig::new(addr, upstream.parse().unwrap());
-    tweak(&mut config);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        serve(listener, config, async {
-            let _ = stopped.await;
-        })
-        .await
-        .unwrap()
-    });
-    (addr, stop)
-}
+use super::common::*;
 
 fn raw() -> reqwest::Client {
     reqwest::Client::builder().no_gzip().no_brotli().build().unwrap()
@@ -228,9 +166,10 @@ async fn upstream_garbage_and_odd_responses_pass_through() {
     let r = raw().get(format!("http://{addr}/range")).header(ASK.0, ASK.1).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::PARTIAL_CONTENT);
     assert_eq!(r.bytes().await.unwrap().len(), 100);
+    // HEAD gets the headers GET gets (head_answers_with_the_headers_of_get).
     let r = raw().head(format!("http://{addr}/table")).header(ASK.0, ASK.1).send().await.unwrap();
-    assert_eq!(r.headers()["content-type"], "application/json");
-    assert!(r.headers().get("x-stc-version").is_none());
+    assert_eq!(r.headers()["content-type"], "application/stc+json");
+    assert_eq!(r.headers()["x-stc-version"], "1");
     let r = raw().get(format!("http://{addr}/text")).header(ASK.0, ASK.1).send().await.unwrap();
     assert_eq!(r.headers()["content-type"], "text/plain");
     assert_eq!(r.bytes().await.unwrap(), &b"[{\"id\":1},{\"id\":2}]"[..]);
@@ -265,7 +204,7 @@ fn assert_502(body: &serde_json::Value, kind: &str) {
 }
 
 #[tokio::test]
-async fn slow_upstreams_time_out_with_502_and_slow_enough_ones_work() {
+async fn slow_upstreams_time_out_with_504_and_slow_enough_ones_work() {
     let up = Upstream::start();
     let (addr, _stop) = proxy(&up.url(), |c| c.response_timeout = Duration::from_millis(3000)).await;
     let r = raw().get(format!("http://{addr}/slow?ms=200")).header(ASK.0, ASK.1).send().await.unwrap();
@@ -273,7 +212,7 @@ async fn slow_upstreams_time_out_with_502_and_slow_enough_ones_work() {
     assert_eq!(decode(&r.bytes().await.unwrap()), table());
 
     let r = raw().get(format!("http://{addr}/slow?ms=8000")).header(ASK.0, ASK.1).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::BAD_GATEWAY);
+    assert_eq!(r.status(), StatusCode::GATEWAY_TIMEOUT);
     assert_eq!(r.headers()["content-type"], "application/json");
     let body: serde_json::Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
     assert_502(&body, "upstream_timeout");
@@ -495,5 +434,149 @@ async fn cors_responses_expose_the_stc_headers() {
         assert_eq!(text(&h, "content-type"), Some("application/json"), "{path}");
         assert_eq!(text(&h, "access-control-expose-headers"), Some("ETag"), "{path}");
         assert!(text(&h, "vary").unwrap().contains("Accept, Accept-Encoding"), "{path}");
+    }
+}
+
+/// The issue 28 findings, one test each (the upstream is `tests/upstream.py`).
+#[tokio::test]
+async fn gate_json_for_a_client_that_asked_is_minified_with_a_weak_validator() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    let pretty = raw().get(format!("{}/numbers?etag=1", up.url())).send().await.unwrap().bytes().await.unwrap();
+    let small = stc_core::decode(std::str::from_utf8(&pretty).unwrap()).unwrap();
+    assert_ne!(pretty, small.as_bytes(), "the upstream pretty-prints");
+    for coding in ["identity", "gzip"] {
+        let client = reqwest::Client::new();
+        let r = client
+            .get(format!("http://{addr}/numbers?etag=1"))
+            .header(ASK.0, ASK.1)
+            .header("accept-encoding", coding)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.headers()["content-type"], "application/json");
+        assert_eq!(r.headers()["etag"], "W/\"n1\"", "{coding}");
+        assert!(r.headers().get("x-stc-version").is_none());
+        assert_eq!(r.bytes().await.unwrap(), small.as_bytes(), "{coding}");
+    }
+    // A client that did not ask: the upstream's bytes and validator.
+    let r = raw().get(format!("http://{addr}/numbers?etag=1")).send().await.unwrap();
+    assert_eq!(r.headers()["etag"], "\"n1\"");
+    assert_eq!(r.bytes().await.unwrap(), pretty);
+}
+
+#[tokio::test]
+async fn an_upstream_body_shorter_than_declared_fails_at_once_for_every_client() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |c| c.body_timeout = Duration::from_secs(30)).await;
+    let cases = [(None, "/short"), (Some(ASK), "/short"), (None, "/short?silent=1"), (Some(ASK), "/short?silent=1")];
+    for (ask, path) in cases {
+        let started = std::time::Instant::now();
+        let mut request = reqwest::Client::new().get(format!("http://{addr}{path}"));
+        if let Some((name, value)) = ask {
+            request = request.header(name, value);
+        }
+        let outcome = match request.send().await {
+            Ok(r) => r.bytes().await.map(|b| b.len()),
+            Err(e) => Err(e),
+        };
+        assert!(outcome.is_err(), "{ask:?} {path}: a cut body must not look complete: {outcome:?}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{ask:?} {path}: took {:?}", started.elapsed());
+    }
+}
+
+#[tokio::test]
+async fn head_answers_with_the_headers_of_get() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    for accept in ["application/stc+json", "application/stc+json; version=2", "application/json"] {
+        let get = raw().get(format!("http://{addr}/table")).header("accept", accept).send().await.unwrap();
+        let head = raw().head(format!("http://{addr}/table")).header("accept", accept).send().await.unwrap();
+        for name in ["content-type", "content-length", "etag", "vary", "x-stc-version", "x-stc-ratio"] {
+            assert_eq!(head.headers().get(name), get.headers().get(name), "{accept}: {name}");
+        }
+        assert!(head.bytes().await.unwrap().is_empty());
+    }
+    // The upstream saw a GET for the STC clients and a HEAD for the plain one.
+    let seen: Vec<String> = up.seen.try_iter().collect();
+    assert_eq!(seen.iter().filter(|l| *l == "got HEAD /table").count(), 1, "{seen:?}");
+}
+
+#[tokio::test]
+async fn an_upstream_vary_star_stays_one_line() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    for (accept, coding) in [(ASK.1, "gzip"), (ASK.1, "identity"), ("application/json", "gzip")] {
+        let r = raw()
+            .get(format!("http://{addr}/varystar"))
+            .header("accept", accept)
+            .header("accept-encoding", coding)
+            .send()
+            .await
+            .unwrap();
+        let vary: Vec<_> = r.headers().get_all("vary").iter().collect();
+        assert_eq!(vary, ["*"], "{accept} {coding}");
+    }
+}
+
+#[tokio::test]
+async fn the_request_id_goes_upstream_and_back() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    let r = raw().get(format!("http://{addr}/echo")).header("x-request-id", "abc-123").send().await.unwrap();
+    assert_eq!(r.headers()["x-request-id"], "abc-123");
+    let echo: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(echo["headers"]["x-request-id"], "abc-123");
+    // None (or an unusable one) given: one is made, the same both ways, new per request.
+    let mut ids = Vec::new();
+    for given in [None, Some("bad id with spaces")] {
+        let mut request = raw().get(format!("http://{addr}/echo")).header(ASK.0, ASK.1);
+        if let Some(id) = given {
+            request = request.header("x-request-id", id);
+        }
+        let r = request.send().await.unwrap();
+        let id = r.headers()["x-request-id"].to_str().unwrap().to_string();
+        let body = r.bytes().await.unwrap();
+        let echo: serde_json::Value =
+            serde_json::from_str(&stc_core::decode_bytes_with(&body, &stc_core::Limits::default()).unwrap()).unwrap();
+        assert_eq!(echo["headers"]["x-request-id"], id.as_str());
+        assert_eq!(id.len(), 32, "{id}");
+        ids.push(id);
+    }
+    assert_ne!(ids[0], ids[1]);
+}
+
+#[tokio::test]
+async fn health_probes_are_answered_by_the_proxy() {
+    let up = Upstream::start();
+    let (addr, _stop) = proxy(&up.url(), |_| {}).await;
+    for path in ["/healthz", "/readyz"] {
+        let r = raw().get(format!("http://{addr}{path}")).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+        assert_eq!(r.headers()["cache-control"], "no-store");
+    }
+    assert!(up.seen.try_iter().next().is_none(), "probes are never forwarded");
+    // Moved by a prefix: the old paths are the upstream's again.
+    let (moved, _stop2) = proxy(&up.url(), |c| c.health_prefix = "/_stc".into()).await;
+    let r = raw().get(format!("http://{moved}/_stc/readyz")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = raw().get(format!("http://{moved}/healthz")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND, "forwarded to the upstream");
+    // The upstream gone: not ready (after the cached answer expires), still alive.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (down, _stop3) = proxy(&format!("http://127.0.0.1:{port}"), |_| {}).await;
+    let r = raw().get(format!("http://{down}/readyz")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["status"], "not_ready");
+    assert!(body["reason"].as_str().unwrap().contains("unreachable"), "{body}");
+    assert_eq!(raw().get(format!("http://{down}/healthz")).send().await.unwrap().status(), StatusCode::OK);
+    // Bad prefixes stop the proxy before it serves.
+    for prefix in ["healthz", "/x/", "/a b", "/q?x"] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut config = ProxyConfig::new(listener.local_addr().unwrap(), up.url().parse().unwrap());
+        config.health_prefix = prefix.into();
+        let e = serve(listener, config, async {}).await.unwrap_err();
+        assert!(e.to_string().contains("health prefix"), "{prefix}: {e}");
     }
 }
