@@ -411,3 +411,42 @@ async fn listen_readyz_follows_the_stash_store() {
     // Alive all the same: the process serves, it is the store that is not ready.
     assert_eq!(get(&format!("{base}/healthz")).await.0, 200);
 }
+
+/// `--config FILE`'s `[mcp-proxy]` table reaches the options through their
+/// environment variables: the same checks and messages as the flags.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_configured_by_a_config_file() {
+    let dir = std::env::temp_dir().join(format!("stc-mcp-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[mcp-proxy]\nmin-saving = 3\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(["mcp-proxy", "--config", bad.to_str().unwrap(), "--", "true"])
+        .output()
+        .unwrap();
+    let by_flag = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(["mcp-proxy", "--min-saving", "3", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!((out.status.code(), out.stderr), (by_flag.status.code(), by_flag.stderr));
+
+    let good = dir.join("good.toml");
+    std::fs::write(&good, "[mcp-proxy]\nlisten = \"127.0.0.1:0\"\nmax-body = 1000\nshutdown-grace = 3\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
+        .args(["mcp-proxy", "--config", good.to_str().unwrap(), "--"])
+        .arg(python2())
+        .arg(fixture("http_server.py"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let _proxy = Proc(child);
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    let (s, _, _) = post(&url, &[("accept", "application/json")], "x".repeat(2000)).await;
+    assert_eq!(s, 413, "max-body from the file");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
