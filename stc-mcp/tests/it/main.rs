@@ -17,6 +17,7 @@ use std::time::Duration;
 mod http;
 #[path = "../support/peers.rs"]
 mod peers;
+mod stdio;
 
 use peers::*;
 
