@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 use stc_core::Version;
+use stc_mcp::proxy::StashOptions;
+use stc_mcp::stash::StoreSpec;
 use stc_mcp::{ProxyExit, ProxyOptions};
+use stc_stash::{MarkerSecret, PlanOptions, ToolName, TruncateOptions};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 
 /// `proxy::run_with` on a task, its client side as two pipe ends.
@@ -26,9 +29,18 @@ impl Piped {
 
     /// Sends one line and returns the next line that comes back (without its newline).
     async fn echo(&mut self, line: &str) -> String {
+        self.send(line).await;
+        self.recv().await
+    }
+
+    async fn send(&mut self, line: &str) {
         let to = self.to_proxy.as_mut().unwrap();
         to.write_all(format!("{line}\n").as_bytes()).await.unwrap();
         to.flush().await.unwrap();
+    }
+
+    /// The next line from the proxy (without its newline).
+    async fn recv(&mut self) -> String {
         let mut back = String::new();
         let n = tokio::time::timeout(Duration::from_secs(30), self.from_proxy.read_line(&mut back))
             .await
@@ -58,6 +70,11 @@ fn tool_response(id: &str, text: &str) -> String {
         r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
         serde_json::to_string(text).unwrap()
     )
+}
+
+fn written_key(text: &str) -> String {
+    let at = text.find("with key=").expect("a retrieve instruction") + "with key=".len();
+    text[at..].chars().take_while(|c| c.is_ascii_hexdigit() || *c == '.').collect()
 }
 
 fn canonical(text: &str) -> String {
@@ -140,4 +157,68 @@ async fn proxy_framing_passthrough_batches_ids_and_oversize_lines() {
 
     let exit = raw.close().await;
     assert!(exit.client_closed && exit.child_status.is_some_and(|s| s.success()), "{exit:?}");
+}
+
+/// A server that ignores the end of its input is killed after the grace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_kills_a_server_that_ignores_the_end_of_its_input() {
+    let mut options = ProxyOptions::new("sleep", vec!["600".into()]);
+    options.shutdown_grace = Duration::from_millis(200);
+    let raw = Piped::start(options);
+    let started = std::time::Instant::now();
+    let exit = raw.close().await;
+    // Killed after the grace: no status of its own, the client had closed first.
+    assert!(exit.client_closed, "{exit:?}");
+    assert!(exit.child_status.is_some_and(|s| !s.success()), "{exit:?}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
+/// With truncation on, the retrieve tool is added to `tools/list`, a long
+/// array is cut with a marker naming it, and a retrieve call inside a batch
+/// is answered by the proxy itself while the rest of the batch goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_answers_retrieve_calls_itself_also_inside_a_batch() {
+    let mut options = ProxyOptions::new("cat", Vec::new());
+    options.engine.rewrite.version = Version::V2;
+    options.engine.stash = Some(StashOptions {
+        store: StoreSpec::Memory,
+        truncate: TruncateOptions {
+            plan: PlanOptions::with_array_budget(4),
+            tokenizer: stc_core::Tokenizer::O200kBase,
+            version: Version::V2,
+            ..TruncateOptions::default()
+        },
+        tool: ToolName::new("get_more").unwrap(),
+        secret: MarkerSecret::from_material(b"a test secret of 32 bytes or so.").unwrap(),
+        auto_budget: false,
+    });
+    let mut raw = Piped::start(options);
+    // tools/list (echoed by cat, then its "response" written by the test): the tool is appended.
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).await;
+    raw.recv().await;
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}"#).await;
+    let list: Value = serde_json::from_str(&raw.recv().await).unwrap();
+    assert_eq!(list["result"]["tools"][1]["name"], "get_more");
+    // A tool result with 100 rows is cut to 4, the marker names get_more.
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}"#).await;
+    raw.recv().await;
+    let table = table_json(100);
+    raw.send(&tool_response("2", &table)).await;
+    let back: Value = serde_json::from_str(&raw.recv().await).unwrap();
+    let text = back["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("items[4]{id,name,v}:"), "{text}");
+    let key = written_key(text);
+    assert!(key.starts_with(&stc_stash::references_in(text)[0].to_string()));
+    // A batch of a retrieve call and a ping: the proxy answers the first, cat echoes only the ping.
+    let batch = format!(
+        r#"[{{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{{"name":"get_more","arguments":{{"key":"{key}"}}}}}},{{"jsonrpc":"2.0","id":"p","method":"ping"}}]"#
+    );
+    raw.send(&batch).await;
+    let first: Value = serde_json::from_str(&raw.recv().await).unwrap();
+    assert_eq!(first["id"], "r");
+    assert_eq!(first["result"]["content"][0]["text"], table.as_str());
+    let echoed = raw.recv().await;
+    assert_eq!(echoed, r#"[{"jsonrpc":"2.0","id":"p","method":"ping"}]"#);
+    let exit = raw.close().await;
+    assert!(exit.child_status.is_some_and(|s| s.success()), "{exit:?}");
 }
