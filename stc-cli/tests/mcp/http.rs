@@ -30,14 +30,15 @@ fn listen(args: &[&str]) -> (Proc, String) {
 
 /// `stc mcp-proxy --listen 127.0.0.1:0 ARGS`; its URL.
 fn listen_with(args: &[String]) -> (Proc, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
-        .args(["mcp-proxy", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stc"));
+    cmd.args(["mcp-proxy", "--listen", "127.0.0.1:0"]).args(args).stderr(Stdio::inherit());
+    started(cmd)
+}
+
+/// Starts `cmd` (an `stc mcp-proxy` that listens); the process and its URL
+/// from the line it prints once it accepts connections.
+fn started(mut cmd: Command) -> (Proc, String) {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).spawn().unwrap();
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let url = line.trim().rsplit(' ').next().unwrap().to_string();
@@ -361,23 +362,12 @@ fn mcp_proxy_options_from_the_environment_are_checked_like_the_flags() {
 /// `--listen` and its settings from the environment alone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listen_configured_by_the_environment() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
-        .args(["mcp-proxy", "--"])
-        .arg(python2())
-        .arg(fixture("http_server.py"))
-        .env("STC_MCP_PROXY_LISTEN", "127.0.0.1:0")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stc"));
+    cmd.args(["mcp-proxy", "--"]).arg(python2()).arg(fixture("http_server.py")).stderr(Stdio::null());
+    cmd.env("STC_MCP_PROXY_LISTEN", "127.0.0.1:0")
         .env("STC_MCP_PROXY_MAX_BODY", "1000")
-        .env("STC_MCP_PROXY_EXCLUDE_TOOLS", "slow,table")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let _proxy = Proc(child);
-    let url = line.trim().rsplit(' ').next().unwrap().to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+        .env("STC_MCP_PROXY_EXCLUDE_TOOLS", "slow,table");
+    let (_proxy, url) = started(cmd);
     let (s, _, _) = post(&url, &[("accept", "application/json")], "x".repeat(2000)).await;
     assert_eq!(s, 413, "STC_MCP_PROXY_MAX_BODY");
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
@@ -432,20 +422,10 @@ async fn listen_configured_by_a_config_file() {
 
     let good = dir.join("good.toml");
     std::fs::write(&good, "[mcp-proxy]\nlisten = \"127.0.0.1:0\"\nmax-body = 1000\nshutdown-grace = 3\n").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
-        .args(["mcp-proxy", "--config", good.to_str().unwrap(), "--"])
-        .arg(python2())
-        .arg(fixture("http_server.py"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let _proxy = Proc(child);
-    let url = line.trim().rsplit(' ').next().unwrap().to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stc"));
+    cmd.args(["mcp-proxy", "--config", good.to_str().unwrap(), "--"]).arg(python2()).arg(fixture("http_server.py"));
+    cmd.stderr(Stdio::null());
+    let (_proxy, url) = started(cmd);
     let (s, _, _) = post(&url, &[("accept", "application/json")], "x".repeat(2000)).await;
     assert_eq!(s, 413, "max-body from the file");
     std::fs::remove_dir_all(&dir).unwrap();
