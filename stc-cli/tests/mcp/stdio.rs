@@ -6,6 +6,7 @@
 //! for framing and shutdown cases. Every wait has a limit, so a hang fails the
 //! test instead of stalling it.
 
+use super::{python, root, stc};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -20,24 +21,6 @@ use serde_json::{json, Value};
 
 /// Longest any single step may take before the test calls it a hang.
 const LIMIT: Duration = Duration::from_secs(60);
-
-fn stc() -> &'static str {
-    env!("CARGO_BIN_EXE_stc")
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
-
-/// The Python of the venv with the `mcp` SDK.
-fn python() -> PathBuf {
-    let p = match std::env::var_os("STC_MCP_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => root().join("target/mcp-venv/bin/python"),
-    };
-    assert!(p.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh` first", p.display());
-    p
-}
 
 fn fixture() -> PathBuf {
     root().join("stc-mcp/tests/fixtures/fixture_server.py")
