@@ -200,7 +200,10 @@ pub fn run(args: &McpHttpArgs, proxy: ProxyOptions, drain_grace: Option<Duration
         }
         options.upstream = Some(up);
     }
-    crate::runtime::block_on(serve_http(proxy, options)).map_err(|e| format!("cannot start the runtime: {e}"))?
+    // Detached: a readiness check stuck on an unreachable store must not hold
+    // the exit once the drain is over.
+    crate::runtime::block_on_detached(serve_http(proxy, options))
+        .map_err(|e| format!("cannot start the runtime: {e}"))?
 }
 
 /// Serves `--listen` until SIGTERM/SIGINT or the child's end. Prints
