@@ -23,32 +23,38 @@ const HEADERS_ENV: &str = "STC_MCP_BRIDGE_HEADERS";
 #[derive(clap::Args)]
 pub struct McpHttpArgs {
     /// Serve MCP's Streamable HTTP at http://ADDR/mcp (and /metrics) instead of stdio.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", env = "STC_MCP_PROXY_LISTEN")]
     listen: Option<SocketAddr>,
     /// Allow a --listen address that is not loopback (and any Host header).
-    #[arg(long)]
+    #[arg(long, env = "STC_MCP_PROXY_ALLOW_REMOTE", value_parser = clap::builder::BoolishValueParser::new())]
     allow_remote: bool,
     /// An Origin accepted besides loopback ones, e.g. https://app.example (repeatable).
-    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    #[arg(long = "allow-origin", value_name = "ORIGIN", env = "STC_MCP_PROXY_ALLOW_ORIGINS", value_delimiter = ',')]
     allow_origins: Vec<String>,
     /// Largest HTTP request body accepted with --listen, in bytes.
-    #[arg(long, default_value_t = 4 * 1024 * 1024, value_name = "BYTES")]
+    #[arg(long, default_value_t = 4 * 1024 * 1024, value_name = "BYTES", env = "STC_MCP_PROXY_MAX_BODY")]
     max_body: usize,
     /// Seconds an HTTP request may wait for the server's answer.
-    #[arg(long, default_value_t = 600.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS", value_parser = crate::args::seconds, env = "STC_MCP_PROXY_REQUEST_TIMEOUT")]
     request_timeout: f64,
     /// Wrap a remote MCP server (Streamable HTTP, http:// or https://) instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "bridge")]
+    #[arg(long, value_name = "URL", env = "STC_MCP_PROXY_UPSTREAM")]
     pub upstream: Option<String>,
     /// A PEM file of CA certificates to trust for an https:// upstream, on top of the system's roots.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "STC_MCP_PROXY_UPSTREAM_CA")]
     upstream_ca: Option<PathBuf>,
     /// A header sent with every request to the upstream, `Name: value` (repeatable;
     /// e.g. Authorization). Never logged.
-    #[arg(long = "upstream-header", value_name = "HEADER")]
+    #[arg(
+        long = "upstream-header",
+        value_name = "HEADER",
+        env = "STC_MCP_PROXY_UPSTREAM_HEADERS",
+        value_delimiter = '\n',
+        hide_env_values = true
+    )]
     upstream_headers: Vec<String>,
     /// Seconds to wait for the upstream's answer, and between two chunks of it.
-    #[arg(long, default_value_t = 300.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
+    #[arg(long, default_value_t = 300.0, value_name = "SECONDS", value_parser = crate::args::seconds, env = "STC_MCP_PROXY_UPSTREAM_TIMEOUT")]
     upstream_timeout: f64,
     /// Internal: run the stdio-to-HTTP bridge for this URL.
     #[arg(long, hide = true, value_name = "URL")]
@@ -106,7 +112,10 @@ pub fn run_bridge(args: &McpHttpArgs, max_message_bytes: usize) -> Option<ExitCo
             }
         }
     }
-    Some(match stc_mcp::http::upstream::run(options) {
+    let bridged = crate::runtime::block_on_detached(stc_mcp::http::upstream::run(options))
+        .map_err(|e| format!("cannot start the runtime: {e}"))
+        .and_then(|r| r.map_err(|e| e.to_string()));
+    Some(match bridged {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("stc mcp-proxy: {e}");
@@ -151,16 +160,27 @@ pub fn command(args: &McpHttpArgs, command: Vec<OsString>, max_message_bytes: us
     Ok(out)
 }
 
-/// Runs the proxy: over stdio, or serving HTTP with `--listen`.
-pub fn run(args: &McpHttpArgs, proxy: ProxyOptions) -> Result<ProxyExit, String> {
+impl McpHttpArgs {
+    /// Whether the proxy serves HTTP (`--listen`) rather than stdio.
+    pub fn listens(&self) -> bool {
+        self.listen.is_some()
+    }
+}
+
+/// Runs the proxy: over stdio, or serving HTTP with `--listen` (`drain_grace`:
+/// `--shutdown-grace` there, default [`ListenOptions::new`]'s).
+pub fn run(args: &McpHttpArgs, proxy: ProxyOptions, drain_grace: Option<Duration>) -> Result<ProxyExit, String> {
     let Some(listen) = args.listen else {
-        return stc_mcp::proxy::run(proxy).map_err(|e| e.to_string());
+        return crate::runtime::block_on_detached(stc_mcp::proxy::run(proxy))
+            .map_err(|e| format!("cannot start the runtime: {e}"))?
+            .map_err(|e| e.to_string());
     };
     let mut options = ListenOptions::new(listen);
     options.allow_remote = args.allow_remote;
     options.allowed_origins = args.allow_origins.clone();
     options.max_body = args.max_body;
     options.request_timeout = seconds("--request-timeout", args.request_timeout)?;
+    options.drain_grace = drain_grace.unwrap_or(options.drain_grace);
     if let Some(url) = &args.upstream {
         // HTTP both sides: no bridge process; each HTTP session gets its own
         // upstream session, and the clients' credentials go along.
@@ -177,5 +197,23 @@ pub fn run(args: &McpHttpArgs, proxy: ProxyOptions) -> Result<ProxyExit, String>
         }
         options.upstream = Some(up);
     }
-    stc_mcp::http::listen::run(proxy, options).map_err(|e| e.to_string())
+    // Detached: a readiness check stuck on an unreachable store must not hold
+    // the exit once the drain is over.
+    crate::runtime::block_on_detached(serve_http(proxy, options))
+        .map_err(|e| format!("cannot start the runtime: {e}"))?
+}
+
+/// Serves `--listen` until SIGTERM/SIGINT or the child's end. Prints
+/// `stc mcp-proxy: listening on http://ADDR/mcp` on stdout once it accepts
+/// connections.
+async fn serve_http(proxy: ProxyOptions, options: ListenOptions) -> Result<ProxyExit, String> {
+    let shutdown = crate::runtime::shutdown_signal().map_err(|e| format!("cannot install the signal handlers: {e}"))?;
+    let listener = stc_mcp::http::listen::bind(&options).await.map_err(|e| e.to_string())?;
+    let announce = |addr| {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "stc mcp-proxy: listening on http://{addr}/mcp");
+        let _ = out.flush();
+    };
+    stc_mcp::http::listen::serve(listener, proxy, options, shutdown, announce).await.map_err(|e| e.to_string())
 }

@@ -20,7 +20,7 @@ pub struct StoreArgs {
     /// Stash store: sqlite (the file shared by all `stc` processes of the user), redis (a server,
     /// or a Redis Cluster), or memory (this process only: `stc mcp` and `stc mcp-proxy`).
     #[arg(long, default_value = "sqlite", value_name = "STORE",
-          value_parser = store_kind())]
+          value_parser = store_kind(), env = "STC_STASH_STORE")]
     store: StoreKind,
     /// SQLite database file. Default: $STC_STASH_DB, else DATA_DIR/stash.db where DATA_DIR is
     /// $STC_DATA_DIR or ~/.local/share/stc. Must be absolute and inside your home or DATA_DIR.

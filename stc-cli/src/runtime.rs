@@ -39,27 +39,60 @@ pub fn block_on<T>(future: impl Future<Output = T>) -> std::io::Result<T> {
     Ok(runtime.block_on(future))
 }
 
+/// Like [`block_on`], but does not wait for the runtime's blocking tasks at
+/// the end: for services on stdio, whose read of standard input (on a
+/// blocking thread) may never complete once the service is done.
+pub fn block_on_detached<T>(future: impl Future<Output = T>) -> std::io::Result<T> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let out = runtime.block_on(future);
+    runtime.shutdown_background();
+    Ok(out)
+}
+
 /// Completes on SIGTERM or SIGINT (Ctrl-C elsewhere). The handlers are
 /// installed when this is called, so call it before announcing the address:
 /// a signal sent as soon as the service is up is then never fatal. Must be
 /// called inside the runtime.
 pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
+    let signal = stop_signal(false)?;
+    Ok(async move {
+        signal.await;
+    })
+}
+
+/// [`shutdown_signal`] plus SIGHUP (the terminal closed), for services that
+/// save state on the way out; the future names the signal that came.
+pub fn shutdown_or_hangup_signal() -> std::io::Result<impl Future<Output = &'static str>> {
+    stop_signal(true)
+}
+
+fn stop_signal(hangup: bool) -> std::io::Result<impl Future<Output = &'static str>> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
         let mut term = signal(SignalKind::terminate())?;
         let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut hup = if hangup { Some(signal(SignalKind::hangup())?) } else { None };
         Ok(async move {
+            let hup = async {
+                match &mut hup {
+                    Some(h) => h.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
-                _ = term.recv() => {}
-                _ = interrupt.recv() => {}
+                _ = term.recv() => "SIGTERM",
+                _ = interrupt.recv() => "SIGINT",
+                _ = hup => "SIGHUP",
             }
         })
     }
     #[cfg(not(unix))]
     {
+        let _ = hangup;
         Ok(async {
             let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
         })
     }
 }

@@ -18,38 +18,40 @@ use stc_serve::Config;
     See stc-serve/README.md for the protocol reference.")]
 pub struct ServeArgs {
     /// Address to listen on (port 0 picks a free port).
-    #[arg(long, default_value = stc_serve::DEFAULT_ADDR, value_name = "ADDR", value_parser = parse_addr)]
+    #[arg(long, default_value = stc_serve::DEFAULT_ADDR, value_name = "ADDR", value_parser = parse_addr, env = "STC_SERVE_ADDR")]
     tcp: SocketAddr,
     /// Allow a --tcp address that is not loopback (the protocol has no authentication).
-    #[arg(long)]
+    #[arg(long, env = "STC_SERVE_ALLOW_REMOTE", value_parser = clap::builder::BoolishValueParser::new())]
     allow_remote: bool,
     /// The conversations file, loaded on start and saved atomically.
-    #[arg(long, default_value = stc_serve::DEFAULT_CONTEXT_FILE, value_name = "PATH")]
+    #[arg(long, default_value = stc_serve::DEFAULT_CONTEXT_FILE, value_name = "PATH", env = "STC_SERVE_CONTEXT_FILE")]
     context_file: PathBuf,
     /// Keep conversations in memory only (no context file).
-    #[arg(long, conflicts_with = "context_file")]
+    #[arg(long, conflicts_with = "context_file", env = "STC_SERVE_NO_PERSIST", value_parser = clap::builder::BoolishValueParser::new())]
     no_persist: bool,
     /// Seconds between saves of a changed context.
-    #[arg(long, default_value_t = 2.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS", value_parser = crate::args::seconds, env = "STC_SERVE_SAVE_INTERVAL")]
     save_interval: f64,
     /// Longest request line, in bytes.
-    #[arg(long, default_value_t = Config::default().max_line_bytes, value_name = "BYTES", value_parser = parse_positive)]
+    #[arg(long, default_value_t = Config::default().max_line_bytes, value_name = "BYTES", value_parser = parse_positive, env = "STC_SERVE_MAX_LINE_BYTES")]
     max_line_bytes: usize,
     /// Most connections at once; more are told `too_many_connections` and closed.
-    #[arg(long, default_value_t = Config::default().max_connections, value_name = "N", value_parser = parse_positive)]
+    #[arg(long, default_value_t = Config::default().max_connections, value_name = "N", value_parser = parse_positive, env = "STC_SERVE_MAX_CONNECTIONS")]
     max_connections: usize,
     /// Seconds a connection may stay silent before `idle_timeout` closes it.
-    #[arg(long, default_value_t = 300.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
+    #[arg(long, default_value_t = 300.0, value_name = "SECONDS", value_parser = crate::args::seconds, env = "STC_SERVE_IDLE_TIMEOUT")]
     idle_timeout: f64,
     /// Largest context of one conversation, in bytes of text.
-    #[arg(long, default_value_t = Config::default().max_context_bytes, value_name = "BYTES", value_parser = parse_positive)]
+    #[arg(long, default_value_t = Config::default().max_context_bytes, value_name = "BYTES", value_parser = parse_positive, env = "STC_SERVE_MAX_CONTEXT_BYTES")]
     max_context_bytes: usize,
     /// Longest payload_b54 of a response, in characters.
-    #[arg(long, default_value_t = Config::default().max_payload_chars, value_name = "CHARS", value_parser = parse_positive)]
+    #[arg(long, default_value_t = Config::default().max_payload_chars, value_name = "CHARS", value_parser = parse_positive, env = "STC_SERVE_MAX_PAYLOAD_CHARS")]
     max_payload_chars: usize,
     /// Most conversations held at once; more get `too_many_conversations`.
-    #[arg(long, default_value_t = Config::default().max_conversations, value_name = "N", value_parser = parse_positive)]
+    #[arg(long, default_value_t = Config::default().max_conversations, value_name = "N", value_parser = parse_positive, env = "STC_SERVE_MAX_CONVERSATIONS")]
     max_conversations: usize,
+    #[command(flatten)]
+    log: crate::runtime::LogArgs,
 }
 
 /// Arguments of `stc native-host`.
@@ -99,13 +101,42 @@ pub fn run_serve(args: ServeArgs) -> ExitCode {
         max_payload_chars: args.max_payload_chars,
         max_conversations: args.max_conversations,
     };
-    match stc_serve::serve(config) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    args.log.init();
+    match crate::runtime::block_on(serve(config)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
             eprintln!("stc serve: {e}");
             ExitCode::FAILURE
         }
+        Err(e) => {
+            eprintln!("stc serve: cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        }
     }
+}
+
+/// Serves until SIGTERM, SIGHUP or SIGINT, then saves and returns. Prints
+/// `listening on ADDR` on stdout once it accepts connections.
+async fn serve(config: Config) -> Result<(), stc_serve::Error> {
+    // Installed before anything else, so a signal that arrives while the
+    // service starts (or right after the address is printed) still ends
+    // in a graceful stop with a final save.
+    let signal = crate::runtime::shutdown_or_hangup_signal().map_err(stc_serve::Error::Io)?;
+    let file = config.context_file.clone();
+    let server = stc_serve::Server::start(config).await?;
+    match &file {
+        Some(p) => tracing::info!("context file {}", p.display()),
+        None => tracing::info!("context in memory only (--no-persist)"),
+    }
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on {}", server.local_addr());
+        let _ = out.flush();
+    }
+    let signal = signal.await;
+    tracing::info!("{signal}, saving and stopping");
+    server.shutdown().await
 }
 
 /// Runs `stc native-host` until the browser closes stdin.

@@ -229,6 +229,62 @@ fn corrupt_file_and_remote_address_stop_the_start() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Every `stc serve` option also comes from an environment variable, parsed
+/// and checked as the flag is; a flag given too wins.
+#[test]
+fn options_from_the_environment_are_checked_like_the_flags() {
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        let mut cmd = Command::new(STC);
+        cmd.arg("serve").args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    // The same refusal, the same message, from the flag and from the variable.
+    let flag = run(&[], &["--max-connections", "0"]);
+    let var = run(&[("STC_SERVE_MAX_CONNECTIONS", "0")], &[]);
+    assert_eq!(flag.status.code(), Some(2));
+    assert_eq!((var.status.code(), var.stderr.clone()), (flag.status.code(), flag.stderr));
+    let var = run(&[("STC_SERVE_IDLE_TIMEOUT", "-1")], &[]);
+    assert!(String::from_utf8_lossy(&var.stderr).contains("is not a positive number of seconds"));
+    let var = run(&[("STC_SERVE_NO_PERSIST", "maybe")], &[]);
+    assert_eq!(var.status.code(), Some(2));
+    // A remote address from the environment is refused as from the flag.
+    let var = run(&[("STC_SERVE_ADDR", "0.0.0.0:0"), ("STC_SERVE_NO_PERSIST", "1")], &[]);
+    assert_eq!(var.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&var.stderr).contains("--allow-remote"));
+
+    // A service configured by its environment only: address, no file.
+    let dir = temp_dir("env");
+    let mut child = Command::new(STC)
+        .arg("serve")
+        .current_dir(&dir)
+        .env("STC_SERVE_ADDR", "127.0.0.1:0")
+        .env("STC_SERVE_NO_PERSIST", "true")
+        .env("STC_SERVE_MAX_CONNECTIONS", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.trim().strip_prefix("listening on ").unwrap().to_owned();
+    let mut first = Client::connect(&addr);
+    assert_eq!(first.ok(json!({"action": "ping"}))["message"], "pong");
+    // One connection at most: the second is told so.
+    let mut second = BufReader::new(TcpStream::connect(&addr).unwrap());
+    let mut refused = String::new();
+    second.read_line(&mut refused).unwrap();
+    assert!(refused.contains("too_many_connections"), "{refused}");
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    assert!(child.wait().unwrap().success());
+    // Nothing was written to the working directory (no context file).
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn write_frame(w: &mut impl Write, body: &[u8]) {
     w.write_all(&(body.len() as u32).to_ne_bytes()).unwrap();
     w.write_all(body).unwrap();

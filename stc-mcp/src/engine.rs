@@ -566,6 +566,16 @@ enum Seen {
 }
 
 impl Engine {
+    /// Whether the stash store answers: a read of a key nothing is stored
+    /// under (the stores have no check of their own), so a store that is
+    /// down or unreachable is an error. `Ok` without a stash. Blocking: call
+    /// it off the runtime's workers.
+    pub fn store_reachable(&self) -> Result<(), String> {
+        let Some(stash) = &self.stash else { return Ok(()) };
+        let probe = stc_stash::Key::of(b"stc-mcp readiness probe");
+        stash.store.retrieve(&probe).map(|_| ()).map_err(|e| e.to_string())
+    }
+
     /// An engine; opens the stash store when truncation is on.
     pub fn new(options: EngineOptions) -> Result<Engine, EngineError> {
         let stash = match &options.stash {
@@ -836,9 +846,10 @@ impl Engine {
                     }
                     AddTool::Collision => {
                         session.collided.store(true, Ordering::SeqCst);
-                        eprintln!(
-                            "stc mcp-proxy: the server has a tool named {0}; the proxy does not add its own, calls of \
-                             {0} go to the server, and truncation is off (choose another name with --retrieve-tool)",
+                        tracing::warn!(
+                            tool = stash.tool.as_str(),
+                            "the server has a tool named {0}; the proxy does not add its own, calls of {0} go to \
+                             the server, and truncation is off (choose another name with --retrieve-tool)",
                             stash.tool.as_str()
                         );
                         stripped

@@ -15,9 +15,14 @@
 //! - [`stash`]: the store choice, the keys a session has shown, and the
 //!   authorized retrieve shared by both.
 //!
-//! Both expose blocking entry points ([`server::serve_stdio`], [`proxy::run`])
-//! that build their own tokio runtime, so a caller needs no async code. All
-//! format work is done by `stc-core`, all truncation by `stc-stash`.
+//! This crate is a library: its entry points ([`server::serve_stdio`],
+//! [`proxy::run`], [`http::listen::serve`], [`http::upstream::run`]) are
+//! async functions that run inside the caller's tokio runtime and take what
+//! they serve on and, where they listen, a shutdown future; the process
+//! concerns (the runtime, the signals, the banner, the log subscriber) belong
+//! to the `stc` binary. It logs through `tracing` and never prints: standard
+//! output is the MCP stdio channel. All format work is done by `stc-core`,
+//! all truncation by `stc-stash`.
 #![forbid(unsafe_code)]
 
 pub mod engine;

@@ -63,7 +63,7 @@
 //!   cut as usual);
 //! - with a token budget, the text actually sent is counted in the budget's
 //!   tokenizer; a text block over it (nothing more can be cut) gets
-//!   `_meta["dev.stc/budget"]` and a line on stderr, never silently;
+//!   `_meta["dev.stc/budget"]` and a `tracing` warning, never silently;
 //! - JSON text blocks are truncated (what is cut is stashed, the markers say
 //!   `call tool NAME with key=KEY.TAG`) and then gated, but only once the client
 //!   has been shown the retrieve tool in a `tools/list` result: a marker must
@@ -71,7 +71,7 @@
 //! - if the server itself lists a tool with the retrieve tool's name, the
 //!   proxy does not add its own, forwards calls of that name to the server,
 //!   turns truncation off for the rest of the session (a marker would name
-//!   the server's tool) and says so on stderr;
+//!   the server's tool) and says so (a `tracing` warning);
 //! - in a batch, a retrieve call is answered on its own line and the rest of
 //!   the batch is forwarded.
 
@@ -149,20 +149,12 @@ impl std::fmt::Display for ProxyError {
 impl std::error::Error for ProxyError {}
 
 /// Runs the proxy on this process's stdin and stdout until the client or the
-/// child ends. Builds its own tokio runtime.
-pub fn run(options: ProxyOptions) -> Result<ProxyExit, ProxyError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| ProxyError(format!("cannot start the runtime: {e}")))?;
-    let result = runtime.block_on(async {
-        let (input, output) = rmcp::transport::io::stdio_pipes();
-        run_with(options, input, output).await
-    });
-    // A blocking stdin read may still be pending; do not wait for it.
-    runtime.shutdown_background();
-    result
+/// child ends. Call it inside a tokio runtime; stdin is read on a blocking
+/// thread, so the caller should not wait for that runtime's blocking tasks
+/// at exit (`Runtime::shutdown_background`).
+pub async fn run(options: ProxyOptions) -> Result<ProxyExit, ProxyError> {
+    let (input, output) = rmcp::transport::io::stdio_pipes();
+    run_with(options, input, output).await
 }
 
 /// Runs the proxy between a client's byte streams and a spawned child.

@@ -145,7 +145,7 @@ pub fn encode_text(text: &str, options: &RewriteOptions) -> Option<String> {
 /// stash cuts something, the truncated JSON is gated and always sent (STC or
 /// minified JSON, both with the markers; with a token budget, whichever has
 /// fewer tokens in the budget's tokenizer when the gate's choice has more). A
-/// store failure is reported on stderr and the text is sent without
+/// store failure is reported as a `tracing` warning and the text is sent without
 /// truncation. The text is written in
 /// [`RewriteOptions::version`]; the truncation budget is measured in the
 /// version of `truncation`'s options (the proxy sets both alike).
@@ -170,7 +170,7 @@ pub fn encode_text_with(text: &str, options: &RewriteOptions, truncation: Option
             Ok(out) if out.kept.is_none() => cut = Some(out.json),
             Ok(_) => {}
             Err(TruncateError::Input(_)) => return None,
-            Err(e) => eprintln!("stc mcp-proxy: not truncated: {e}"),
+            Err(e) => tracing::warn!("not truncated: {e}"),
         }
     }
     let source = cut.as_deref().unwrap_or(text);
@@ -498,7 +498,7 @@ pub fn merge_blocks(
 
 /// The budget holds for the text actually sent, in the budget's tokenizer:
 /// never a silent overrun. When `text` (block `index`) is over the budget of
-/// `truncation`, a line on stderr and the `_meta` member that reports it
+/// `truncation`, a `tracing` warning and the `_meta` member that reports it
 /// (`"dev.stc/budget":{"budget":B,"tokenizer":…,"tokens":T,"over":T-B}`).
 fn budget_report(truncation: Option<Truncation>, text: &str, index: usize) -> Option<String> {
     let t = truncation?;
@@ -507,9 +507,13 @@ fn budget_report(truncation: Option<Truncation>, text: &str, index: usize) -> Op
     if tokens <= limit {
         return None;
     }
-    eprintln!(
-        "stc mcp-proxy: text block {index} of a tool result has {tokens} {} tokens, {} over the budget of {limit}: \
-         nothing more can be cut (reported in the block's _meta[\"{BUDGET_META}\"])",
+    tracing::warn!(
+        block = index,
+        tokens,
+        budget = limit,
+        tokenizer = tokenizer.name(),
+        "text block {index} of a tool result has {tokens} {} tokens, {} over the budget of {limit}: nothing more can \
+         be cut (reported in the block's _meta[\"{BUDGET_META}\"])",
         tokenizer.name(),
         tokens - limit
     );

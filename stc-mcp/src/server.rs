@@ -615,18 +615,9 @@ where
 }
 
 /// Serves the tools on this process's stdin and stdout until the client closes
-/// stdin. Builds its own tokio runtime.
-pub fn serve_stdio(options: ServerOptions) -> Result<(), ServeError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| ServeError(format!("cannot start the runtime: {e}")))?;
-    let result = runtime.block_on(async {
-        let (input, output) = rmcp::transport::io::stdio_pipes();
-        serve(options, input, output).await
-    });
-    // A blocking stdin read may still be pending; do not wait for it.
-    runtime.shutdown_background();
-    result
+/// stdin. Call it inside a tokio runtime (stdin is read on a blocking thread:
+/// do not wait for the runtime's blocking tasks at exit).
+pub async fn serve_stdio(options: ServerOptions) -> Result<(), ServeError> {
+    let (input, output) = rmcp::transport::io::stdio_pipes();
+    serve(options, input, output).await
 }

@@ -10,13 +10,20 @@
 //! are, negative when the encoded form costs more (base64 usually does).
 //! Conversations persist in one JSON file, replaced atomically.
 //!
-//! [`serve`] and [`native_host::run`] build their own runtime, so callers need
-//! no tokio; [`Server`] runs inside an existing runtime (tests, embedding).
+//! This crate is a library: [`Server`] runs inside the caller's tokio
+//! runtime and stops when told to ([`Server::shutdown`]); the process
+//! concerns (the runtime, the signals, the `listening on ADDR` line) belong
+//! to the `stc` binary. It logs through `tracing`. [`native_host::run`] is
+//! blocking I/O and needs no runtime.
 //!
 //! ```no_run
+//! # async fn example() -> Result<(), stc_serve::Error> {
 //! let config = stc_serve::Config::default(); // 127.0.0.1:7543
-//! stc_serve::serve(config)?; // until SIGTERM or Ctrl-C
-//! # Ok::<(), stc_serve::Error>(())
+//! let server = stc_serve::Server::start(config).await?;
+//! println!("listening on {}", server.local_addr());
+//! // ... until the caller decides to stop:
+//! server.shutdown().await // the final save
+//! # }
 //! ```
 #![forbid(unsafe_code)]
 
@@ -145,7 +152,7 @@ pub enum Error {
         /// Why.
         source: std::io::Error,
     },
-    /// Any other I/O failure (runtime, signals).
+    /// Any other I/O failure.
     Io(std::io::Error),
 }
 
@@ -167,74 +174,3 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// Runs the service until SIGTERM, SIGHUP or Ctrl-C, then saves and returns. Prints
-/// `listening on ADDR` on stdout once it accepts connections (the real port
-/// when `addr` has port 0); everything else goes to stderr.
-pub fn serve(config: Config) -> Result<(), Error> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Io)?;
-    runtime.block_on(async {
-        // Installed before anything else, so a signal that arrives while the
-        // service starts (or right after the address is printed) still ends
-        // in a graceful stop with a final save.
-        let mut signals = Signals::install().map_err(Error::Io)?;
-        let file = config.context_file.clone();
-        let server = Server::start(config).await?;
-        match &file {
-            Some(p) => eprintln!("stc serve: context file {}", p.display()),
-            None => eprintln!("stc serve: context in memory only (--no-persist)"),
-        }
-        {
-            use std::io::Write as _;
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "listening on {}", server.local_addr());
-            let _ = out.flush();
-        }
-        let signal = signals.recv().await;
-        eprintln!("stc serve: {signal}, saving and stopping");
-        server.shutdown().await
-    })
-}
-
-/// The signals that stop the service gracefully.
-#[cfg(unix)]
-struct Signals {
-    term: tokio::signal::unix::Signal,
-    hup: tokio::signal::unix::Signal,
-    int: tokio::signal::unix::Signal,
-}
-
-#[cfg(unix)]
-impl Signals {
-    fn install() -> std::io::Result<Signals> {
-        use tokio::signal::unix::{signal, SignalKind};
-        Ok(Signals {
-            term: signal(SignalKind::terminate())?,
-            hup: signal(SignalKind::hangup())?,
-            int: signal(SignalKind::interrupt())?,
-        })
-    }
-
-    async fn recv(&mut self) -> &'static str {
-        tokio::select! {
-            _ = self.term.recv() => "SIGTERM",
-            _ = self.hup.recv() => "SIGHUP",
-            _ = self.int.recv() => "interrupted",
-        }
-    }
-}
-
-#[cfg(not(unix))]
-struct Signals;
-
-#[cfg(not(unix))]
-impl Signals {
-    fn install() -> std::io::Result<Signals> {
-        Ok(Signals)
-    }
-
-    async fn recv(&mut self) -> &'static str {
-        let _ = tokio::signal::ctrl_c().await;
-        "interrupted"
-    }
-}

@@ -125,7 +125,7 @@ async fn saver(service: Arc<Service>, persister: Arc<Persister>, every: Duration
         if let Some((generation, bytes)) = snapshot(&service, saved, false) {
             match save(&persister, generation, bytes).await {
                 Ok(()) => saved = generation,
-                Err(e) => eprintln!("stc serve: {e}; retrying at the next interval"),
+                Err(e) => tracing::warn!("{e}; retrying at the next interval"),
             }
         }
     }
@@ -166,7 +166,7 @@ async fn run(
                 },
                 // Out of file descriptors and the like: wait a little, keep serving.
                 Err(e) => {
-                    eprintln!("stc serve: accept failed: {e}");
+                    tracing::warn!("accept failed: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
             },

@@ -39,11 +39,12 @@
 //!   unanswered for `request_timeout` gets a JSON-RPC error; a client that
 //!   goes away cancels its request (`notifications/cancelled` to the child).
 //! - **The child's end**: waiting requests get the stdio proxy's JSON-RPC
-//!   error (-32000), then the service stops and [`run`] returns.
+//!   error (-32000), then the service stops and [`serve`] returns.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -81,10 +82,14 @@ pub struct ListenOptions {
     /// upstream session of its own, and the client's `Authorization`,
     /// `Cookie` and `X-Api-Key` headers are sent with its messages.
     pub upstream: Option<super::upstream::UpstreamOptions>,
+    /// After the shutdown future completes, how long requests in flight
+    /// (and their SSE answers) get to finish before the connections are
+    /// closed.
+    pub drain_grace: Duration,
 }
 
 impl ListenOptions {
-    /// Defaults: 4 MiB bodies, 10 minute requests, loopback only.
+    /// Defaults: 4 MiB bodies, 10 minute requests, 30 s to drain, loopback only.
     pub fn new(listen: SocketAddr) -> ListenOptions {
         ListenOptions {
             listen,
@@ -93,6 +98,7 @@ impl ListenOptions {
             max_body: 4 * 1024 * 1024,
             request_timeout: Duration::from_secs(600),
             upstream: None,
+            drain_grace: Duration::from_secs(30),
         }
     }
 }
@@ -156,6 +162,10 @@ struct Shared {
     /// Held while the first `initialize` is in flight.
     init_lock: tokio::sync::Mutex<()>,
     metrics: Arc<Metrics>,
+    /// Set when the shutdown future completed: `/readyz` says 503.
+    draining: AtomicBool,
+    /// Cleared when the server's output ends (the child exited).
+    server_alive: AtomicBool,
 }
 
 /// Client headers sent on to a remote server (credentials).
@@ -180,51 +190,11 @@ impl Shared {
     }
 }
 
-/// Runs the HTTP service until SIGTERM/Ctrl-C or the child's end. Prints
-/// `stc mcp-proxy: listening on http://ADDR/mcp` on stdout once it accepts
-/// connections. Builds its own runtime.
-pub fn run(proxy: ProxyOptions, options: ListenOptions) -> Result<ProxyExit, Error> {
-    check(&options)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Error::new(format!("cannot start the runtime: {e}")))?;
-    let result = runtime.block_on(async {
-        let listener = TcpListener::bind(options.listen)
-            .await
-            .map_err(|e| Error::new(format!("cannot listen on {}: {e}", options.listen)))?;
-        let shutdown = shutdown_signal();
-        serve(listener, proxy, options, shutdown, |addr| {
-            use std::io::Write;
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "stc mcp-proxy: listening on http://{addr}/mcp");
-            let _ = out.flush();
-        })
-        .await
-    });
-    runtime.shutdown_background();
-    result
-}
-
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
-            (Ok(mut t), Ok(mut i)) => {
-                tokio::select! {
-                    _ = t.recv() => {}
-                    _ = i.recv() => {}
-                }
-            }
-            _ => std::future::pending().await,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+/// Binds `options.listen` after [`check`]ing it (the caller then passes the
+/// listener to [`serve`]).
+pub async fn bind(options: &ListenOptions) -> Result<TcpListener, Error> {
+    check(options)?;
+    TcpListener::bind(options.listen).await.map_err(|e| Error::new(format!("cannot listen on {}: {e}", options.listen)))
 }
 
 /// Serves on `listener` until `shutdown` completes or the child ends.
@@ -395,14 +365,17 @@ async fn run_service(
         init_lock: tokio::sync::Mutex::new(()),
         orphaned: Default::default(),
         metrics: Arc::new(Metrics::default()),
+        draining: AtomicBool::new(false),
+        server_alive: AtomicBool::new(true),
     });
     let reader = tokio::spawn(route_from_child(shared.clone(), from_server, cap));
     on_ready(addr);
 
     let http = hyper::server::conn::http1::Builder::new();
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tokio::pin!(shutdown);
     let mut reader = reader;
-    let _ = &proxy;
+    let mut signalled = false;
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -419,16 +392,37 @@ async fn run_service(
                         async move { Ok::<_, Infallible>(handle(shared, req).await) }
                     }),
                 );
+                let conn = graceful.watch(conn);
                 tokio::spawn(async move {
                     let _ = conn.await;
                 });
             }
             _ = &mut reader => break,
-            _ = &mut shutdown => break,
+            _ = &mut shutdown => {
+                signalled = true;
+                break;
+            }
         }
     }
+    // Drain: not ready any more, no new connections; requests in flight
+    // (SSE answers included) finish within the grace, idle keep-alive
+    // connections close. The GET streams of notifications have no end of
+    // their own: they are ended now.
+    shared.draining.store(true, Ordering::SeqCst);
     drop(listener);
-    // Closing the proxy's input closes the child's stdin: it exits, run_with returns.
+    if let Ok(mut state) = shared.state.lock() {
+        for (_, streams) in state.sessions.values_mut() {
+            streams.clear();
+        }
+    }
+    if signalled {
+        let in_flight = shared.state.lock().map(|s| s.waiting.len()).unwrap_or(0);
+        tracing::info!(in_flight, grace_s = shared.options.drain_grace.as_secs_f64(), "draining");
+    }
+    if tokio::time::timeout(shared.options.drain_grace, graceful.shutdown()).await.is_err() {
+        tracing::warn!("the grace period is over; closing the connections still open");
+    }
+    // Closing the proxy's input closes the child's stdin: it exits.
     {
         let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
         state.closed = true;
@@ -454,6 +448,7 @@ async fn run_service(
         },
     };
     reader.abort();
+    let _ = &proxy;
     Ok(ProxyExit { child_status, client_closed: !child_ended, orphaned_requests: orphaned, stats, ledger })
 }
 
@@ -489,7 +484,63 @@ fn header<'a>(req: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
+/// `X-Request-Id`: taken from the client when it is a plain token, else
+/// generated; logged, returned, and sent to an `--upstream` with the request.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// What the access log says of one request besides the HTTP line.
+#[derive(Default)]
+struct Access {
+    /// The JSON-RPC method of a `POST /mcp`.
+    rpc_method: Option<String>,
+    /// The tool of a `tools/call`.
+    tool: Option<String>,
+}
+
+/// A client's request id when it is 1 to 128 letters, digits or `-._:`
+/// (anything else could forge log lines or headers).
+fn client_request_id(req: &Request<Incoming>) -> Option<String> {
+    let id = header(req, REQUEST_ID_HEADER)?;
+    let ok = (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._:".contains(&b));
+    ok.then(|| id.to_string())
+}
+
+/// Serves one request and writes its access log event: one `tracing` event
+/// per request (`INFO`; `DEBUG` for the health paths a load balancer polls)
+/// with the request id, the HTTP method and path, the JSON-RPC method and
+/// tool, the status and the time to the response head. Never a header's
+/// value (credentials) nor a body.
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let started = Instant::now();
+    let request_id = client_request_id(&req).unwrap_or_else(super::random_id);
+    let http_method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let mut access = Access::default();
+    let mut response = route(shared, req, &request_id, &mut access).await;
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, v);
+    }
+    let status = response.status().as_u16();
+    let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let rpc_method = access.rpc_method.as_deref().unwrap_or("");
+    let tool = access.tool.as_deref().unwrap_or("");
+    if path == "/healthz" || path == "/readyz" {
+        tracing::debug!(request_id, method = %http_method, path, status, duration_ms, "request");
+    } else {
+        tracing::info!(request_id, method = %http_method, path, rpc_method, tool, status, duration_ms, "request");
+    }
+    response
+}
+
+async fn route(shared: Arc<Shared>, req: Request<Incoming>, request_id: &str, access: &mut Access) -> Response<Body> {
+    // For load balancers, which may send any Host: they reveal nothing but readiness.
+    if matches!(*req.method(), Method::GET | Method::HEAD) {
+        match req.uri().path() {
+            "/healthz" => return full(StatusCode::OK, Some("application/json"), "{\"status\":\"alive\"}"),
+            "/readyz" => return readiness(&shared).await,
+            _ => {}
+        }
+    }
     // DNS rebinding: a browser page of another origin must not reach a loopback service.
     if let Some(origin) = req.headers().get(ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| origin_allowed(o, &shared.options.allowed_origins));
@@ -509,7 +560,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
             shared.metrics.render(&shared.engine.stats(), &shared.engine.ledger()),
         ),
-        (&Method::POST, "/mcp") => post(shared, req).await,
+        (&Method::POST, "/mcp") => post(shared, req, request_id, access).await,
         (&Method::GET, "/mcp") => get_stream(shared, req),
         (&Method::DELETE, "/mcp") => {
             let Some(id) = header(&req, SESSION_HEADER) else {
@@ -537,7 +588,48 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             r.headers_mut().insert("allow", HeaderValue::from_static("GET, POST, DELETE"));
             r
         }
-        _ => rpc_error(StatusCode::NOT_FOUND, None, -32000, "Not Found: the MCP endpoint is /mcp"),
+        _ => rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            -32000,
+            "Not Found: the MCP endpoint is /mcp (and /metrics, /healthz, /readyz)",
+        ),
+    }
+}
+
+/// How long a readiness check may wait for the upstream or the store.
+const READY_CHECK: Duration = Duration::from_secs(2);
+
+/// `/readyz`: 200 when this process can serve (not draining; the stdio
+/// server running, or the upstream accepting a TCP connection; the stash
+/// store answering a read); otherwise 503 with the reason.
+async fn readiness(shared: &Arc<Shared>) -> Response<Body> {
+    let not_ready = |reason: String| {
+        let body = serde_json::json!({"ready": false, "reason": reason}).to_string();
+        full(StatusCode::SERVICE_UNAVAILABLE, Some("application/json"), body)
+    };
+    if shared.draining.load(Ordering::SeqCst) {
+        return not_ready("draining".into());
+    }
+    if let Some(up) = &shared.options.upstream {
+        let host = up.url.host().unwrap_or("").trim_start_matches('[').trim_end_matches(']').to_string();
+        let https = up.url.scheme() == Some(&http::uri::Scheme::HTTPS);
+        let port = up.url.port_u16().unwrap_or(if https { 443 } else { 80 });
+        match tokio::time::timeout(READY_CHECK, tokio::net::TcpStream::connect((host.as_str(), port))).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return not_ready(format!("the upstream is unreachable: {e}")),
+            Err(_) => return not_ready(format!("the upstream did not accept within {} s", READY_CHECK.as_secs())),
+        }
+    } else if !shared.server_alive.load(Ordering::SeqCst) {
+        return not_ready("the MCP server exited".into());
+    }
+    let probe = shared.clone();
+    let store = tokio::task::spawn_blocking(move || probe.engine.store_reachable());
+    match tokio::time::timeout(READY_CHECK, store).await {
+        Ok(Ok(Ok(()))) => full(StatusCode::OK, Some("application/json"), "{\"ready\":true}"),
+        Ok(Ok(Err(e))) => not_ready(format!("the stash store is unreachable: {e}")),
+        Ok(Err(_)) => not_ready("the stash store check failed".into()),
+        Err(_) => not_ready(format!("the stash store did not answer within {} s", READY_CHECK.as_secs())),
     }
 }
 
@@ -579,13 +671,21 @@ fn sse_response(rx: mpsc::Receiver<Bytes>, session: Option<&str>) -> Response<Bo
     r
 }
 
-async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+async fn post(shared: Arc<Shared>, req: Request<Incoming>, request_id: &str, access: &mut Access) -> Response<Body> {
     let accept = header(&req, ACCEPT.as_str()).unwrap_or("").to_ascii_lowercase();
     let wants_sse = accept.contains("text/event-stream");
     let session = header(&req, SESSION_HEADER).map(str::to_string);
     let method_header = header(&req, super::METHOD_HEADER).map(str::to_string);
     let name_header = header(&req, super::NAME_HEADER).map(str::to_string);
-    let creds = if shared.options.upstream.is_some() { passed(&req) } else { Vec::new() };
+    let creds = if shared.options.upstream.is_some() {
+        let mut creds = passed(&req);
+        if let Ok(v) = HeaderValue::from_str(request_id) {
+            creds.push((http::HeaderName::from_static(REQUEST_ID_HEADER), v));
+        }
+        creds
+    } else {
+        Vec::new()
+    };
     let remote = shared.options.upstream.is_some();
     let engine_session = match &session {
         Some(s) => match shared.state.lock().ok().and_then(|st| st.sessions.get(s).map(|e| e.0.clone())) {
@@ -620,6 +720,7 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let Ok(msg) = serde_json::from_str::<Msg>(text) else {
         return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Parse error: the body is not a JSON-RPC message");
     };
+    access.rpc_method = msg.method.as_deref().map(str::to_string);
     if msg.is_notification() {
         let method = msg.method.as_deref().unwrap_or("");
         let forward = match method {
@@ -676,6 +777,7 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     // The tool, for the metrics: the Mcp-Name header where present, else the body.
     let tool =
         if method == "tools/call" { name_header.or_else(|| crate::rewrite::tool_name(msg.params)) } else { None };
+    access.tool.clone_from(&tool);
 
     let mut new_session = None;
     let _init_guard;
@@ -930,6 +1032,7 @@ async fn route_from_child(shared: Arc<Shared>, input: impl tokio::io::AsyncRead 
         }
     }
     // The child's output ended (it is gone): whoever waits gets an error.
+    shared.server_alive.store(false, Ordering::SeqCst);
     let waiting: Vec<Waiting> =
         shared.state.lock().map(|mut s| s.waiting.drain().map(|(_, w)| w).collect()).unwrap_or_default();
     let _ = shared.pending.drain();

@@ -94,18 +94,11 @@ pub(crate) struct Bridge {
 }
 
 /// Runs the bridge on this process's stdin and stdout until stdin closes.
-pub fn run(options: UpstreamOptions) -> Result<(), Error> {
+/// Call it inside a tokio runtime (stdin is read on a blocking thread).
+pub async fn run(options: UpstreamOptions) -> Result<(), Error> {
     let tls = check(&options)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Error::new(format!("cannot start the runtime: {e}")))?;
-    runtime.block_on(async {
-        let (input, output) = rmcp::transport::io::stdio_pipes();
-        bridge(options, tls, input, output).await
-    });
-    runtime.shutdown_background();
+    let (input, output) = rmcp::transport::io::stdio_pipes();
+    bridge(options, tls, input, output).await;
     Ok(())
 }
 
@@ -211,14 +204,14 @@ impl Bridge {
         if let Some(id) = id {
             self.emit(&jsonrpc_error(Some(id), -32000, &format!("stc mcp-proxy: {message}"))).await;
         } else {
-            eprintln!("stc mcp-proxy: {message}");
+            tracing::warn!("{message}");
         }
     }
 
     /// POSTs one message (with `extra` headers besides the configured ones) and writes what comes back.
     pub(crate) async fn post(&self, text: String, extra: &[(HeaderName, HeaderValue)]) {
         let Ok(msg) = serde_json::from_str::<Msg>(&text) else {
-            eprintln!("stc mcp-proxy: a line from the client is not a JSON-RPC message; not sent upstream");
+            tracing::warn!("a line from the client is not a JSON-RPC message; not sent upstream");
             return;
         };
         let id = if msg.is_request() { msg.id.map(|i| i.get().to_string()) } else { None };

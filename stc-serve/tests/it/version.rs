@@ -2,56 +2,11 @@
 //! v1 and v2 round trips (including a corpus document), the version in the
 //! result, bad values as `invalid_field`, and v2 text refused by a v1 decode.
 
-use std::net::SocketAddr;
-use std::time::Duration;
-
-use serde_json::{json, Value};
+use serde_json::json;
 use stc_core::{DecodeOptions, Version};
-use stc_serve::{Config, Server};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::TcpStream;
+use stc_serve::Server;
 
-fn config() -> Config {
-    Config { addr: "127.0.0.1:0".parse().unwrap(), context_file: None, ..Config::default() }
-}
-
-struct Client {
-    read: BufReader<OwnedReadHalf>,
-    write: OwnedWriteHalf,
-}
-
-impl Client {
-    async fn connect(addr: SocketAddr) -> Client {
-        let (read, write) = TcpStream::connect(addr).await.unwrap().into_split();
-        Client { read: BufReader::new(read), write }
-    }
-
-    async fn call(&mut self, request: Value) -> Value {
-        let mut line = serde_json::to_vec(&request).unwrap();
-        line.push(b'\n');
-        self.write.write_all(&line).await.unwrap();
-        let mut reply = String::new();
-        let n = tokio::time::timeout(Duration::from_secs(60), self.read.read_line(&mut reply))
-            .await
-            .expect("no reply within 60 s")
-            .unwrap();
-        assert!(n > 0 && reply.ends_with('\n'), "no reply line: {reply:?}");
-        serde_json::from_str(&reply).unwrap()
-    }
-
-    async fn ok(&mut self, request: Value) -> Value {
-        let reply = self.call(request.clone()).await;
-        assert_eq!(reply["ok"], true, "{request} -> {reply}");
-        reply["result"].clone()
-    }
-
-    async fn error(&mut self, request: Value) -> (String, Value) {
-        let reply = self.call(request.clone()).await;
-        assert_eq!(reply["ok"], false, "{request} -> {reply}");
-        (reply["error"].as_str().unwrap().to_string(), reply["detail"].clone())
-    }
-}
+use super::{config, Client};
 
 /// Records with an optional key (a table in version 2 only, with `~` cells).
 fn optional_records(n: usize) -> String {

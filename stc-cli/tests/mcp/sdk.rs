@@ -7,8 +7,9 @@
 //! which prints what it saw as JSON. The peers are installed by
 //! `scripts/prereqs/30-mcp.sh`. Every run has a time limit.
 
+use super::{root, stc};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,14 +17,6 @@ use serde_json::{json, Value};
 use stc_core::{DecodeOptions, Tokenizer, Version};
 
 const LIMIT: Duration = Duration::from_secs(90);
-
-fn stc() -> &'static str {
-    env!("CARGO_BIN_EXE_stc")
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
 
 fn venv(var: &str, dir: &str) -> String {
     let p = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| root().join(dir).join("bin/python"));

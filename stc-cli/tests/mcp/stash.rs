@@ -11,27 +11,11 @@
 //!   secret answer each other's markers; bare keys, other clients' markers,
 //!   other secrets and forged seals are refused before the store is read.
 
+use super::{python, root, stc};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-
-fn stc() -> &'static str {
-    env!("CARGO_BIN_EXE_stc")
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
-
-fn python() -> PathBuf {
-    let p = match std::env::var_os("STC_MCP_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => root().join("target/mcp-venv/bin/python"),
-    };
-    assert!(p.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh` first", p.display());
-    p
-}
 
 struct DataDir(PathBuf);
 

@@ -6,6 +6,7 @@
 //! for framing and shutdown cases. Every wait has a limit, so a hang fails the
 //! test instead of stalling it.
 
+use super::{python, root, stc};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -20,24 +21,6 @@ use serde_json::{json, Value};
 
 /// Longest any single step may take before the test calls it a hang.
 const LIMIT: Duration = Duration::from_secs(60);
-
-fn stc() -> &'static str {
-    env!("CARGO_BIN_EXE_stc")
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
-
-/// The Python of the venv with the `mcp` SDK.
-fn python() -> PathBuf {
-    let p = match std::env::var_os("STC_MCP_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => root().join("target/mcp-venv/bin/python"),
-    };
-    assert!(p.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh` first", p.display());
-    p
-}
 
 fn fixture() -> PathBuf {
     root().join("stc-mcp/tests/fixtures/fixture_server.py")
@@ -505,14 +488,6 @@ fn proxy_shuts_the_server_down_when_the_client_closes_stdin() {
     assert!(!Path::new(&format!("/proc/{pid}")).exists(), "fixture {pid} still runs");
 }
 
-#[test]
-fn proxy_kills_a_server_that_ignores_the_end_of_its_input() {
-    let mut raw = Raw::spawn(&proxy_args(&["--shutdown-grace", "0.2"], &["sleep".as_ref(), "600".as_ref()]), &[]);
-    raw.close_stdin();
-    assert!(raw.wait().success());
-    assert_eq!(raw.recv(), None);
-}
-
 fn table_json(rows: usize) -> String {
     let rows: Vec<String> = (0..rows).map(|i| format!(r#"{{"id":{i},"name":"n{i}","v":{i}.0}}"#)).collect();
     format!("[{}]", rows.join(","))
@@ -523,80 +498,6 @@ fn tool_response(id: &str, text: &str) -> String {
         r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
         serde_json::to_string(text).unwrap()
     )
-}
-
-/// `cat` as the "server" echoes every line, so the test writes both sides of
-/// the conversation and sees exactly what the proxy does to each line.
-#[test]
-fn proxy_framing_passthrough_batches_ids_and_oversize_lines() {
-    let mut raw = Raw::spawn(&proxy_args(&["--max-message-bytes", "4000"], &["cat".as_ref()]), &[]);
-    let echo = |raw: &mut Raw, line: &str| -> String {
-        raw.send(line);
-        raw.recv().expect("echo")
-    };
-    let table = table_json(30);
-    let call = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t"}}}}"#);
-
-    // Lines that are not JSON-RPC, and messages the proxy does not change, come back byte for byte.
-    for line in [
-        "not JSON at all {",
-        r#"{ "jsonrpc" : "2.0", "method" : "notifications/progress", "params" : {"p": 1.0e0} }"#,
-        "[1, 2, 3]",
-        "",
-    ] {
-        assert_eq!(echo(&mut raw, line), line);
-    }
-
-    // A tracked tools/call (string id): its response text becomes STC, keyed by an equivalent id spelling.
-    assert_eq!(echo(&mut raw, &call(r#""a""#)), call(r#""a""#));
-    let back = echo(&mut raw, &tool_response(r#""\u0061""#, &table));
-    let v: Value = serde_json::from_str(&back).unwrap();
-    let stc = v["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(stc.starts_with("([30]{id,name,v}:"), "{back:.200}");
-    assert_eq!(canonical(stc), table);
-    assert!(back.starts_with(r#"{"jsonrpc":"2.0","id":"\u0061","result":"#));
-    // Answered once: a second response with the same id is not tracked any more.
-    let again = tool_response(r#""a""#, &table);
-    assert_eq!(echo(&mut raw, &again), again);
-
-    // Responses nobody asked for, error responses, deep nesting and oversize lines pass unchanged.
-    let untracked = tool_response("99", &table);
-    assert_eq!(echo(&mut raw, &untracked), untracked);
-    echo(&mut raw, &call("9"));
-    let error = r#"{"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"[{\"a\":1}]"}}"#;
-    assert_eq!(echo(&mut raw, error), error);
-    echo(&mut raw, &call("10"));
-    // Deeper than the parser's limit (128): not parsed as JSON, so left as it is.
-    let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
-    let deep_response = tool_response("10", &deep);
-    assert!(deep_response.len() < 4000);
-    assert_eq!(echo(&mut raw, &deep_response), deep_response);
-    // Longer than --max-message-bytes: forwarded in parts, not inspected.
-    echo(&mut raw, &call("11"));
-    let big = tool_response("11", &table_json(200));
-    assert!(big.len() > 4000);
-    assert_eq!(echo(&mut raw, &big), big);
-
-    // A batch: each tracked element is treated on its own.
-    let batch_call = format!("[{},{}]", call("20"), r#"{"jsonrpc":"2.0","id":21,"method":"tools/list"}"#);
-    assert_eq!(echo(&mut raw, &batch_call), batch_call);
-    let list = r#"{"jsonrpc":"2.0","id":21,"result":{"tools":[]}}"#;
-    let batch = format!("[{}, {list}]", tool_response("20", &table));
-    let back = echo(&mut raw, &batch);
-    let v: Value = serde_json::from_str(&back).unwrap();
-    assert_eq!(canonical(v[0]["result"]["content"][0]["text"].as_str().unwrap()), table);
-    assert!(v[0]["result"]["content"][0]["text"].as_str().unwrap().starts_with("([30]{"));
-    assert!(back.ends_with(&format!(", {list}]")));
-
-    // The initialize response gets the primer, even when the server sends no instructions.
-    echo(&mut raw, r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{}}"#);
-    let back = echo(&mut raw, r#"{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-06-18"}}"#);
-    let v: Value = serde_json::from_str(&back).unwrap();
-    assert_eq!(v["result"]["instructions"], stc_mcp::STC_PRIMER_V2);
-    assert_eq!(v["result"]["protocolVersion"], "2025-06-18");
-
-    raw.close_stdin();
-    assert!(raw.wait().success());
 }
 
 #[test]
@@ -869,46 +770,6 @@ fn proxy_retrieve_tool_name_collision_leaves_the_servers_tool_and_its_retrieved_
     assert!(stderr.contains("the server has a tool named stc_retrieve"), "{stderr}");
 }
 
-/// Raw lines through the proxy around `cat`: a retrieve call inside a batch
-/// is answered by the proxy and removed from what the server receives.
-#[test]
-fn proxy_answers_retrieve_calls_itself_also_inside_a_batch() {
-    let dir = DataDir::new("batch");
-    let args = proxy_args(
-        &["--truncate-arrays-at", "4", "--retrieve-tool", "get_more", "--store", "memory"],
-        &["cat".as_ref()],
-    );
-    let mut raw = Raw::spawn(&args, &[("STC_DATA_DIR", &dir.0)]);
-    // tools/list (echoed by cat, then its "response" written by the test): the tool is appended.
-    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    raw.recv().unwrap();
-    raw.send(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}"#);
-    let list: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
-    assert_eq!(list["result"]["tools"][1]["name"], "get_more");
-    // A tool result with 100 rows is cut to 4, the marker names get_more.
-    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}"#);
-    raw.recv().unwrap();
-    let table = table_json(100);
-    raw.send(&tool_response("2", &table));
-    let back: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
-    let text = back["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("items[4]{id,name,v}:"), "{text}");
-    let key = written_key(text);
-    assert!(key.starts_with(&stc_stash::references_in(text)[0].to_string()));
-    // A batch of a retrieve call and a ping: the proxy answers the first, cat echoes only the ping.
-    let batch = format!(
-        r#"[{{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{{"name":"get_more","arguments":{{"key":"{key}"}}}}}},{{"jsonrpc":"2.0","id":"p","method":"ping"}}]"#
-    );
-    raw.send(&batch);
-    let first: Value = serde_json::from_str(&raw.recv().unwrap()).unwrap();
-    assert_eq!(first["id"], "r");
-    assert_eq!(first["result"]["content"][0]["text"], table.as_str());
-    let echoed = raw.recv().unwrap();
-    assert_eq!(echoed, r#"[{"jsonrpc":"2.0","id":"p","method":"ping"}]"#);
-    raw.close_stdin();
-    assert!(raw.wait().success());
-}
-
 #[test]
 fn proxy_refuses_an_invalid_retrieve_tool_name_and_a_stash_db_outside_the_policy() {
     let mut raw = Raw::spawn(&proxy_args(&["--budget", "100", "--retrieve-tool", "rm -rf"], &["cat".as_ref()]), &[]);
@@ -920,14 +781,14 @@ fn proxy_refuses_an_invalid_retrieve_tool_name_and_a_stash_db_outside_the_policy
 }
 
 /// A `redis-server` of this test on a free loopback port (no persistence), killed on drop.
-struct Redis {
+pub(crate) struct Redis {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     _dir: DataDir,
 }
 
 impl Redis {
-    fn start() -> Redis {
+    pub(crate) fn start() -> Redis {
         let dir = DataDir::new("redis");
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new("redis-server")
