@@ -247,7 +247,8 @@ fn options_from_the_environment_are_checked_like_the_flags() {
     assert_eq!(flag.status.code(), Some(2));
     assert_eq!((var.status.code(), var.stderr.clone()), (flag.status.code(), flag.stderr));
     let var = run(&[("STC_SERVE_IDLE_TIMEOUT", "-1")], &[]);
-    assert!(String::from_utf8_lossy(&var.stderr).contains("is not a positive number of seconds"));
+    assert!(String::from_utf8_lossy(&var.stderr)
+        .contains("invalid seconds -1 (expected a number of seconds above 0 and at most 86400)"));
     let var = run(&[("STC_SERVE_NO_PERSIST", "maybe")], &[]);
     assert_eq!(var.status.code(), Some(2));
     // A remote address from the environment is refused as from the flag.

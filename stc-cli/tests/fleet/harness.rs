@@ -78,7 +78,9 @@ pub struct TempDir(pub PathBuf);
 
 impl TempDir {
     pub fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("stc-fleet-{name}-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("stc-fleet-{name}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
@@ -120,8 +122,9 @@ pub fn redis(dir: &Path) -> (Proc, u16) {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("redis-server (scripts/prereqs/20-redis.sh installs it)");
+    let proc = Proc { child, name: "redis".into() };
     wait_listening(port, Duration::from_secs(10));
-    (Proc { child, name: "redis".into() }, port)
+    (proc, port)
 }
 
 /// A backend of the load balancer: a name and a port.
@@ -132,7 +135,7 @@ pub struct Backend {
 }
 
 /// HAProxy in front of `backends`, health-checking `GET /readyz` every
-/// 100 ms (down after one failure, up after one success), retrying a request
+/// 100 ms (down after three failures in a row, up after one success), retrying a request
 /// whose connection failed on another backend, and naming the backend that
 /// answered in `X-Served-By`. Its frontend port.
 pub fn haproxy(dir: &Path, backends: &[Backend]) -> (Proc, u16) {
@@ -142,10 +145,10 @@ pub fn haproxy(dir: &Path, backends: &[Backend]) -> (Proc, u16) {
     let config = format!(
         "global\n  maxconn 2000\n\
          defaults\n  mode http\n  timeout connect 1s\n  timeout client 30s\n  timeout server 30s\n  \
-         timeout check 1s\n  retries 3\n  option redispatch 1\n  retry-on conn-failure empty-response\n\
+         timeout check 2s\n  retries 3\n  option redispatch 1\n  retry-on conn-failure empty-response\n\
          frontend fleet\n  bind 127.0.0.1:{port}\n  default_backend gateways\n\
          backend gateways\n  balance roundrobin\n  option httpchk GET /readyz\n  http-check expect status 200\n  \
-         default-server inter 100ms fall 1 rise 1\n  http-response set-header X-Served-By %s\n{servers}"
+         default-server inter 100ms fall 3 rise 1\n  http-response set-header X-Served-By %s\n{servers}"
     );
     let file = dir.join("haproxy.cfg");
     std::fs::write(&file, config).unwrap();
@@ -162,11 +165,12 @@ pub fn haproxy(dir: &Path, backends: &[Backend]) -> (Proc, u16) {
         .arg("-f")
         .arg(&file)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
+    let proc = Proc { child, name: "haproxy".into() };
     wait_listening(port, Duration::from_secs(10));
-    (Proc { child, name: "haproxy".into() }, port)
+    (proc, port)
 }
 
 /// Spawns `stc ARGS` and waits for its "listening on" line on stdout.
@@ -212,6 +216,23 @@ pub fn load(
     check: Check,
     during: impl FnOnce(Instant),
 ) -> Vec<Outcome> {
+    let (url, accept) = (url.to_string(), accept.to_string());
+    let request: Request = Arc::new(move |client: &reqwest::Client| client.get(&url).header("accept", &accept));
+    load_with(request, workers, run, max_requests, check, during)
+}
+
+/// How each request of a load run is made.
+pub type Request = Arc<dyn Fn(&reqwest::Client) -> reqwest::RequestBuilder + Send + Sync>;
+
+/// [`load`] with requests made by `request`.
+pub fn load_with(
+    request: Request,
+    workers: usize,
+    run: Duration,
+    max_requests: usize,
+    check: Check,
+    during: impl FnOnce(Instant),
+) -> Vec<Outcome> {
     let outcomes = Arc::new(Mutex::new(Vec::new()));
     let start = Instant::now();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -219,12 +240,12 @@ pub fn load(
     let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut tasks = Vec::new();
     for _ in 0..workers {
-        let (client, url, accept, outcomes, check, sent) =
-            (client.clone(), url.to_string(), accept.to_string(), outcomes.clone(), check.clone(), sent.clone());
+        let (client, request, outcomes, check, sent) =
+            (client.clone(), request.clone(), outcomes.clone(), check.clone(), sent.clone());
         tasks.push(runtime.spawn(async move {
             while start.elapsed() < run && sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < max_requests {
                 let started = start.elapsed();
-                let result = match client.get(&url).header("accept", &accept).send().await {
+                let result = match request(&client).send().await {
                     Err(e) => Err(format!("request: {e}")),
                     Ok(r) => {
                         let status = r.status().as_u16();
