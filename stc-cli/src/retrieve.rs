@@ -28,7 +28,7 @@ pub struct StoreArgs {
     stash_db: Option<PathBuf>,
     /// Redis URL for --store redis; several URLs separated by commas are the nodes of a Redis
     /// Cluster. Default: $STC_REDIS_URL (the same form), else redis://127.0.0.1:6379/.
-    #[arg(long, value_name = "URL[,URL...]")]
+    #[arg(long, value_name = "URL[,URL...]", env = "STC_REDIS_URL", hide_env_values = true)]
     redis_url: Option<String>,
 }
 
