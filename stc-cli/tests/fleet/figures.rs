@@ -35,6 +35,59 @@ fn measure(request: Request) -> (f64, f64, f64) {
     (outcomes.len() as f64 / elapsed, p50, p99)
 }
 
+/// A minimal keep-alive HTTP/1.1 server on its own threads answering every
+/// request with the same JSON document (the 40-record table upstream.py
+/// serves): an upstream fast enough that the figures measure the gateway.
+fn fast_upstream() -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rows: Vec<String> = (0..40)
+        .map(|i| {
+            format!(
+                "  {{\n    \"id\": {i},\n    \"name\": \"user{i}\",\n    \"active\": {},\n    \"email\": \"user{i}@example.com\"\n  }}",
+                i % 2 == 0
+            )
+        })
+        .collect();
+    let body = format!("[\n{}\n]", rows.join(",\n"));
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let response = std::sync::Arc::new(response.into_bytes());
+            loop {
+                let Ok((mut socket, _)) = listener.accept().await else { continue };
+                let response = response.clone();
+                tokio::spawn(async move {
+                    let mut buf = Vec::with_capacity(4096);
+                    let mut chunk = [0u8; 4096];
+                    loop {
+                        let Ok(n) = socket.read(&mut chunk).await else { return };
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                        // Requests without bodies: one answer per header block.
+                        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            buf.drain(..end + 4);
+                            if socket.write_all(&response).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    });
+    port
+}
+
 fn get(url: String, accept: &'static str) -> Request {
     Arc::new(move |c: &reqwest::Client| c.get(&url).header("accept", accept))
 }
@@ -47,7 +100,7 @@ fn row(name: &str, (rps, p50, p99): (f64, f64, f64)) {
 #[ignore = "figures for bench/REPORT.md, not a check; run by bench/fleet.sh with a release build"]
 fn figures() {
     let dir = TempDir::new("figures");
-    let (_upstream, upstream_port) = harness::upstream();
+    let upstream_port = fast_upstream();
     let stc = "application/stc+json; version=2";
     let backends: Vec<Backend> =
         ["a", "b"].iter().map(|n| Backend { name: n.to_string(), port: harness::free_port() }).collect();
