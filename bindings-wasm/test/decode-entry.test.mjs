@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { ROOT, stc, caseFiles } from './load.mjs';
 import { flatten, runCase } from './cases.mjs';
 
@@ -91,4 +92,45 @@ test('argument errors of the decode entry are the full entry\'s', () => {
   let want;
   try { stc.decode('[1,'); } catch (e) { want = e; }
   assert.throws(() => dec.decode('[1,'), (e) => e instanceof dec.StcError && e.code === want.code && e.message === want.message);
+});
+
+// `version` refusals name the number as Rust's `Display` of an f64 writes it
+// (the core's `Version::try_from(f64)` message): the module makes that text
+// from the engine's String(n) (src/options.rs). Expected texts printed by
+// `println!("{}", x)` (Rust 1.95); the core's message quotes at most 64 characters of it.
+const RUST_DISPLAY = [
+  [2.5, '2.5'],
+  [3, '3'],
+  [-1, '-1'],
+  [0, '0'],
+  [-0, '-0'],
+  [1e-7, '0.0000001'],
+  [1.5e-7, '0.00000015'],
+  [1e-6, '0.000001'],
+  [1e21, '1000000000000000000000'],
+  [1.5e300, '1500000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000'],
+  [-2.5e-300, '-0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000025'],
+  [123456789012345680000, '123456789012345680000'],
+  [5e-324, '0.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000005'],
+  [Number.MAX_VALUE, '179769313486231570000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000'],
+  [Infinity, 'inf'],
+  [-Infinity, '-inf'],
+  [NaN, 'NaN'],
+  [1.0000000000000002, '1.0000000000000002'],
+  [0.1, '0.1'],
+];
+
+test('a refused version is named as Rust writes the number, in both modules', () => {
+  const modules = { full: join(ROOT, 'pkg/node/stc_wasm.js'), decode: join(ROOT, 'pkg/node/stc_decode_wasm.js') };
+  for (const [name, file] of Object.entries(modules)) {
+    const native = createRequire(import.meta.url)(file);
+    for (const [n, text] of RUST_DISPLAY) {
+      assert.throws(
+        () => native.decode('[1]', { version: n }),
+        (e) => e instanceof RangeError && e.message === `unknown version "${text.slice(0, 64)}" (expected one of: 1, 2)`,
+        `${name}: version ${n}`,
+      );
+    }
+    assert.equal(native.decode('[1]', { version: 2 }), '[1]');
+  }
 });
