@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from './load.mjs';
 
-// Measured sizes plus about 3%. The goal for the decode-only module
-// is 30 KB (30,720 bytes); README (Size) says what bounds it today.
+// Measured sizes (zlib level 9: 43,622; 161,066; 3,919; 5,794 bytes) plus
+// about 3%. The goal is 30 KB for the decode-only module and 60 KB
+// for the full one; README (Size) says what bounds them today.
 const BUDGETS = {
-  'stc_decode_wasm_bg.wasm': 64_000,
-  'stc_wasm_bg.wasm': 165_000,
+  'stc_decode_wasm_bg.wasm': 45_000,
+  'stc_wasm_bg.wasm': 166_000,
   'stc_decode_wasm.js': 4_200,
   'stc_wasm.js': 6_200,
 };
