@@ -29,24 +29,33 @@ fi
 # by every crate, so the overrides go through the environment, and a separate
 # target dir keeps these artifacts from invalidating the native builds.
 export CARGO_TARGET_DIR="${STC_WASM_TARGET_DIR:-$here/../target/wasm}"
-CARGO_PROFILE_RELEASE_OPT_LEVEL="${STC_WASM_OPT_LEVEL:-z}" \
-CARGO_PROFILE_RELEASE_LTO=true \
-CARGO_PROFILE_RELEASE_PANIC=abort \
-CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
-CARGO_PROFILE_RELEASE_DEBUG=false \
-  cargo build --release -p stc-wasm --target wasm32-unknown-unknown
 wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/stc_wasm.wasm"
-
 rm -rf pkg
-"$bindgen" --target web --out-dir pkg/web --out-name stc_wasm "$wasm"
-"$bindgen" --target nodejs --out-dir pkg/node --out-name stc_wasm "$wasm"
+# Two modules from the one crate: the decode-only one (`stc-wasm/decode`,
+# `--no-default-features`: reader and JSON writer, no encoder, planner,
+# estimate or stash) and the full one (default features). Each goes through
+# wasm-bindgen for both targets: pkg/*/stc_decode_wasm* and pkg/*/stc_wasm*.
+for module in stc_decode_wasm stc_wasm; do
+  cargo_features=()
+  if [ "$module" = stc_decode_wasm ]; then cargo_features=(--no-default-features); fi
+  CARGO_PROFILE_RELEASE_OPT_LEVEL="${STC_WASM_OPT_LEVEL:-z}" \
+  CARGO_PROFILE_RELEASE_LTO=true \
+  CARGO_PROFILE_RELEASE_PANIC=abort \
+  CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
+  CARGO_PROFILE_RELEASE_DEBUG=false \
+    cargo build --release -p stc-wasm --target wasm32-unknown-unknown "${cargo_features[@]}"
+  "$bindgen" --target web --out-dir pkg/web --out-name "$module" "$wasm"
+  "$bindgen" --target nodejs --out-dir pkg/node --out-name "$module" "$wasm"
+done
+
 # The declarations import the generated unions (ErrorCode, Profile, ...) of
 # js-shared's stc_rules and the option types of js-shared's api.d.ts; in the
 # node folder their types are `stc_rules.d.mts` and `api.d.mts`.
-sed -i -e "s#from './stc_rules.js';#from './stc_rules.mjs';#" -e "s#from './api.js';#from './api.mjs';#" pkg/node/stc_wasm.d.ts
-for m in stc_rules api; do
-  grep -q "from './$m.mjs';" pkg/node/stc_wasm.d.ts \
-    || { echo "build: pkg/node/stc_wasm.d.ts does not import ./$m.mjs" >&2; exit 1; }
+for dts in pkg/node/stc_wasm.d.ts pkg/node/stc_decode_wasm.d.ts; do
+  sed -i -e "s#from './stc_rules.js';#from './stc_rules.mjs';#" -e "s#from './api.js';#from './api.mjs';#" "$dts"
+  for m in stc_rules api; do
+    grep -q "from './$m.mjs';" "$dts" || { echo "build: $dts does not import ./$m.mjs" >&2; exit 1; }
+  done
 done
 
 # wasm-opt: npm's binaryen (a dev dependency, recent enough for the
@@ -59,20 +68,20 @@ optimized=""
 for optimizer in node_modules/.bin/wasm-opt wasm-opt; do
   command -v "$optimizer" >/dev/null || continue
   ok=1
-  for dir in pkg/web pkg/node; do
+  for file in pkg/{web,node}/{stc_wasm,stc_decode_wasm}_bg.wasm; do
     if ! "$optimizer" -Oz --strip-debug --strip-producers "${features[@]}" \
-        "$dir/stc_wasm_bg.wasm" -o "$dir/stc_wasm_bg.opt.wasm"; then
+        "$file" -o "${file%.wasm}.opt.wasm"; then
       ok=""
-      echo "build: $optimizer ($("$optimizer" --version)) failed on $dir; trying the next wasm-opt" >&2
+      echo "build: $optimizer ($("$optimizer" --version)) failed on $file; trying the next wasm-opt" >&2
       break
     fi
   done
   if [ -n "$ok" ]; then
-    for dir in pkg/web pkg/node; do mv "$dir/stc_wasm_bg.opt.wasm" "$dir/stc_wasm_bg.wasm"; done
+    for file in pkg/{web,node}/{stc_wasm,stc_decode_wasm}_bg.wasm; do mv "${file%.wasm}.opt.wasm" "$file"; done
     optimized="$optimizer ($("$optimizer" --version))"
     break
   fi
-  rm -f pkg/*/stc_wasm_bg.opt.wasm
+  rm -f pkg/*/*.opt.wasm
 done
 if [ -n "$optimized" ]; then
   echo "build: optimized with $optimized"
@@ -101,6 +110,6 @@ for out in pkg/web/stc_names.js pkg/node/stc_names.mjs; do
     "export const VERSION_NAMES = Object.freeze($names);" > "$out"
 done
 
-raw=$(wc -c < pkg/web/stc_wasm_bg.wasm)
-gz=$(gzip -9 -c pkg/web/stc_wasm_bg.wasm | wc -c)
-echo "build: pkg/web/stc_wasm_bg.wasm $raw bytes, $gz bytes gzipped (-9)"
+for file in pkg/web/stc_wasm_bg.wasm pkg/web/stc_decode_wasm_bg.wasm; do
+  echo "build: $file $(wc -c < "$file") bytes, $(gzip -9 -c "$file" | wc -c) bytes gzipped (-9)"
+done

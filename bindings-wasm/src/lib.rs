@@ -35,11 +35,15 @@
 #![forbid(unsafe_code)]
 
 mod codec;
+#[cfg(feature = "encode")]
+mod encode;
 mod errors;
 mod input;
 mod options;
 mod parse;
+#[cfg(feature = "encode")]
 mod stash;
+#[cfg(feature = "encode")]
 mod stringify;
 
 use wasm_bindgen::prelude::*;

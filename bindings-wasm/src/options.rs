@@ -5,7 +5,9 @@
 //! other surface reports (conformance/options/options.json).
 
 use js_sys::Reflect;
-use stc_core::{DecodeOptions, EncodeOptions, Limits, MinSaving, Profile, Tokenizer, Version};
+use stc_core::{DecodeOptions, Limits, Version};
+#[cfg(feature = "encode")]
+use stc_core::{EncodeOptions, MinSaving, Profile, Tokenizer};
 use wasm_bindgen::prelude::*;
 
 use crate::errors::{range_error, type_error};
@@ -39,7 +41,49 @@ pub(crate) fn limits_opt(options: &JsValue) -> Result<Limits, JsValue> {
 pub(crate) fn version_opt(options: &JsValue) -> Result<Version, JsValue> {
     let Some(v) = field(options, "version")? else { return Ok(Version::default()) };
     let n = v.as_f64().ok_or_else(|| type_error("version must be a number"))?;
-    Version::try_from(n).map_err(|e| range_error(&e.to_string()))
+    // `Version::try_from(n)` would be the same answer, but its message writes
+    // `n` with Rust's float formatting (about 12 KB of the module); the
+    // version's name as Rust writes it is made from the engine's text of `n`
+    // (the same shortest digits) instead, then read by `Version::from_str`,
+    // whose refusal is the same message.
+    let js = String::from(js_sys::Number::from(n).to_string_with_radix(10)?);
+    rust_float_text(n, &js).parse::<Version>().map_err(|e| range_error(&e.to_string()))
+}
+
+/// `n` as Rust's `Display` writes an `f64` (shortest round-trip digits, never
+/// an exponent; `NaN`, `inf`, `-inf`, `-0`), from JavaScript's `String(n)`
+/// (the same shortest digits, with an exponent below 1e-6 and from 1e21).
+fn rust_float_text(n: f64, js: &str) -> String {
+    if n.is_nan() {
+        return "NaN".into();
+    }
+    if n.is_infinite() {
+        return if n > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if n == 0.0 {
+        return if n.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let Some((mantissa, exponent)) = js.split_once('e') else { return js.into() };
+    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = [int, frac].concat();
+    // The decimal point sits after `point` digits (it may be before the
+    // first digit or past the last).
+    let point = int.len() as i64 + exponent.trim_start_matches('+').parse::<i64>().unwrap_or(0);
+    let mut out = String::from(sign);
+    if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
+        out.push_str(&digits);
+    } else if point as usize >= digits.len() {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+    } else {
+        out.push_str(&digits[..point as usize]);
+        out.push('.');
+        out.push_str(&digits[point as usize..]);
+    }
+    out
 }
 
 /// The options of the reading functions: `maxDepth` and `version`.
@@ -47,6 +91,7 @@ pub(crate) fn decode_opt(options: &JsValue) -> Result<DecodeOptions, JsValue> {
     Ok(DecodeOptions::default().limits(limits_opt(options)?).version(version_opt(options)?))
 }
 
+#[cfg(feature = "encode")]
 pub(crate) fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
     let mut opts = EncodeOptions::default().limits(limits_opt(options)?).version(version_opt(options)?);
     if let Some(v) = field(options, "profile")? {
@@ -56,6 +101,7 @@ pub(crate) fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
     Ok(opts)
 }
 
+#[cfg(feature = "encode")]
 pub(crate) fn tokenizer_opt(value: Option<JsValue>) -> Result<Tokenizer, JsValue> {
     let Some(v) = value else { return Ok(Tokenizer::Estimate) };
     let name = v.as_string().ok_or_else(|| type_error("tokenizer must be a string"))?;
@@ -69,6 +115,7 @@ pub(crate) fn bool_opt(options: &JsValue, name: &str) -> Result<bool, JsValue> {
     }
 }
 
+#[cfg(feature = "encode")]
 /// `minSaving`: a number from 0 to 1 (stc-core's `MinSaving`); default 0.05.
 pub(crate) fn min_saving_opt(options: &JsValue) -> Result<MinSaving, JsValue> {
     match field(options, "minSaving")? {

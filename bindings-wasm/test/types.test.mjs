@@ -51,6 +51,32 @@ test('a wrong profile, option or result type is a type error', () => {
   assert.match(out, /Type 'string' is not assignable to type 'number'/);
 });
 
+test('the decode-only entry (stc-wasm/decode) type-checks in both builds and has no writing functions', () => {
+  const ok = check({
+    'decode.mts':
+      `import init, { decode, parse, decodeStc, StcError, versionNames } from ${from('pkg/web/stc_decode.js')};\n` +
+      `import * as node from ${from('pkg/node/stc_decode.mjs')};\n` +
+      `void init();\n` +
+      `const s: string = decode('[1]', { maxDepth: 3, version: 2 }) + decodeStc(new Uint8Array([0x5b, 0x5d]));\n` +
+      `const v: unknown = parse('[1]', { bigint: true });\n` +
+      `const t: string = node.decode('[1]');\n` +
+      `const names: string[] = versionNames();\n` +
+      `const e: SyntaxError = new StcError('m');\n` +
+      `console.log(s, v, t, names, e, node.parse('1'));\n` +
+      `export {};\n`,
+  });
+  assert.equal(ok.status, 0, ok.out);
+  const { status, out } = check({
+    'neg.mts':
+      `import { encode } from ${from('pkg/web/stc_decode.js')};\n` +
+      `import { stringify } from ${from('pkg/node/stc_decode.mjs')};\n` +
+      `export { encode, stringify };\n`,
+  });
+  assert.notEqual(status, 0);
+  assert.match(out, /neg\.mts\(1,\d+\).*encode/);
+  assert.match(out, /neg\.mts\(2,\d+\).*stringify/);
+});
+
 // The unions are not written by hand anywhere in the package: each must be
 // exactly the list the core reports at run time (ErrorKind::CODES,
 // Profile::NAMES, the tokenizers compiled in), in the web and node builds.

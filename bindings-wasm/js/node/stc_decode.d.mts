@@ -1,0 +1,4 @@
+// Types of `stc-wasm/decode` in Node (pkg/node/stc_decode.mjs): the
+// decode-only module's declarations, with StcError as the class shared with stc-node.
+export * from './stc_decode_wasm.js';
+export { StcError, ERROR_CODES, MEDIA_TYPE, VERSION } from './stc_rules.mjs';
