@@ -1,6 +1,6 @@
 //! The real peers of the Streamable HTTP tests, shared by stc-mcp's
 //! in-process tests (tests/it) and stc-cli's process tests
-//! (stc-cli/tests/mcp/http.rs includes this file): the official Python SDK's
+//! (stc-cli/tests/it/mcp/http.rs includes this file): the official Python SDK's
 //! fixture server (over stdio or under uvicorn), its SDK clients, raw HTTP.
 //! Each user needs only some of them.
 #![allow(dead_code)]

@@ -11,7 +11,7 @@
 //!   secret answer each other's markers; bare keys, other clients' markers,
 //!   other secrets and forged seals are refused before the store is read.
 
-use super::{python, root, stc};
+use crate::support::{python, root, stc};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -278,7 +278,7 @@ fn a_16_mb_stream_runs_in_bounded_memory() {
 /// 200 MiB (about 1.06 million lines) through both processes: 13 s with the
 /// debug binary on the shared 2-core machine (peak RSS 11040 KiB encode,
 /// 10776 KiB decode on 2026-12-01); run with
-/// `cargo test -p stc-cli --test lines -- --ignored --nocapture`.
+/// `cargo test -p stc-cli --test it lines:: -- --ignored --nocapture`.
 #[test]
 #[ignore = "200 MiB through two processes: 13 s or more in a debug build; the 16 MiB test runs by default"]
 fn a_200_mb_stream_runs_in_bounded_memory() {

@@ -6,7 +6,7 @@
 //! for framing and shutdown cases. Every wait has a limit, so a hang fails the
 //! test instead of stalling it.
 
-use super::{python, root, stc};
+use crate::support::{call, connect, fixture, only_text, python, stc, texts, within, Client, LIMIT};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -14,32 +14,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::ServiceExt;
 use serde_json::{json, Value};
-
-/// Longest any single step may take before the test calls it a hang.
-const LIMIT: Duration = Duration::from_secs(60);
-
-fn fixture() -> PathBuf {
-    root().join("stc-mcp/tests/fixtures/fixture_server.py")
-}
-
-async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
-    match tokio::time::timeout(LIMIT, f).await {
-        Ok(v) => v,
-        Err(_) => panic!("hang: {what} took longer than {LIMIT:?}"),
-    }
-}
-
-type Client = RunningService<RoleClient, ()>;
-
-async fn connect(cmd: tokio::process::Command) -> Client {
-    // The servers' logs (FastMCP's "Processing request ...") are not the test's output.
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn");
-    within("initialize", ().serve(transport)).await.expect("initialize")
-}
 
 async fn stc_mcp(dir: &DataDir) -> Client {
     let mut cmd = tokio::process::Command::new(stc());
@@ -59,22 +34,6 @@ async fn fixture_proxied(options: &[&str]) -> Client {
     let mut cmd = tokio::process::Command::new(stc());
     cmd.arg("mcp-proxy").args(options).arg("--").arg(python()).arg(fixture());
     connect(cmd).await
-}
-
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else { panic!("arguments must be an object") };
-    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
-    within(tool, client.call_tool(params)).await.unwrap_or_else(|e| panic!("{tool}: {e}"))
-}
-
-fn texts(result: &CallToolResult) -> Vec<String> {
-    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect()
-}
-
-fn only_text(result: &CallToolResult) -> String {
-    let t = texts(result);
-    assert_eq!(t.len(), 1, "{result:?}");
-    t[0].clone()
 }
 
 /// Minified JSON of a JSON (or STC, version 1 or 2) text, with its exact number lexemes.

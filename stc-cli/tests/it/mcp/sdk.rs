@@ -7,7 +7,7 @@
 //! which prints what it saw as JSON. The peers are installed by
 //! `scripts/prereqs/30-mcp.sh`. Every run has a time limit.
 
-use super::{root, stc};
+use crate::support::{root, stc};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

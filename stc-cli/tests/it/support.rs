@@ -1,0 +1,141 @@
+//! Helpers of more than one module: the binary under test, the workspace
+//! root, the MCP SDK's Python, child processes killed on drop, stc-http's
+//! test upstream and `stc proxy` in front of it, an MCP client (rmcp).
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::ServiceExt;
+use serde_json::Value;
+
+/// The `stc` binary under test.
+pub fn stc() -> &'static str {
+    env!("CARGO_BIN_EXE_stc")
+}
+
+/// The workspace root.
+pub fn root() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+/// The Python of the venv with the `mcp` SDK 1.x (`STC_MCP_PYTHON` overrides).
+pub fn python() -> std::path::PathBuf {
+    let p = match std::env::var_os("STC_MCP_PYTHON") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => root().join("target/mcp-venv/bin/python"),
+    };
+    assert!(p.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh` first", p.display());
+    p
+}
+
+/// stc-http's test upstream (a Python process; its port is its first line).
+const UPSTREAM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../stc-http/tests/upstream.py");
+
+/// A child process killed on drop, its stdout lines on a channel.
+pub struct Proc {
+    pub child: Child,
+    pub stdin: Option<ChildStdin>,
+    pub lines: mpsc::Receiver<String>,
+}
+
+impl Proc {
+    pub fn spawn(cmd: &mut Command) -> Proc {
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("spawn");
+        let stdin = child.stdin.take();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Proc { child, stdin, lines }
+    }
+
+    pub fn line(&self) -> String {
+        self.lines.recv_timeout(Duration::from_secs(60)).expect("a line on stdout")
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn upstream() -> (Proc, u16) {
+    let p = Proc::spawn(Command::new("python3").arg(UPSTREAM));
+    let port = p.line().trim().parse().unwrap();
+    (p, port)
+}
+
+/// Starts `stc proxy` on a free port in front of `upstream`; returns it and
+/// its address (read from stdout). Its stderr is piped, for the caller to read.
+pub fn proxy(upstream: &str, extra: &[&str]) -> (Proc, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stc"));
+    cmd.args(["proxy", "--listen", "127.0.0.1:0", "--upstream", upstream]).args(extra).stderr(Stdio::piped());
+    let p = Proc::spawn(&mut cmd);
+    let line = p.line();
+    let addr = line
+        .strip_prefix("stc proxy: listening on http://")
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (p, addr)
+}
+
+// ------------------------------------------------------ an MCP client (rmcp)
+
+/// Longest any single step may take before a test calls it a hang.
+pub const LIMIT: Duration = Duration::from_secs(60);
+
+/// The FastMCP fixture server (run with [`python`]).
+pub fn fixture() -> std::path::PathBuf {
+    root().join("stc-mcp/tests/fixtures/fixture_server.py")
+}
+
+/// `f`, or a panic that names `what` after [`LIMIT`].
+pub async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
+    match tokio::time::timeout(LIMIT, f).await {
+        Ok(v) => v,
+        Err(_) => panic!("hang: {what} took longer than {LIMIT:?}"),
+    }
+}
+
+pub type Client = RunningService<RoleClient, ()>;
+
+/// rmcp's client over the stdio of `cmd`, initialized.
+pub async fn connect(cmd: tokio::process::Command) -> Client {
+    // The servers' logs (FastMCP's "Processing request ...") are not the test's output.
+    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn");
+    within("initialize", ().serve(transport)).await.expect("initialize")
+}
+
+/// `tools/call` of `tool` with the object `args`.
+pub async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else { panic!("arguments must be an object") };
+    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+    within(tool, client.call_tool(params)).await.unwrap_or_else(|e| panic!("{tool}: {e}"))
+}
+
+/// The text blocks of a result.
+pub fn texts(result: &CallToolResult) -> Vec<String> {
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect()
+}
+
+/// The one text block of a result.
+pub fn only_text(result: &CallToolResult) -> String {
+    let t = texts(result);
+    assert_eq!(t.len(), 1, "{result:?}");
+    t[0].clone()
+}
