@@ -5,27 +5,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-fn stc(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run stc");
-    let mut input = child.stdin.take().unwrap();
-    let stdin = stdin.to_vec();
-    // Write on a thread: the child streams its output while we still write.
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&stdin);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
+use crate::support::{run, text};
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+fn stc(args: &[&str], stdin: &[u8]) -> Output {
+    run(Command::new(crate::support::stc()).args(args), stdin)
 }
 
 fn ndjson_corpus() -> Vec<PathBuf> {

@@ -6,7 +6,7 @@
 //! Every STC text is decoded with the version stated and compared with the
 //! JSON it came from. Every wait has a limit.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use rmcp::model::CallToolResult;
@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use stc_core::{DecodeOptions, ErrorKind, Version};
 
 use crate::samples::optional_records;
-use crate::support::{call, connect, fixture, only_text, python, stc, upstream, within, Client, Proc, LIMIT};
+use crate::support::{call, connect, fixture, only_text, python, stc, upstream, within, Client, Proc, TempDir, LIMIT};
 
 fn decode(text: &str, version: Version) -> Result<String, stc_core::Error> {
     stc_core::decode_with(text, &DecodeOptions::default().version(version))
@@ -107,25 +107,6 @@ fn proxy_refuses_an_unknown_max_stc_version() {
 }
 
 // ---------------------------------------------------------------- MCP
-
-/// The Python of the venv with the `mcp` SDK (made by scripts/prereqs/30-mcp.sh).
-/// A directory for files of one test, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("stc-v2-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 async fn stc_mcp() -> Client {
     let mut cmd = tokio::process::Command::new(stc());

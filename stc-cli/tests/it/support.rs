@@ -3,6 +3,9 @@
 //! test upstream and `stc proxy` in front of it, an MCP client (rmcp).
 #![allow(dead_code)]
 
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
@@ -92,6 +95,65 @@ pub fn proxy(upstream: &str, extra: &[&str]) -> (Proc, String) {
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string();
     (p, addr)
+}
+
+/// A directory of one test, removed on drop: fresh, unique in this process,
+/// canonical (the stash's path policy accepts it as `STC_DATA_DIR`).
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("stc-cli-it-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir.canonicalize().unwrap())
+    }
+
+    /// The path of `name` in the directory, as a string for an argument.
+    pub fn path(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+
+    /// Writes `contents` to `name` in the directory; its path.
+    pub fn file(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `cmd` with `stdin` written on a thread of its own (the child may
+/// stream its output while it still reads) and stdout and stderr captured.
+pub fn run(cmd: &mut Command, stdin: &[u8]) -> std::process::Output {
+    let mut child =
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("run the command");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = input.write_all(&stdin);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// Output bytes as text (lossy: the assertions say what was expected).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A document of the shared corpus (/work/shared/corpus).
+pub fn corpus(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(name)
 }
 
 // ------------------------------------------------------ an MCP client (rmcp)
