@@ -1,12 +1,11 @@
 //! `stc encode --budget/--truncate-arrays-at` and `stc retrieve`, as separate
 //! processes sharing a stash (SQLite file or a real redis-server).
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
-use crate::support::{run, text, TempDir};
+use crate::support::{run, text, Redis, TempDir};
 use stc_stash::{references_in, Clock, Key, ManualClock, SqliteStore, StashStore, StoreConfig};
 
 /// Runs `stc` with STC_DATA_DIR set to `data` (and no other stash variables).
@@ -121,55 +120,6 @@ fn sqlite_encode_then_retrieve_in_another_process() {
     let alt = data.0.join("alt/other.db");
     encode_then_retrieve(&data.0, &["--stash-db", alt.to_str().unwrap()]);
     assert!(alt.is_file());
-}
-
-/// A redis-server on a free loopback port, stopped on drop.
-struct Redis {
-    child: Child,
-    url: String,
-    _dir: TempDir,
-}
-
-impl Redis {
-    fn start() -> Redis {
-        let ok = Command::new("redis-server").arg("--version").stdout(Stdio::null()).status();
-        assert!(
-            matches!(ok, Ok(s) if s.success()),
-            "redis-server is not installed: run `bash scripts/prereqs/20-redis.sh`"
-        );
-        for _ in 0..5 {
-            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-            let dir = TempDir::new("stash");
-            let mut child = Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-                .args(["--dir", dir.0.to_str().unwrap()])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
-                if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
-                    let mut buf = [0u8; 7];
-                    s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
-                    if s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n" {
-                        return Redis { child, url: format!("redis://127.0.0.1:{port}/"), _dir: dir };
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        panic!("could not start redis-server");
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]

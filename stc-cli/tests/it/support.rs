@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use std::io::{BufRead, BufReader};
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
@@ -138,7 +139,6 @@ pub fn run(cmd: &mut Command, stdin: &[u8]) -> std::process::Output {
     let mut input = child.stdin.take().unwrap();
     let stdin = stdin.to_vec();
     let writer = std::thread::spawn(move || {
-        use std::io::Write;
         let _ = input.write_all(&stdin);
     });
     let out = child.wait_with_output().unwrap();
@@ -154,6 +154,56 @@ pub fn text(bytes: &[u8]) -> String {
 /// A document of the shared corpus (/work/shared/corpus).
 pub fn corpus(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(name)
+}
+
+/// A `redis-server` of one test on a free loopback port (no persistence),
+/// answering PING, killed on drop.
+pub struct Redis {
+    child: Child,
+    pub url: String,
+    _dir: TempDir,
+}
+
+impl Redis {
+    pub fn start() -> Redis {
+        let ok = Command::new("redis-server").arg("--version").stdout(Stdio::null()).status();
+        assert!(
+            matches!(ok, Ok(s) if s.success()),
+            "redis-server is not installed: run `bash scripts/prereqs/20-redis.sh`"
+        );
+        for _ in 0..5 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let dir = TempDir::new("stash");
+            let mut child = Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+                .args(["--dir", dir.0.to_str().unwrap()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+                if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+                    let mut buf = [0u8; 7];
+                    s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+                    if s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n" {
+                        return Redis { child, url: format!("redis://127.0.0.1:{port}/"), _dir: dir };
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        panic!("could not start redis-server");
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 // ------------------------------------------------------ an MCP client (rmcp)

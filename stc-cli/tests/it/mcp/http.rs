@@ -351,7 +351,7 @@ async fn listen_configured_by_the_environment() {
 /// answers, 503 with the reason once it is gone (within the 2 s check).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listen_readyz_follows_the_stash_store() {
-    let redis = super::stdio::Redis::start();
+    let redis = crate::support::Redis::start();
     let (_proxy, url) = listen(&["--truncate-arrays-at", "4", "--store", "redis", "--redis-url", &redis.url]);
     let base = url.trim_end_matches("/mcp").to_string();
     assert_eq!(get(&format!("{base}/readyz")).await, (200, serde_json::json!({"ready": true})));

@@ -6,7 +6,7 @@
 //! for framing and shutdown cases. Every wait has a limit, so a hang fails the
 //! test instead of stalling it.
 
-use crate::support::{call, connect, fixture, only_text, python, stc, texts, within, Client, TempDir, LIMIT};
+use crate::support::{call, connect, fixture, only_text, python, stc, texts, within, Client, Redis, TempDir, LIMIT};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -719,41 +719,6 @@ fn proxy_refuses_an_invalid_retrieve_tool_name_and_a_stash_db_outside_the_policy
     let mut raw = Raw::spawn(&proxy_args(&["--budget", "100", "--stash-db", "relative.db"], &["cat".as_ref()]), &[]);
     assert!(!raw.wait().success());
     assert!(raw.stderr().contains("absolute"));
-}
-
-/// A `redis-server` of this test on a free loopback port (no persistence), killed on drop.
-pub(crate) struct Redis {
-    child: Child,
-    pub(crate) url: String,
-    _dir: TempDir,
-}
-
-impl Redis {
-    pub(crate) fn start() -> Redis {
-        let dir = TempDir::new("redis");
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir.0)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is missing: run `bash scripts/prereqs/20-redis.sh`");
-        let redis = Redis { child, url: format!("redis://127.0.0.1:{port}/"), _dir: dir };
-        let deadline = Instant::now() + LIMIT;
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        redis
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]
