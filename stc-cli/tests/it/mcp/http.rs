@@ -14,10 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-#[path = "../../../../stc-mcp/tests/support/peers.rs"]
-mod peers;
-
-use peers::*;
+use super::peers::*;
 
 /// `stc mcp-proxy --listen 127.0.0.1:0 ARGS -- <the 2.x server over stdio>`; its URL.
 fn listen(args: &[&str]) -> (Proc, String) {

@@ -8,6 +8,8 @@
 //! processes). Needs the venvs and npm packages of scripts/prereqs/30-mcp.sh.
 
 mod http;
+#[path = "../../../../stc-mcp/tests/support/peers.rs"]
+mod peers;
 mod sdk;
 mod stash;
 mod stdio;

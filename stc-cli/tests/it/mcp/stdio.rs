@@ -6,6 +6,7 @@
 //! for framing and shutdown cases. Every wait has a limit, so a hang fails the
 //! test instead of stalling it.
 
+use super::peers::{table_json, tool_response};
 use crate::support::{call, connect, fixture, only_text, python, stc, texts, within, Client, Redis, TempDir, LIMIT};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -445,18 +446,6 @@ fn proxy_shuts_the_server_down_when_the_client_closes_stdin() {
     assert!(raw.wait().success());
     // The proxy reaped its child before exiting.
     assert!(!Path::new(&format!("/proc/{pid}")).exists(), "fixture {pid} still runs");
-}
-
-fn table_json(rows: usize) -> String {
-    let rows: Vec<String> = (0..rows).map(|i| format!(r#"{{"id":{i},"name":"n{i}","v":{i}.0}}"#)).collect();
-    format!("[{}]", rows.join(","))
-}
-
-fn tool_response(id: &str, text: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
-        serde_json::to_string(text).unwrap()
-    )
 }
 
 #[test]
