@@ -2,25 +2,12 @@
 //! streams through the real binary, one line at a time.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use crate::support::{run, text};
+use crate::support::{corpus_files, run, text};
 
 fn stc(args: &[&str], stdin: &[u8]) -> Output {
     run(Command::new(crate::support::stc()).args(args), stdin)
-}
-
-fn ndjson_corpus() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ndjson"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no *.ndjson in {}", dir.display());
-    files
 }
 
 fn lines_of(bytes: &[u8]) -> Vec<&[u8]> {
@@ -30,7 +17,7 @@ fn lines_of(bytes: &[u8]) -> Vec<&[u8]> {
 
 #[test]
 fn every_corpus_line_round_trips_to_its_minified_json() {
-    for file in ndjson_corpus() {
+    for file in corpus_files("ndjson", 1) {
         let path = file.to_str().unwrap();
         let original = std::fs::read(&file).unwrap();
         let input_lines = lines_of(&original);
@@ -71,7 +58,7 @@ fn every_corpus_line_round_trips_to_its_minified_json() {
 
 #[test]
 fn a_bad_line_in_the_middle_reports_file_line_column_after_the_lines_before_it() {
-    let file = &ndjson_corpus()[0];
+    let file = &corpus_files("ndjson", 1)[0];
     let original = std::fs::read_to_string(file).unwrap();
     let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
     assert!(lines.len() > 20);

@@ -156,6 +156,19 @@ pub fn corpus(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(name)
 }
 
+/// The corpus documents with the extension `ext`, sorted; at least `least` of them.
+pub fn corpus_files(ext: &str, least: usize) -> Vec<PathBuf> {
+    let dir = corpus("");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    assert!(files.len() >= least, "fewer than {least} *.{ext} in {}", dir.display());
+    files
+}
+
 /// A `redis-server` of one test on a free loopback port (no persistence),
 /// answering PING, killed on drop.
 pub struct Redis {
