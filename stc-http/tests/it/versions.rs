@@ -17,14 +17,6 @@ use tower_http::compression::CompressionLayer;
 use super::common::*;
 use super::samples::optional_records;
 
-/// A uniform table: STC saves in every version.
-fn table_json() -> String {
-    let rows: Vec<String> = (0..40)
-        .map(|i| format!("  {{\n    \"id\": {i},\n    \"name\": \"user{i}\",\n    \"active\": {}\n  }}", i % 2 == 0))
-        .collect();
-    format!("[\n{}\n]\n", rows.join(",\n"))
-}
-
 /// A real document of the corpus, when it is there.
 fn corpus(name: &str) -> Option<String> {
     std::fs::read_to_string(format!("/work/shared/corpus/{name}")).ok()
