@@ -1,7 +1,7 @@
 //! `stc-conformance-run` as a user runs it: a real process running real
 //! programs (the independent Python oracle, deliberately broken programs,
 //! programs that hang). The run against the `stc` CLI is in
-//! `stc-cli/tests/conformance_run.rs`, where that binary is built.
+//! `stc-cli/tests/it/conformance_run.rs`, where that binary is built.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

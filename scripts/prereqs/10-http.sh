@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # stc-http and `stc proxy` tests: python3 (runs stc-http/tests/upstream.py, the
 # upstream process; standard library only) and curl (a client of
-# stc-cli/tests/proxy.rs). Idempotent: installs only what is missing.
+# stc-cli/tests/it/proxy.rs). Idempotent: installs only what is missing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/apt.sh"
 missing=()

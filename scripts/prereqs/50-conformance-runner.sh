@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stc-conformance-run tests (conformance/tests/runner.rs) and stc --lines
-# tests (stc-cli/tests/lines.rs): python3 (conformance/tools/oracle_program.py,
+# tests (stc-cli/tests/it/lines.rs): python3 (conformance/tools/oracle_program.py,
 # standard library only), and kill(1) from procps (the runner ends a timed-out
 # program's whole process group with it; the tests' watchdogs use it).
 # Idempotent: installs only what is missing.

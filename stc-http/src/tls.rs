@@ -85,3 +85,16 @@ pub fn tls_failure(e: &(dyn std::error::Error + 'static)) -> Option<String> {
     }
     None
 }
+
+/// The whole chain of causes of an upstream client error, `": "`-joined, for
+/// a message (hyper's own text says only "client error (Connect)").
+pub fn describe(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}

@@ -82,7 +82,7 @@ impl Forwarder {
                         let message = format!("TLS with the upstream failed: {tls}");
                         return error_response(StatusCode::BAD_GATEWAY, "upstream_tls", &message, &upstream.display);
                     }
-                    let message = format!("upstream request failed: {}", describe(&e));
+                    let message = format!("upstream request failed: {}", crate::tls::describe(&e));
                     return error_response(
                         StatusCode::BAD_GATEWAY,
                         "upstream_unavailable",
@@ -267,16 +267,4 @@ pub(crate) fn json_string(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// The whole chain of causes of an error, for a message.
-fn describe(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }

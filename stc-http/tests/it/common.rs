@@ -107,6 +107,14 @@ pub fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).map(|v| v.to_str().unwrap())
 }
 
+/// A uniform table of 40 records, pretty-printed: STC saves in every version.
+pub fn table_json() -> String {
+    let rows: Vec<String> = (0..40)
+        .map(|i| format!("  {{\n    \"id\": {i},\n    \"name\": \"user{i}\",\n    \"active\": {}\n  }}", i % 2 == 0))
+        .collect();
+    format!("[\n{}\n]\n", rows.join(",\n"))
+}
+
 pub fn json(body: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }

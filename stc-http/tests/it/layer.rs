@@ -10,13 +10,6 @@ use tower_http::compression::CompressionLayer;
 
 use super::common::*;
 
-fn table_json() -> String {
-    let rows: Vec<String> = (0..40)
-        .map(|i| format!("  {{\n    \"id\": {i},\n    \"name\": \"user{i}\",\n    \"active\": {}\n  }}", i % 2 == 0))
-        .collect();
-    format!("[\n{}\n]\n", rows.join(",\n"))
-}
-
 const NUMBERS: &str = "[\n  1,\n  2,\n  3.0\n]\n";
 
 fn router() -> Router {

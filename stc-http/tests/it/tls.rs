@@ -5,58 +5,15 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use http::StatusCode;
 use stc_http::proxy::{serve, Error, ProxyConfig};
 
+use super::certs::make_certificates;
 use super::common::*;
 
 fn start_tls_upstream(cert: &Path, key: &Path) -> Upstream {
     Upstream::start_with(&["--tls".as_ref(), cert.as_os_str(), key.as_os_str()])
-}
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl").current_dir(dir).args(args).output().expect("openssl runs");
-    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// A CA and a server certificate for 127.0.0.1 signed by it, in a fresh directory.
-fn make_certificates(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stc-http-tls-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
-    ca.extend(["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=stc test CA"]);
-    openssl(&dir, &ca);
-    let mut csr = vec!["req"];
-    csr.extend(ec);
-    csr.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]);
-    openssl(&dir, &csr);
-    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\n").unwrap();
-    openssl(
-        &dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ],
-    );
-    dir
 }
 
 async fn proxy(config: ProxyConfig) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {

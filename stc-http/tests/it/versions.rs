@@ -15,25 +15,7 @@ use stc_http::{StcConfig, StcLayer};
 use tower_http::compression::CompressionLayer;
 
 use super::common::*;
-
-/// A uniform table: STC saves in every version.
-fn table_json() -> String {
-    let rows: Vec<String> = (0..40)
-        .map(|i| format!("  {{\n    \"id\": {i},\n    \"name\": \"user{i}\",\n    \"active\": {}\n  }}", i % 2 == 0))
-        .collect();
-    format!("[\n{}\n]\n", rows.join(",\n"))
-}
-
-/// Records with an optional key: a table only with v2's absent cell `~`.
-fn optional_json() -> String {
-    let rows: Vec<String> = (0..40)
-        .map(|i| {
-            let email = if i % 3 == 0 { format!(",\"email\":\"user{i}@example.com\"") } else { String::new() };
-            format!("{{\"id\":{i},\"name\":\"user{i}\",\"score\":{}{email}}}", i * 7 % 100)
-        })
-        .collect();
-    format!("[{}]", rows.join(","))
-}
+use super::samples::optional_records;
 
 /// A real document of the corpus, when it is there.
 fn corpus(name: &str) -> Option<String> {
@@ -50,7 +32,7 @@ fn router() -> Router {
                 r
             }),
         )
-        .route("/optional", get(|| async { json(optional_json()) }))
+        .route("/optional", get(|| async { json(optional_records(40)) }))
         .route("/events", get(|| async { json(corpus("github_events.json").unwrap_or_else(table_json)) }))
         .route("/notmodified", get(|| async { (StatusCode::NOT_MODIFIED, [(header::ETAG, "\"t1\"")]).into_response() }))
 }
@@ -230,7 +212,7 @@ async fn bodies_decode_with_the_stated_version_and_equal_the_upstream() {
     let addr = serve(router().layer(StcLayer::new()).layer(CompressionLayer::new())).await;
     let events = corpus("github_events.json").unwrap_or_else(table_json);
     let client = reqwest::Client::new(); // decompresses gzip and br
-    for (path, original) in [("/table", table_json()), ("/optional", optional_json()), ("/events", events)] {
+    for (path, original) in [("/table", table_json()), ("/optional", optional_records(40)), ("/events", events)] {
         for (accept, version) in [
             ("application/stc+json, application/json;q=0.9", Version::V1),
             ("application/stc+json; version=2, application/json;q=0.9", Version::V2),
@@ -284,7 +266,7 @@ async fn the_proxy_negotiates_versions_and_can_be_capped() {
 #[tokio::test]
 async fn version_2_bodies_use_version_2_constructs_where_they_pay() {
     let addr = serve(router().layer(StcLayer::new())).await;
-    let original = optional_json();
+    let original = optional_records(40);
     let (_, h1, v1) = get_with(addr, "/optional", &[("accept", "application/stc+json")]).await;
     let (_, h2, v2) = get_with(addr, "/optional", &[("accept", "application/stc+json; version=2")]).await;
     let text = assert_stc(&h2, &v2, Version::V2, &original, "v2 optional");

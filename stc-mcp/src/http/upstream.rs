@@ -258,7 +258,7 @@ impl Bridge {
             Ok(Err(e)) => {
                 let m = match stc_http::tls::tls_failure(&e) {
                     Some(t) => format!("TLS with the upstream failed: {t}"),
-                    None => format!("the upstream is unreachable: {}", describe(&e)),
+                    None => format!("the upstream is unreachable: {}", stc_http::tls::describe(&e)),
                 };
                 return self.fail(id.as_deref(), &m).await;
             }
@@ -380,17 +380,6 @@ impl Bridge {
         }
         is_answer
     }
-}
-
-fn describe(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 /// `params._meta["io.modelcontextprotocol/protocolVersion"]`.

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::peers::{table_json, tool_response};
 use serde_json::Value;
 use stc_core::Version;
 use stc_mcp::proxy::StashOptions;
@@ -58,18 +59,6 @@ impl Piped {
         to.shutdown().await.unwrap();
         tokio::time::timeout(Duration::from_secs(30), self.task).await.expect("the proxy did not end").unwrap().unwrap()
     }
-}
-
-fn table_json(rows: usize) -> String {
-    let rows: Vec<String> = (0..rows).map(|i| format!(r#"{{"id":{i},"name":"n{i}","v":{i}.0}}"#)).collect();
-    format!("[{}]", rows.join(","))
-}
-
-fn tool_response(id: &str, text: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
-        serde_json::to_string(text).unwrap()
-    )
 }
 
 fn written_key(text: &str) -> String {

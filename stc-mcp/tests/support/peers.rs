@@ -1,7 +1,8 @@
 //! The real peers of the Streamable HTTP tests, shared by stc-mcp's
 //! in-process tests (tests/it) and stc-cli's process tests
-//! (stc-cli/tests/mcp/http.rs includes this file): the official Python SDK's
-//! fixture server (over stdio or under uvicorn), its SDK clients, raw HTTP.
+//! (stc-cli/tests/it/mcp/mod.rs includes this file): the official Python SDK's
+//! fixture server (over stdio or under uvicorn), its SDK clients, raw HTTP,
+//! the raw messages a server sends over stdio.
 //! Each user needs only some of them.
 #![allow(dead_code)]
 
@@ -163,4 +164,18 @@ pub async fn get(url: &str) -> (u16, Value) {
     let r = reqwest::get(url).await.unwrap();
     let status = r.status().as_u16();
     (status, serde_json::from_str(&r.text().await.unwrap()).unwrap())
+}
+
+/// A JSON array of `rows` uniform records (a table: STC pays).
+pub fn table_json(rows: usize) -> String {
+    let rows: Vec<String> = (0..rows).map(|i| format!(r#"{{"id":{i},"name":"n{i}","v":{i}.0}}"#)).collect();
+    format!("[{}]", rows.join(","))
+}
+
+/// A server's `tools/call` answer to request `id` (raw JSON) with one text block.
+pub fn tool_response(id: &str, text: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
+        serde_json::to_string(text).unwrap()
+    )
 }

@@ -11,6 +11,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
+#[path = "../../../stc-http/tests/support/samples.rs"]
+mod samples;
 mod tcp;
 mod version;
 

@@ -6,18 +6,8 @@ use serde_json::json;
 use stc_core::{DecodeOptions, Version};
 use stc_serve::Server;
 
+use super::samples::optional_records;
 use super::{config, Client};
-
-/// Records with an optional key (a table in version 2 only, with `~` cells).
-fn optional_records(n: usize) -> String {
-    let rows: Vec<String> = (0..n)
-        .map(|i| {
-            let email = if i % 3 == 0 { format!(r#","email":"user{i}@example.com""#) } else { String::new() };
-            format!(r#"{{"id":{i},"name":"user{i}","score":{}{email}}}"#, i * 7 % 100)
-        })
-        .collect();
-    format!("[{}]", rows.join(","))
-}
 
 fn table(n: usize) -> String {
     let rows: Vec<String> = (0..n).map(|i| format!(r#"{{"id":{i},"name":"user{i}","active":true}}"#)).collect();

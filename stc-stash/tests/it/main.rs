@@ -7,6 +7,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[path = "../../../stc-http/tests/support/samples.rs"]
+mod samples;
+
 mod cluster;
 mod contract;
 mod plan;

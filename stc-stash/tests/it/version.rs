@@ -6,17 +6,7 @@ use stc_core::{DecodeOptions, ErrorKind, Tokenizer, Version};
 use stc_stash::{references_in, truncate, MemoryStore, TruncateOptions};
 
 use crate::common::resolve;
-
-/// Records with an optional key (a table in version 2 only, with `~` cells).
-fn optional_records(n: usize) -> String {
-    let rows: Vec<String> = (0..n)
-        .map(|i| {
-            let email = if i % 3 == 0 { format!(r#","email":"user{i}@example.com""#) } else { String::new() };
-            format!(r#"{{"id":{i},"name":"user{i}","score":{}{email}}}"#, i * 7 % 100)
-        })
-        .collect();
-    format!("[{}]", rows.join(","))
-}
+use crate::samples::optional_records;
 
 fn decode(stc: &str, version: Version) -> Result<String, stc_core::Error> {
     stc_core::decode_with(stc, &DecodeOptions::default().version(version))

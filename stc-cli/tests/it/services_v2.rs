@@ -6,29 +6,15 @@
 //! Every STC text is decoded with the version stated and compared with the
 //! JSON it came from. Every wait has a limit.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::path::Path;
+use std::process::Command;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::ServiceExt;
+use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
 use stc_core::{DecodeOptions, ErrorKind, Version};
 
-const LIMIT: Duration = Duration::from_secs(60);
-const UPSTREAM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../stc-http/tests/upstream.py");
-
-fn stc() -> &'static str {
-    env!("CARGO_BIN_EXE_stc")
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
+use crate::samples::optional_records;
+use crate::support::{call, connect, fixture, only_text, python, stc, upstream, within, Client, Proc, TempDir, LIMIT};
 
 fn decode(text: &str, version: Version) -> Result<String, stc_core::Error> {
     stc_core::decode_with(text, &DecodeOptions::default().version(version))
@@ -39,17 +25,6 @@ fn canonical(json: &str) -> String {
     stc_core::decode(json).unwrap_or_else(|e| panic!("not JSON: {e}: {json:.200}"))
 }
 
-/// Records with an optional key (a table in version 2 only, with `~` cells).
-fn optional_records(n: usize) -> String {
-    let rows: Vec<String> = (0..n)
-        .map(|i| {
-            let email = if i % 3 == 0 { format!(r#","email":"user{i}@example.com""#) } else { String::new() };
-            format!(r#"{{"id":{i},"name":"user{i}","score":{}{email}}}"#, i * 7 % 100)
-        })
-        .collect();
-    format!("[{}]", rows.join(","))
-}
-
 fn table_json(rows: usize) -> String {
     let rows: Vec<String> = (0..rows).map(|i| format!(r#"{{"id":{i},"name":"user{i}","v":{i}.50}}"#)).collect();
     format!(r#"{{"items":[{}]}}"#, rows.join(","))
@@ -57,62 +32,9 @@ fn table_json(rows: usize) -> String {
 
 // ---------------------------------------------------------------- stc proxy
 
-/// A child process killed on drop, its stdout lines on a channel.
-struct Proc {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Proc {
-    fn spawn(cmd: &mut Command) -> Proc {
-        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("spawn");
-        let stdin = child.stdin.take();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in out.lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Proc { child, stdin, lines }
-    }
-
-    fn line(&self) -> String {
-        self.lines.recv_timeout(LIMIT).expect("a line on stdout")
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn upstream() -> (Proc, u16) {
-    let p = Proc::spawn(Command::new("python3").arg(UPSTREAM));
-    let port = p.line().trim().parse().unwrap();
-    (p, port)
-}
-
-/// `stc proxy` on a free port in front of `port`; its address from stdout.
+/// `stc proxy` on a free port in front of the upstream on `port`.
 fn proxy(port: u16, extra: &[&str]) -> (Proc, String) {
-    let mut cmd = Command::new(stc());
-    cmd.args(["proxy", "--listen", "127.0.0.1:0", "--upstream", &format!("http://127.0.0.1:{port}")])
-        .args(extra)
-        .stderr(Stdio::null());
-    let p = Proc::spawn(&mut cmd);
-    let line = p.line();
-    let addr = line
-        .strip_prefix("stc proxy: listening on http://")
-        .and_then(|rest| rest.split(' ').next())
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    (p, addr)
+    crate::support::proxy(&format!("http://127.0.0.1:{port}"), extra)
 }
 
 /// The version an STC response states (Content-Type parameter, else
@@ -185,64 +107,6 @@ fn proxy_refuses_an_unknown_max_stc_version() {
 }
 
 // ---------------------------------------------------------------- MCP
-
-/// The Python of the venv with the `mcp` SDK (made by scripts/prereqs/30-mcp.sh).
-fn python() -> PathBuf {
-    let p = match std::env::var_os("STC_MCP_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => root().join("target/mcp-venv/bin/python"),
-    };
-    assert!(p.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh` first", p.display());
-    p
-}
-
-fn fixture() -> PathBuf {
-    root().join("stc-mcp/tests/fixtures/fixture_server.py")
-}
-
-async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
-    match tokio::time::timeout(LIMIT, f).await {
-        Ok(v) => v,
-        Err(_) => panic!("hang: {what} took longer than {LIMIT:?}"),
-    }
-}
-
-type Client = RunningService<RoleClient, ()>;
-
-async fn connect(cmd: tokio::process::Command) -> Client {
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn");
-    within("initialize", ().serve(transport)).await.expect("initialize")
-}
-
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else { panic!("arguments must be an object") };
-    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
-    within(tool, client.call_tool(params)).await.unwrap_or_else(|e| panic!("{tool}: {e}"))
-}
-
-fn only_text(result: &CallToolResult) -> String {
-    let t: Vec<String> = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
-    assert_eq!(t.len(), 1, "{result:?}");
-    t[0].clone()
-}
-
-/// A directory for files of one test, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("stc-v2-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 async fn stc_mcp() -> Client {
     let mut cmd = tokio::process::Command::new(stc());

@@ -1,54 +1,18 @@
 //! `stc encode --budget/--truncate-arrays-at` and `stc retrieve`, as separate
 //! processes sharing a stash (SQLite file or a real redis-server).
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
+use crate::support::{run, text, Redis, TempDir};
 use stc_stash::{references_in, Clock, Key, ManualClock, SqliteStore, StashStore, StoreConfig};
-
-/// A scratch directory removed on drop (canonical, so that the path policy accepts it).
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "stc-stash-cli-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir.canonicalize().unwrap())
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Runs `stc` with STC_DATA_DIR set to `data` (and no other stash variables).
 fn stc(data: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
-        .args(args)
-        .env("STC_DATA_DIR", data)
-        .env_remove("STC_STASH_DB")
-        .env_remove("STC_REDIS_URL")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run stc");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    let mut cmd = Command::new(crate::support::stc());
+    cmd.args(args).env("STC_DATA_DIR", data).env_remove("STC_STASH_DB").env_remove("STC_REDIS_URL");
+    run(&mut cmd, stdin)
 }
 
 fn records(n: usize) -> String {
@@ -115,7 +79,7 @@ fn corpus(name: &str) -> Vec<u8> {
 /// much it is over, and the exit status is 3.
 #[test]
 fn a_budget_holds_in_o200k_or_the_overrun_is_reported_with_exit_status_3() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let twitter: serde_json::Value = serde_json::from_slice(&corpus("twitter.json")).unwrap();
     let statuses = serde_json::to_vec(&twitter["statuses"].as_array().unwrap()[..12]).unwrap();
     let o200k = stc_core::Tokenizer::O200kBase;
@@ -150,7 +114,7 @@ fn a_budget_holds_in_o200k_or_the_overrun_is_reported_with_exit_status_3() {
 
 #[test]
 fn sqlite_encode_then_retrieve_in_another_process() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     encode_then_retrieve(&data.0, &[]);
     assert!(data.0.join("stash.db").is_file(), "the default database is DATA_DIR/stash.db");
     let alt = data.0.join("alt/other.db");
@@ -158,66 +122,17 @@ fn sqlite_encode_then_retrieve_in_another_process() {
     assert!(alt.is_file());
 }
 
-/// A redis-server on a free loopback port, stopped on drop.
-struct Redis {
-    child: Child,
-    url: String,
-    _dir: Scratch,
-}
-
-impl Redis {
-    fn start() -> Redis {
-        let ok = Command::new("redis-server").arg("--version").stdout(Stdio::null()).status();
-        assert!(
-            matches!(ok, Ok(s) if s.success()),
-            "redis-server is not installed: run `bash scripts/prereqs/20-redis.sh`"
-        );
-        for _ in 0..5 {
-            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-            let dir = Scratch::new();
-            let mut child = Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-                .args(["--dir", dir.0.to_str().unwrap()])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
-                if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
-                    let mut buf = [0u8; 7];
-                    s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
-                    if s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n" {
-                        return Redis { child, url: format!("redis://127.0.0.1:{port}/"), _dir: dir };
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        panic!("could not start redis-server");
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn redis_encode_then_retrieve_in_another_process() {
     let redis = Redis::start();
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     encode_then_retrieve(&data.0, &["--store", "redis", "--redis-url", &redis.url]);
     assert!(!data.0.join("stash.db").exists(), "the Redis store writes no SQLite file");
 }
 
 #[test]
 fn malformed_keys_fail_before_any_store_read() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let good = Key::of(b"x").to_string();
     let upper = good.to_uppercase();
     let long = "a".repeat(10_000);
@@ -244,7 +159,7 @@ fn malformed_keys_fail_before_any_store_read() {
 
 #[test]
 fn unknown_and_expired_keys_exit_1_and_say_retrying_will_not_help() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let db = data.0.join("stash.db");
     let out = stc(&data.0, &["retrieve", Key::of(b"nothing").as_str()], b"");
     assert_eq!(out.status.code(), Some(1));
@@ -271,7 +186,7 @@ fn unknown_and_expired_keys_exit_1_and_say_retrying_will_not_help() {
 
 #[test]
 fn unreachable_redis_says_retrying_may_help() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("redis://127.0.0.1:{port}/");
     let out = stc(&data.0, &["retrieve", Key::of(b"x").as_str(), "--store", "redis", "--redis-url", &url], b"");
@@ -281,7 +196,7 @@ fn unreachable_redis_says_retrying_may_help() {
 
 #[test]
 fn stash_db_path_policy() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let key = Key::of(b"x").to_string();
     for (path, why) in [("/etc/stash.db", "inside your home"), ("relative.db", "absolute"), ("/tmp/a/../b.db", "'..'")]
     {
@@ -306,7 +221,7 @@ fn stash_db_path_policy() {
 
 #[test]
 fn no_stash_is_explicitly_lossy_and_writes_nothing() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let out = stc(&data.0, &["encode", "--truncate-arrays-at", "8", "--no-stash"], records(100).as_bytes());
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("recoverable:false"), "{}", text(&out.stdout));
@@ -316,7 +231,7 @@ fn no_stash_is_explicitly_lossy_and_writes_nothing() {
 
 #[test]
 fn tool_recovery_and_invalid_tool_names() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let out =
         stc(&data.0, &["encode", "--truncate-arrays-at", "8", "--retrieve-tool", "stash_get"], records(100).as_bytes());
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -330,7 +245,7 @@ fn tool_recovery_and_invalid_tool_names() {
 
 #[test]
 fn encode_without_stash_options_is_unchanged_and_invalid_json_is_located() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let json = records(100);
     let plain = stc(&data.0, &["encode"], json.as_bytes());
     assert!(references_in(&text(&plain.stdout)).is_empty());
@@ -342,7 +257,7 @@ fn encode_without_stash_options_is_unchanged_and_invalid_json_is_located() {
 
 #[test]
 fn concurrent_encoders_and_retrievers_share_one_database() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let json = records(300);
     let spawn = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_stc"))
@@ -382,7 +297,7 @@ fn concurrent_encoders_and_retrievers_share_one_database() {
 /// budget keeps more of them than in version 1, and the text reads as v2.
 #[test]
 fn a_v2_budget_is_counted_in_version_2() {
-    let data = Scratch::new();
+    let data = TempDir::new("stash");
     let items: Vec<String> = (0..400)
         .map(|i| {
             if i % 2 == 0 {

@@ -11,39 +11,16 @@
 //!   secret answer each other's markers; bare keys, other clients' markers,
 //!   other secrets and forged seals are refused before the store is read.
 
-use super::{python, root, stc};
-use std::path::{Path, PathBuf};
+use crate::support::{python, root, stc, TempDir};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
-struct DataDir(PathBuf);
-
-impl DataDir {
-    fn new(name: &str) -> DataDir {
-        let dir = std::env::temp_dir().join(format!("stc-stash-mcp-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        DataDir(dir)
-    }
-
-    fn secret(&self, name: &str, material: &str) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, material).unwrap();
-        path
-    }
-}
-
-impl Drop for DataDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// One MCP session: the SDK client named `client` starts `stc mcp-proxy
 /// PROXY_ARGS -- fixture` (its own process, the data dir's SQLite store) and
 /// runs `steps`; the results, one per step.
-fn session(dir: &DataDir, client: &str, proxy_args: &[&str], steps: &[&str]) -> Vec<Value> {
+fn session(dir: &TempDir, client: &str, proxy_args: &[&str], steps: &[&str]) -> Vec<Value> {
     let fixture = root().join("stc-mcp/tests/fixtures/fixture_server.py");
     let out = Command::new(python())
         .arg(root().join("stc-mcp/tests/fixtures/stash_client.py"))
@@ -99,7 +76,7 @@ fn original(rows: usize) -> String {
 
 #[test]
 fn a_retrieve_in_one_session_leaves_the_next_sessions_read_cut() {
-    let dir = DataDir::new("exempt");
+    let dir = TempDir::new("exempt");
     let proxy = ["--budget", "500"];
     // Session 1: read (cut), retrieve (the whole original, exempt), read again (cut again).
     let one = session(&dir, "alpha", &proxy, &["read:500", "retrieve-last", "read:500"]);
@@ -120,9 +97,9 @@ fn a_retrieve_in_one_session_leaves_the_next_sessions_read_cut() {
 
 #[test]
 fn sealed_markers_are_answered_across_proxy_processes_sharing_a_store_and_a_secret() {
-    let dir = DataDir::new("sealed");
-    let shared = dir.secret("shared", "a secret shared by the proxies of this test\n");
-    let other = dir.secret("other", "another deployment's secret, 32 bytes");
+    let dir = TempDir::new("sealed");
+    let shared = dir.file("shared", "a secret shared by the proxies of this test\n");
+    let other = dir.file("other", "another deployment's secret, 32 bytes");
     let with = |secret: &Path| {
         vec!["--budget".to_string(), "500".into(), "--marker-secret-file".into(), secret.display().to_string()]
     };
@@ -169,8 +146,8 @@ fn sealed_markers_are_answered_across_proxy_processes_sharing_a_store_and_a_secr
 
 #[test]
 fn a_secret_that_is_too_short_or_unreadable_stops_the_proxy() {
-    let dir = DataDir::new("badsecret");
-    let short = dir.secret("short", "tiny");
+    let dir = TempDir::new("badsecret");
+    let short = dir.file("short", "tiny");
     for (args, want) in [
         (vec!["--budget", "100", "--marker-secret-file", short.to_str().unwrap()], "at least 16 bytes"),
         (vec!["--budget", "100", "--marker-secret-file", "/nonexistent/secret"], "cannot read the marker secret file"),
@@ -287,8 +264,8 @@ fn budget_auto_follows_the_hosts_limit() {
 fn the_sessionless_revision_retrieves_across_processes_by_seal() {
     let python2 = root().join("target/mcp2-venv/bin/python");
     assert!(python2.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh`", python2.display());
-    let dir = DataDir::new("modern");
-    let secret = dir.secret("secret", "the secret of this test's proxies");
+    let dir = TempDir::new("modern");
+    let secret = dir.file("secret", "the secret of this test's proxies");
     let fixture = root().join("stc-mcp/tests/fixtures/fixture_server2.py");
     let run = |name: &str, steps: Value| -> Value {
         let command = serde_json::json!([

@@ -2,42 +2,12 @@
 //! streams through the real binary, one line at a time.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use crate::support::{corpus_files, run, text};
+
 fn stc(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stc"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run stc");
-    let mut input = child.stdin.take().unwrap();
-    let stdin = stdin.to_vec();
-    // Write on a thread: the child streams its output while we still write.
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&stdin);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn ndjson_corpus() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ndjson"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no *.ndjson in {}", dir.display());
-    files
+    run(Command::new(crate::support::stc()).args(args), stdin)
 }
 
 fn lines_of(bytes: &[u8]) -> Vec<&[u8]> {
@@ -47,7 +17,7 @@ fn lines_of(bytes: &[u8]) -> Vec<&[u8]> {
 
 #[test]
 fn every_corpus_line_round_trips_to_its_minified_json() {
-    for file in ndjson_corpus() {
+    for file in corpus_files("ndjson", 1) {
         let path = file.to_str().unwrap();
         let original = std::fs::read(&file).unwrap();
         let input_lines = lines_of(&original);
@@ -88,7 +58,7 @@ fn every_corpus_line_round_trips_to_its_minified_json() {
 
 #[test]
 fn a_bad_line_in_the_middle_reports_file_line_column_after_the_lines_before_it() {
-    let file = &ndjson_corpus()[0];
+    let file = &corpus_files("ndjson", 1)[0];
     let original = std::fs::read_to_string(file).unwrap();
     let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
     assert!(lines.len() > 20);
@@ -278,7 +248,7 @@ fn a_16_mb_stream_runs_in_bounded_memory() {
 /// 200 MiB (about 1.06 million lines) through both processes: 13 s with the
 /// debug binary on the shared 2-core machine (peak RSS 11040 KiB encode,
 /// 10776 KiB decode on 2026-12-01); run with
-/// `cargo test -p stc-cli --test lines -- --ignored --nocapture`.
+/// `cargo test -p stc-cli --test it lines:: -- --ignored --nocapture`.
 #[test]
 #[ignore = "200 MiB through two processes: 13 s or more in a debug build; the 16 MiB test runs by default"]
 fn a_200_mb_stream_runs_in_bounded_memory() {

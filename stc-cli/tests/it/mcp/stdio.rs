@@ -6,42 +6,18 @@
 //! for framing and shutdown cases. Every wait has a limit, so a hang fails the
 //! test instead of stalling it.
 
-use super::{python, root, stc};
+use super::peers::{table_json, tool_response};
+use crate::support::{call, connect, fixture, only_text, python, stc, texts, within, Client, Redis, TempDir, LIMIT};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::ServiceExt;
 use serde_json::{json, Value};
 
-/// Longest any single step may take before the test calls it a hang.
-const LIMIT: Duration = Duration::from_secs(60);
-
-fn fixture() -> PathBuf {
-    root().join("stc-mcp/tests/fixtures/fixture_server.py")
-}
-
-async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
-    match tokio::time::timeout(LIMIT, f).await {
-        Ok(v) => v,
-        Err(_) => panic!("hang: {what} took longer than {LIMIT:?}"),
-    }
-}
-
-type Client = RunningService<RoleClient, ()>;
-
-async fn connect(cmd: tokio::process::Command) -> Client {
-    // The servers' logs (FastMCP's "Processing request ...") are not the test's output.
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn");
-    within("initialize", ().serve(transport)).await.expect("initialize")
-}
-
-async fn stc_mcp(dir: &DataDir) -> Client {
+async fn stc_mcp(dir: &TempDir) -> Client {
     let mut cmd = tokio::process::Command::new(stc());
     // The default SQLite store is opened on first use only; a data dir of the
     // test's own keeps the user's real one out of the tests all the same.
@@ -61,22 +37,6 @@ async fn fixture_proxied(options: &[&str]) -> Client {
     connect(cmd).await
 }
 
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else { panic!("arguments must be an object") };
-    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
-    within(tool, client.call_tool(params)).await.unwrap_or_else(|e| panic!("{tool}: {e}"))
-}
-
-fn texts(result: &CallToolResult) -> Vec<String> {
-    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect()
-}
-
-fn only_text(result: &CallToolResult) -> String {
-    let t = texts(result);
-    assert_eq!(t.len(), 1, "{result:?}");
-    t[0].clone()
-}
-
 /// Minified JSON of a JSON (or STC, version 1 or 2) text, with its exact number lexemes.
 fn canonical(text: &str) -> String {
     stc_core::decode_with(text, &stc_core::DecodeOptions::default().version(stc_core::Version::V2))
@@ -87,7 +47,7 @@ fn canonical(text: &str) -> String {
 
 #[tokio::test]
 async fn server_lists_four_tools_with_input_and_output_schemas_and_explains_stc() {
-    let dir = DataDir::new("tools");
+    let dir = TempDir::new("tools");
     let client = stc_mcp(&dir).await;
     let info = client.peer_info().expect("server info");
     let instructions = info.instructions.clone().unwrap_or_default();
@@ -121,7 +81,7 @@ async fn server_lists_four_tools_with_input_and_output_schemas_and_explains_stc(
 
 #[tokio::test]
 async fn server_tools_return_structured_content_and_a_text_block() {
-    let dir = DataDir::new("structured");
+    let dir = TempDir::new("structured");
     let client = stc_mcp(&dir).await;
     let rows: Vec<String> =
         (0..30).map(|i| format!(r#"{{"id": {i}, "name": "user{i}", "score": {i}.50, "big": 1e3}}"#)).collect();
@@ -172,7 +132,7 @@ async fn server_tools_return_structured_content_and_a_text_block() {
 
 #[tokio::test]
 async fn server_bad_input_is_a_tool_error_and_a_bad_request_a_protocol_error() {
-    let dir = DataDir::new("errors");
+    let dir = TempDir::new("errors");
     let client = stc_mcp(&dir).await;
     let r = call(&client, "stc_decode", json!({"stc": "{a: 1,\n b 2}"})).await;
     assert_eq!(r.is_error, Some(true));
@@ -475,7 +435,7 @@ fn proxy_answers_pending_requests_when_the_server_crashes_and_exits() {
 
 #[test]
 fn proxy_shuts_the_server_down_when_the_client_closes_stdin() {
-    let dir = DataDir::new("shutdown");
+    let dir = TempDir::new("shutdown");
     let pid_file = dir.0.join("fixture.pid");
     let (py, fx) = (python(), fixture());
     let mut raw = Raw::spawn(&proxy_args(&[], &[py.as_os_str(), fx.as_os_str()]), &[("FIXTURE_PID_FILE", &pid_file)]);
@@ -486,18 +446,6 @@ fn proxy_shuts_the_server_down_when_the_client_closes_stdin() {
     assert!(raw.wait().success());
     // The proxy reaped its child before exiting.
     assert!(!Path::new(&format!("/proc/{pid}")).exists(), "fixture {pid} still runs");
-}
-
-fn table_json(rows: usize) -> String {
-    let rows: Vec<String> = (0..rows).map(|i| format!(r#"{{"id":{i},"name":"n{i}","v":{i}.0}}"#)).collect();
-    format!("[{}]", rows.join(","))
-}
-
-fn tool_response(id: &str, text: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
-        serde_json::to_string(text).unwrap()
-    )
 }
 
 #[test]
@@ -511,39 +459,21 @@ fn proxy_reports_a_server_that_cannot_start() {
 
 // ---------------------------------------------------------------- the stash
 
-/// A fresh stash data directory for one test (`STC_DATA_DIR`), removed on drop.
-struct DataDir(PathBuf);
-
-impl DataDir {
-    fn new(name: &str) -> DataDir {
-        let dir = std::env::temp_dir().join(format!("stc-mcp-stash-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        DataDir(dir)
-    }
-
-    /// A key that is in this directory's SQLite stash but that no MCP session
-    /// showed: `stc encode --budget` in a separate process stashes it.
-    fn foreign_key(&self) -> String {
-        let file = self.0.join("other.json");
-        std::fs::write(&file, table_json(300)).unwrap();
-        let out = Command::new(stc())
-            .args(["encode", "--budget", "200"])
-            .arg(&file)
-            .env("STC_DATA_DIR", &self.0)
-            .output()
-            .expect("stc encode");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let keys = stc_stash::references_in(&String::from_utf8(out.stdout).unwrap());
-        assert_eq!(keys.len(), 1);
-        keys[0].to_string()
-    }
-}
-
-impl Drop for DataDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A key that is in `dir`'s SQLite stash but that no MCP session showed:
+/// `stc encode --budget` in a separate process stashes it.
+fn foreign_key(dir: &TempDir) -> String {
+    let file = dir.0.join("other.json");
+    std::fs::write(&file, table_json(300)).unwrap();
+    let out = Command::new(stc())
+        .args(["encode", "--budget", "200"])
+        .arg(&file)
+        .env("STC_DATA_DIR", &dir.0)
+        .output()
+        .expect("stc encode");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let keys = stc_stash::references_in(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(keys.len(), 1);
+    keys[0].to_string()
 }
 
 fn estimate(text: &str) -> usize {
@@ -571,7 +501,7 @@ async fn original_table(rows: usize) -> String {
 
 #[tokio::test]
 async fn server_encode_with_budget_then_retrieve_gives_the_original_and_refuses_foreign_keys() {
-    let dir = DataDir::new("server");
+    let dir = TempDir::new("server");
     let mut cmd = tokio::process::Command::new(stc());
     cmd.arg("mcp").env("STC_DATA_DIR", &dir.0);
     let client = connect(cmd).await;
@@ -609,7 +539,7 @@ async fn server_encode_with_budget_then_retrieve_gives_the_original_and_refuses_
     assert_eq!(stc_stash::references_in(&only_text(&again)), keys);
 
     // A key that is in the same store but that this session never showed: refused.
-    let foreign = dir.foreign_key();
+    let foreign = foreign_key(&dir);
     let r = call(&client, "stc_retrieve", json!({"key": foreign})).await;
     assert_eq!(r.is_error, Some(true));
     assert!(only_text(&r).contains("was not shown in this session"), "{r:?}");
@@ -640,7 +570,7 @@ async fn server_budget_with_the_memory_store_and_truncate_arrays_at() {
     client.cancel().await.unwrap();
 }
 
-async fn proxied_with_stash(dir: &DataDir, options: &[&str], child: &[&std::ffi::OsStr]) -> Client {
+async fn proxied_with_stash(dir: &TempDir, options: &[&str], child: &[&std::ffi::OsStr]) -> Client {
     let mut cmd = tokio::process::Command::new(stc());
     cmd.arg("mcp-proxy").args(options).arg("--").args(child).env("STC_DATA_DIR", &dir.0);
     connect(cmd).await
@@ -648,7 +578,7 @@ async fn proxied_with_stash(dir: &DataDir, options: &[&str], child: &[&std::ffi:
 
 #[tokio::test]
 async fn proxy_budget_truncates_with_a_marker_and_its_retrieve_tool_gives_the_exact_original() {
-    let dir = DataDir::new("proxy");
+    let dir = TempDir::new("proxy");
     let (py, fx) = (python(), fixture());
     let client = proxied_with_stash(&dir, &["--budget", "500"], &[py.as_os_str(), fx.as_os_str()]).await;
     let original = original_table(500).await;
@@ -694,7 +624,7 @@ async fn proxy_budget_truncates_with_a_marker_and_its_retrieve_tool_gives_the_ex
     // a forged seal, a malformed key, bad arguments: tool errors.
     let r = call(&client, "stc_retrieve", json!({"key": key})).await;
     assert!(r.is_error == Some(true) && only_text(&r).contains("has no seal"), "{r:?}");
-    let foreign = dir.foreign_key();
+    let foreign = foreign_key(&dir);
     let r = call(&client, "stc_retrieve", json!({"key": format!("{foreign}.0123456789abcdef")})).await;
     assert_eq!(r.is_error, Some(true));
     assert!(only_text(&r).contains("was not shown to this client"), "{r:?}");
@@ -715,7 +645,7 @@ async fn proxy_budget_truncates_with_a_marker_and_its_retrieve_tool_gives_the_ex
 
 #[tokio::test]
 async fn proxy_adds_no_retrieve_tool_and_cuts_nothing_without_truncation() {
-    let dir = DataDir::new("off");
+    let dir = TempDir::new("off");
     let (py, fx) = (python(), fixture());
     let client = proxied_with_stash(&dir, &[], &[py.as_os_str(), fx.as_os_str()]).await;
     let tools = within("tools/list", client.list_all_tools()).await.unwrap();
@@ -737,7 +667,7 @@ async fn proxy_adds_no_retrieve_tool_and_cuts_nothing_without_truncation() {
 /// the server's retrieved original (marked in `_meta`) is not re-encoded.
 #[test]
 fn proxy_retrieve_tool_name_collision_leaves_the_servers_tool_and_its_retrieved_results_alone() {
-    let dir = DataDir::new("collide");
+    let dir = TempDir::new("collide");
     let args = proxy_args(&["--budget", "300"], &[stc().as_ref(), "mcp".as_ref()]);
     let mut raw = Raw::spawn(&args, &[("STC_DATA_DIR", &dir.0)]);
     raw.initialize();
@@ -780,45 +710,10 @@ fn proxy_refuses_an_invalid_retrieve_tool_name_and_a_stash_db_outside_the_policy
     assert!(raw.stderr().contains("absolute"));
 }
 
-/// A `redis-server` of this test on a free loopback port (no persistence), killed on drop.
-pub(crate) struct Redis {
-    child: Child,
-    pub(crate) url: String,
-    _dir: DataDir,
-}
-
-impl Redis {
-    pub(crate) fn start() -> Redis {
-        let dir = DataDir::new("redis");
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir.0)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is missing: run `bash scripts/prereqs/20-redis.sh`");
-        let redis = Redis { child, url: format!("redis://127.0.0.1:{port}/"), _dir: dir };
-        let deadline = Instant::now() + LIMIT;
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        redis
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn proxy_stashes_in_redis_and_another_process_reads_the_payload_there() {
     let redis = Redis::start();
-    let dir = DataDir::new("redis-proxy");
+    let dir = TempDir::new("redis-proxy");
     let args =
         proxy_args(&["--truncate-arrays-at", "4", "--store", "redis", "--redis-url", &redis.url], &["cat".as_ref()]);
     let mut raw = Raw::spawn(&args, &[("STC_DATA_DIR", &dir.0)]);

@@ -7,12 +7,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use crate::support::{corpus_files, text};
+
 fn stc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_stc")).args(args).stdin(Stdio::null()).output().expect("run stc")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// A scratch directory of this test process, removed by the caller.
@@ -20,18 +18,6 @@ fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("stc-streaming-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn corpus_json() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 10, "corpus too small in {}", dir.display());
-    files
 }
 
 /// `stc decode FILE` must print exactly the core's `decode` of the file and a newline.
@@ -49,7 +35,7 @@ fn assert_decodes_like_the_core(path: &Path, label: &str) {
 #[test]
 fn decode_output_is_byte_identical_to_the_core_on_the_corpus() {
     let dir = scratch("corpus");
-    for file in corpus_json() {
+    for file in corpus_files("json", 10) {
         let name = file.file_name().unwrap().to_str().unwrap().to_owned();
         let json = std::fs::read_to_string(&file).unwrap();
         // The JSON itself (every JSON text is STC) and its STC in both profiles.

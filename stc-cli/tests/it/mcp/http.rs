@@ -14,10 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-#[path = "../../../stc-mcp/tests/support/peers.rs"]
-mod peers;
-
-use peers::*;
+use super::peers::*;
 
 /// `stc mcp-proxy --listen 127.0.0.1:0 ARGS -- <the 2.x server over stdio>`; its URL.
 fn listen(args: &[&str]) -> (Proc, String) {
@@ -124,47 +121,10 @@ fn upstream_failures_are_json_rpc_errors_and_never_hangs() {
     assert!(started.elapsed() < Duration::from_secs(30));
 }
 
-fn openssl(dir: &std::path::Path, args: &[&str]) {
-    let out = Command::new("openssl").current_dir(dir).args(args).output().expect("openssl runs");
-    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
 #[test]
 fn upstream_over_https_trusts_the_ca_flag_and_refuses_an_unknown_issuer() {
     // A CA and a certificate for 127.0.0.1 that it signs, made with openssl.
-    let dir = std::env::temp_dir().join(format!("stc-mcp-https-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
-    ca.extend(["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=stc test CA"]);
-    openssl(&dir, &ca);
-    let mut csr = vec!["req"];
-    csr.extend(ec);
-    csr.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]);
-    openssl(&dir, &csr);
-    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\n").unwrap();
-    openssl(
-        &dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ],
-    );
+    let dir = crate::certs::make_certificates("mcp-proxy");
     let (cert, key) = (dir.join("server.pem"), dir.join("server.key"));
     let (_server, url) = served(&["--https", cert.to_str().unwrap(), key.to_str().unwrap()], "https");
     let stc = env!("CARGO_BIN_EXE_stc");
@@ -388,7 +348,7 @@ async fn listen_configured_by_the_environment() {
 /// answers, 503 with the reason once it is gone (within the 2 s check).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listen_readyz_follows_the_stash_store() {
-    let redis = super::stdio::Redis::start();
+    let redis = crate::support::Redis::start();
     let (_proxy, url) = listen(&["--truncate-arrays-at", "4", "--store", "redis", "--redis-url", &redis.url]);
     let base = url.trim_end_matches("/mcp").to_string();
     assert_eq!(get(&format!("{base}/readyz")).await, (200, serde_json::json!({"ready": true})));

@@ -7,7 +7,7 @@
 //! which prints what it saw as JSON. The peers are installed by
 //! `scripts/prereqs/30-mcp.sh`. Every run has a time limit.
 
-use super::{root, stc};
+use crate::support::{root, stc, TempDir};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -43,28 +43,6 @@ fn npm_bin(name: &str) -> String {
     let p = dir.join("node_modules/.bin").join(name);
     assert!(p.exists(), "{} is missing: run `bash scripts/prereqs/30-mcp.sh` first", p.display());
     p.to_string_lossy().into_owned()
-}
-
-/// A temporary directory of the test's own, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("stc-mcp-sdk-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Runs the SDK client in `python` with `spec`; returns what it printed.

@@ -1,68 +1,11 @@
 //! `stc proxy` as a user runs it: the real binary in front of a separate
 //! upstream process (stc-http/tests/upstream.py), hit with curl.
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::io::Read;
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-const UPSTREAM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../stc-http/tests/upstream.py");
-
-/// A child process killed on drop, its stdout lines on a channel.
-struct Proc {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Proc {
-    fn spawn(cmd: &mut Command) -> Proc {
-        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("spawn");
-        let stdin = child.stdin.take();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in out.lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Proc { child, stdin, lines }
-    }
-
-    fn line(&self) -> String {
-        self.lines.recv_timeout(Duration::from_secs(60)).expect("a line on stdout")
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn upstream() -> (Proc, u16) {
-    let p = Proc::spawn(Command::new("python3").arg(UPSTREAM));
-    let port = p.line().trim().parse().unwrap();
-    (p, port)
-}
-
-/// Starts `stc proxy` on a free port; returns it and its address (read from stdout).
-fn proxy(upstream: &str, extra: &[&str]) -> (Proc, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stc"));
-    cmd.args(["proxy", "--listen", "127.0.0.1:0", "--upstream", upstream]).args(extra).stderr(Stdio::piped());
-    let p = Proc::spawn(&mut cmd);
-    let line = p.line();
-    let addr = line
-        .strip_prefix("stc proxy: listening on http://")
-        .and_then(|rest| rest.split(' ').next())
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    (p, addr)
-}
+use crate::support::{proxy, upstream, Proc};
 
 /// Runs curl; returns (status, headers lowercased, body).
 fn curl(args: &[&str]) -> (u16, Vec<(String, String)>, Vec<u8>) {

@@ -1,19 +1,12 @@
 //! `--stc-version 1|2` on `encode`, `decode` and `check` (design A): the
 //! core's names and message, the version passed through to the codec.
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+
+use crate::support::{corpus, text};
 
 fn stc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_stc")).args(args).stdin(Stdio::null()).output().expect("run stc")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn corpus(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(name)
 }
 
 #[test]
