@@ -241,6 +241,11 @@ impl Envelope<'_> {
         self.method.is_some() && self.id.is_some()
     }
 
+    /// A notification has a method and no id.
+    pub fn is_notification(&self) -> bool {
+        self.method.is_some() && self.id.is_none()
+    }
+
     /// A response has an id, no method, and a result or an error.
     pub fn is_response(&self) -> bool {
         self.method.is_none() && self.id.is_some() && (self.result.is_some() || self.error.is_some())

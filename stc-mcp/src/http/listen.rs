@@ -60,7 +60,7 @@ use tokio::sync::mpsc;
 
 use super::metrics::Metrics;
 use super::Error;
-use super::{jsonrpc_error, origin_allowed, sse_frame, ChannelBody, Msg, SESSION_HEADER};
+use super::{jsonrpc_error, origin_allowed, sse_frame, ChannelBody, Envelope, SESSION_HEADER};
 use crate::engine::{Engine, Pending, Session};
 use crate::frame::{LineReader, Piece};
 use crate::proxy::{ProxyExit, ProxyOptions};
@@ -717,7 +717,7 @@ async fn post(shared: Arc<Shared>, req: Request<Incoming>, request_id: &str, acc
         };
         return rpc_error(StatusCode::BAD_REQUEST, None, code, m);
     }
-    let Ok(msg) = serde_json::from_str::<Msg>(text) else {
+    let Ok(msg) = serde_json::from_str::<Envelope>(text) else {
         return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Parse error: the body is not a JSON-RPC message");
     };
     access.rpc_method = msg.method.as_deref().map(str::to_string);
@@ -938,7 +938,7 @@ fn reply(reply: Reply, sse: bool, session: Option<&str>) -> Response<Body> {
 
 /// Keeps the child's `initialize` result for later sessions.
 fn cache_init(shared: &Shared, line: &str) {
-    if let Ok(msg) = serde_json::from_str::<Msg>(line) {
+    if let Ok(msg) = serde_json::from_str::<Envelope>(line) {
         if let Some(result) = msg.result {
             if let Ok(mut state) = shared.state.lock() {
                 state.init_result = Some(result.get().to_string());
@@ -1060,7 +1060,7 @@ async fn answer(shared: &Shared, n: u64, make: impl FnOnce(&Waiting) -> String) 
 
 /// A response (already rewritten) to the request that waits for it, under the client's own id.
 async fn route_response(shared: &Shared, text: &str) {
-    let Ok(msg) = serde_json::from_str::<Msg>(text) else { return };
+    let Ok(msg) = serde_json::from_str::<Envelope>(text) else { return };
     let Some(n) = msg.id.and_then(|id| id.get().parse::<u64>().ok()) else { return };
     answer(shared, n, |w| {
         let offset = msg.id.map_or(0, |id| id.get().as_ptr() as usize - text.as_ptr() as usize);
@@ -1079,7 +1079,7 @@ async fn route_one(shared: &Shared, text: &str) {
         }
         return;
     }
-    let Ok(msg) = serde_json::from_str::<Msg>(text) else { return };
+    let Ok(msg) = serde_json::from_str::<Envelope>(text) else { return };
     if msg.method.is_none() {
         // A response: to one of ours, rewritten by the engine in its session.
         let n = msg.id.and_then(|id| id.get().parse::<u64>().ok());

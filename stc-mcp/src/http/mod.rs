@@ -22,13 +22,10 @@ pub mod listen;
 pub mod metrics;
 pub mod upstream;
 
-use std::borrow::Cow;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
 /// Why an HTTP service could not start or stopped.
 #[derive(Debug)]
@@ -57,29 +54,9 @@ pub const METHOD_HEADER: &str = "mcp-method";
 /// `Mcp-Name` (2026-07-28 routing header: the tool, prompt or resource name).
 pub const NAME_HEADER: &str = "mcp-name";
 
-/// The parts of a JSON-RPC message the HTTP side looks at.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Msg<'a> {
-    #[serde(borrow, default)]
-    pub id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    pub method: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    pub result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    pub error: Option<&'a RawValue>,
-}
-
-impl Msg<'_> {
-    pub fn is_request(&self) -> bool {
-        self.method.is_some() && self.id.is_some()
-    }
-    pub fn is_notification(&self) -> bool {
-        self.method.is_some() && self.id.is_none()
-    }
-}
+/// The parts of a JSON-RPC message the HTTP side looks at: the proxy's one
+/// envelope type.
+pub(crate) use crate::rewrite::Envelope;
 
 /// A JSON-RPC error message (id `null` when unknown).
 pub(crate) fn jsonrpc_error(id: Option<&str>, code: i64, message: &str) -> String {

@@ -36,7 +36,7 @@ use hyper_util::rt::TokioExecutor;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
-use super::{jsonrpc_error, Error, Msg, SseParser, METHOD_HEADER, NAME_HEADER, SESSION_HEADER, VERSION_HEADER};
+use super::{jsonrpc_error, Envelope, Error, SseParser, METHOD_HEADER, NAME_HEADER, SESSION_HEADER, VERSION_HEADER};
 use crate::frame::{LineReader, Piece};
 
 /// The `_meta` key of the 2026-07-28 protocol version.
@@ -210,7 +210,7 @@ impl Bridge {
 
     /// POSTs one message (with `extra` headers besides the configured ones) and writes what comes back.
     pub(crate) async fn post(&self, text: String, extra: &[(HeaderName, HeaderValue)]) {
-        let Ok(msg) = serde_json::from_str::<Msg>(&text) else {
+        let Ok(msg) = serde_json::from_str::<Envelope>(&text) else {
             tracing::warn!("a line from the client is not a JSON-RPC message; not sent upstream");
             return;
         };
@@ -342,7 +342,7 @@ impl Bridge {
             Ok(Ok(c)) => c.to_bytes(),
         };
         let text = String::from_utf8_lossy(&collected);
-        let jsonrpc = serde_json::from_str::<Msg>(&text).ok().filter(|m| m.result.is_some() || m.error.is_some());
+        let jsonrpc = serde_json::from_str::<Envelope>(&text).ok().filter(|m| m.result.is_some() || m.error.is_some());
         match jsonrpc {
             Some(m) if m.id.is_some_and(|i| i.get() != "null") => {
                 self.note_answer(&text, id.as_deref(), is_initialize);
@@ -365,7 +365,7 @@ impl Bridge {
 
     /// Whether `event` is the response to `id`; keeps the protocol version an `initialize` agreed.
     fn note_answer(&self, event: &str, id: Option<&str>, is_initialize: bool) -> bool {
-        let Ok(m) = serde_json::from_str::<Msg>(event) else { return false };
+        let Ok(m) = serde_json::from_str::<Envelope>(event) else { return false };
         let is_answer = m.method.is_none() && m.id.is_some_and(|i| Some(i.get()) == id);
         if is_answer && is_initialize {
             #[derive(serde::Deserialize)]
