@@ -24,16 +24,18 @@ use crate::args;
     Client configuration: {\"command\": \"stc\", \"args\": [\"mcp\"]}")]
 pub struct McpArgs {
     /// Deepest nesting of arrays and objects accepted in tool arguments.
-    #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N")]
+    #[arg(long, default_value_t = Limits::default().max_depth, value_name = "N", env = "STC_MCP_MAX_DEPTH")]
     max_depth: usize,
     /// Longest request line accepted; longer ones get a JSON-RPC error (-32600).
-    #[arg(long, default_value_t = ServerOptions::default().max_message_bytes, value_name = "BYTES")]
+    #[arg(long, default_value_t = ServerOptions::default().max_message_bytes, value_name = "BYTES",
+          env = "STC_MCP_MAX_MESSAGE_BYTES")]
     max_message_bytes: usize,
     #[command(flatten)]
     store: crate::retrieve::StoreArgs,
     /// STC version the tools write, read and measure when a call gives none: 2 (column groups,
     /// absent cells `~`, keyed tables; the instructions explain them), or 1.
-    #[arg(long, default_value = "2", value_parser = args::version(), value_name = "VERSION")]
+    #[arg(long, default_value = "2", value_parser = args::version(), value_name = "VERSION",
+          env = "STC_MCP_STC_VERSION")]
     stc_version: Version,
     #[command(flatten)]
     log: crate::runtime::LogArgs,

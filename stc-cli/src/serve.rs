@@ -65,10 +65,12 @@ pub struct NativeHostArgs {
     #[arg(long, value_name = "ADDR")]
     service: Option<String>,
     /// Seconds to wait for the service to connect and answer.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = crate::args::seconds)]
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = crate::args::seconds,
+          env = "STC_NATIVE_HOST_TIMEOUT")]
     timeout: f64,
     /// Largest message from the browser, in bytes; longer ones get `message_too_large`.
-    #[arg(long, default_value_t = HostConfig::default().max_message_bytes, value_name = "BYTES", value_parser = parse_positive)]
+    #[arg(long, default_value_t = HostConfig::default().max_message_bytes, value_name = "BYTES", value_parser = parse_positive,
+          env = "STC_NATIVE_HOST_MAX_MESSAGE_BYTES")]
     max_message_bytes: usize,
     /// What the browser passes (origin, manifest path, parent window); ignored.
     #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
