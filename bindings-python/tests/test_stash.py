@@ -277,12 +277,12 @@ def test_invalid_json_and_wrong_types() -> None:
         stc.retrieve("0123456789abcdef01234567", stash=None)  # type: ignore[arg-type]
     # stc-stash's one check (StoreConfig::new), with the messages of every binding.
     for bad, shown in [(0.0, "0"), (-1.0, "-1"), (float("nan"), "NaN")]:
-        with pytest.raises(ValueError) as caught:
+        with pytest.raises(ValueError) as refused:
             stc.MemoryStash(ttl=bad)
-        assert str(caught.value) == f"ttl must be a positive number of seconds, got {shown}"
-    with pytest.raises(ValueError) as caught:
+        assert str(refused.value) == f"ttl must be a positive number of seconds, got {shown}"
+    with pytest.raises(ValueError) as refused:
         stc.SqliteStash(capacity=0)
-    assert str(caught.value) == "capacity must be a positive integer, got 0"
+    assert str(refused.value) == "capacity must be a positive integer, got 0"
 
 
 def test_stash_error_pickles() -> None:
