@@ -59,9 +59,20 @@ impl Drop for Proc {
     }
 }
 
-/// A loopback port nobody listens on now.
+/// A loopback port nobody listens on now, and one this process has not
+/// handed out before: the tests of this binary run side by side and restart
+/// their gateways on the ports they were given, so a port freed by a killed
+/// gateway must not go to another test's Redis or balancer meanwhile.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    static GIVEN: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// Waits until something accepts TCP connections on `port`.
@@ -111,20 +122,48 @@ pub fn upstream() -> (Proc, u16) {
     (Proc { child, name: "upstream".into() }, port)
 }
 
-/// `redis-server` on a free port, with no persistence; its port.
+/// `redis-server` on a free port, with no persistence; its port. Another
+/// process may take the port between [`free_port`] and Redis's bind: then
+/// Redis exits (or something else answers) and a new port is tried.
 pub fn redis(dir: &Path) -> (Proc, u16) {
-    let port = free_port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-        .arg("--dir")
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("redis-server (scripts/prereqs/20-redis.sh installs it)");
-    let proc = Proc { child, name: "redis".into() };
-    wait_listening(port, Duration::from_secs(10));
-    (proc, port)
+    let mut last_error = String::new();
+    for _ in 0..5 {
+        let port = free_port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("redis-server (scripts/prereqs/20-redis.sh installs it)");
+        let mut proc = Proc { child, name: "redis".into() };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(code) = proc.wait_exit(Duration::ZERO) {
+                last_error = format!("redis-server on port {port} exited with {code}");
+                break;
+            }
+            if redis_pong(port) {
+                return (proc, port);
+            }
+            if Instant::now() > deadline {
+                last_error = format!("redis-server on port {port} did not answer PING within 10 s");
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+    panic!("could not start redis-server: {last_error}");
+}
+
+/// Whether a Redis server answers `PING` on `port`.
+fn redis_pong(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else { return false };
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+    let mut answer = [0u8; 7];
+    stream.write_all(b"PING\r\n").is_ok() && stream.read_exact(&mut answer).is_ok() && &answer == b"+PONG\r\n"
 }
 
 /// A backend of the load balancer: a name and a port.
