@@ -263,7 +263,15 @@ fn load(dir: &Path, filters: &[String]) -> Result<Vec<Job>, String> {
         if !CATEGORIES.contains(&file.category.as_str()) {
             return Err(format!("{}: unknown category {:?}", path.display(), file.category));
         }
-        for case in file.expanded() {
+        // Case files hold cases only: `stc-conformance-bless` expanded the seeds.
+        if let Some(seed) = file.cases.iter().find(|c| c.prefixes.is_some()) {
+            return Err(format!(
+                "{}: case {:?} is a seed (it has \"prefixes\"); seeds belong in conformance/seeds/ and `stc-conformance-bless` expands them",
+                path.display(),
+                seed.name
+            ));
+        }
+        for case in file.cases {
             let name = format!("{}::{}::{}", file.category, stem(&path), case.name);
             if filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str())) {
                 jobs.push(Job { name, category: file.category.clone(), file: path.clone(), case });

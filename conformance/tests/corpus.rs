@@ -170,7 +170,7 @@ fn main() {
         let Some(file) = file_trials(&mut trials, &path, "", structure_problems) else { continue };
         let shown = display_path(&path);
         let category = file.category.clone();
-        for case in file.expanded() {
+        for case in file.cases {
             sections.push((case.name.clone(), case.spec.clone()));
             inputs.push((case.name.clone(), case.input_bytes(), case.limits()));
             names.entry(case.name.clone()).or_default().push(shown.clone());

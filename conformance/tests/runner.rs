@@ -241,6 +241,15 @@ fn usage_errors_and_bad_case_files_exit_2() {
     let out = runner(&["--decoder", "cat", "--cases", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("x.json is not a valid case file"), "{}", text(&out.stderr));
+    // A seed copied into the cases directory instead of blessed: refused, not run as one case.
+    let seed = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("seeds/invalid/truncated.json"))
+        .unwrap();
+    std::fs::create_dir_all(dir.join("invalid")).unwrap();
+    std::fs::remove_file(dir.join("x.json")).unwrap();
+    std::fs::write(dir.join("invalid/truncated.json"), seed).unwrap();
+    let out = runner(&["--decoder", "cat", "--cases", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("case \"stc-prefix\" is a seed"), "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
