@@ -227,19 +227,36 @@ pub(crate) fn escape(s: &[u8]) -> Option<(usize, bool)> {
     }
 }
 
-const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-
 /// Whether `b` is JSON whitespace.
 #[inline(always)]
 pub(crate) fn is_ws(b: Option<&u8>) -> bool {
     matches!(b, Some(b' ' | b'\n' | b'\r' | b'\t'))
 }
 
-/// The high bit of every byte of `v` that is zero, exactly (no carry
-/// crosses a byte).
-#[inline(always)]
-pub(crate) fn zero_bytes(v: u64) -> u64 {
-    !(((v & LOW7) + LOW7) | v) & HIGH
+/// The index after the run of JSON whitespace starting at `i` (`i` itself
+/// when there is none). Indentation is spaces: eight bytes that are all
+/// spaces are one comparison; otherwise the first byte that is not a space
+/// ends the run unless it is another whitespace byte (a line break, a
+/// tab), which is stepped over. The last few bytes one at a time.
+#[inline]
+pub(crate) fn ws_end(bytes: &[u8], mut i: usize) -> usize {
+    const SPACES: u64 = ONES * b' ' as u64;
+    while let Some(w) = word_at(bytes, i) {
+        let other = w ^ SPACES;
+        if other == 0 {
+            i += 8;
+            continue;
+        }
+        i += (other.trailing_zeros() / 8) as usize;
+        if !matches!(bytes.get(i), Some(b'\n' | b'\r' | b'\t')) {
+            return i;
+        }
+        i += 1;
+    }
+    while is_ws(bytes.get(i)) {
+        i += 1;
+    }
+    i
 }
 
 /// The index after the ASCII digits from `i`: [`digits_end`] (eight bytes
@@ -424,6 +441,28 @@ mod tests {
     }
 
     #[test]
+    fn ws_end_stops_at_the_first_non_whitespace_byte_of_any_indentation() {
+        // Runs of spaces with one other byte (whitespace or not) at every
+        // position, from every start.
+        for len in 0..=40 {
+            for at in (0..len).map(Some).chain([None]) {
+                for b in [b'\n', b'\r', b'\t', b' ', b'"', b'{', 0x00, 0x0b, 0x0c, 0x1f, 0x21, 0x80, 0xa0, 0xff] {
+                    let mut v = vec![b' '; len];
+                    if let Some(at) = at {
+                        v[at] = b;
+                    }
+                    v.push(b'x');
+                    for start in 0..=len {
+                        let want = start + v[start..].iter().take_while(|c| is_ws(Some(c))).count();
+                        assert_eq!(ws_end(&v, start), want, "byte {b:#x} at {at:?} of {len} from {start}");
+                        assert_eq!(ws_end(&v[..len], start), want.min(len));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn escape_lengths_agree_with_escape_len() {
         let mut cases: Vec<Vec<u8>> = Vec::new();
         for b in 0..=255u8 {
@@ -494,24 +533,8 @@ mod json_tests {
             let i = at.index(b.len() + 1);
             prop_assert_eq!(digits::<false>(&b, i), naive_digits(&b, i));
             prop_assert_eq!(digits::<true>(&b, i), naive_digits(&b, i));
-            // `zero_bytes` as the whitespace scan uses it.
-            let mut ws = 0;
-            while let Some(chunk) = b.get(ws..ws + 8) {
-                let w = u64::from_le_bytes(chunk.try_into().unwrap());
-                let found = zero_bytes(w ^ (ONES * b' ' as u64))
-                    | zero_bytes(w ^ (ONES * b'\n' as u64))
-                    | zero_bytes(w ^ (ONES * b'\r' as u64))
-                    | zero_bytes(w ^ (ONES * b'\t' as u64));
-                let other = !found & HIGH;
-                if other != 0 {
-                    ws += (other.trailing_zeros() / 8) as usize;
-                    break;
-                }
-                ws += 8;
-            }
-            if b.get(ws..ws + 8).is_none() {
-                ws += naive_ws(&b[ws..]);
-            }
+            prop_assert_eq!(ws_end(&b, i), i + naive_ws(&b[i..]));
+            let ws = ws_end(&b, 0);
             prop_assert_eq!(ws, naive_ws(&b));
         }
 

@@ -21,7 +21,7 @@
 //!   check per node: an input under 4 GiB has fewer nodes than bytes.
 
 use super::{Tape, Word, ARRAY, FALSE, IN_ARENA, KEY, LONG, NULL, NUMBER, OBJECT, SHIFT, STRING, TAG, TRUE};
-use crate::scan::{is_ws, number_end, plain_run, zero_bytes, HIGH, ONES};
+use crate::scan::{is_ws, number_end, plain_run, ws_end};
 use crate::strings::JsonStr;
 
 /// Reads `input` (shorter than 4 GiB: the caller checks) into a tape, or
@@ -83,23 +83,9 @@ impl Reader<'_> {
         self.ws_run();
     }
 
+    /// A run of two or more whitespace bytes (a line break and its indentation).
     fn ws_run(&mut self) {
-        while let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
-            let w = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
-            let ws = zero_bytes(w ^ (ONES * b' ' as u64))
-                | zero_bytes(w ^ (ONES * b'\n' as u64))
-                | zero_bytes(w ^ (ONES * b'\r' as u64))
-                | zero_bytes(w ^ (ONES * b'\t' as u64));
-            let other = !ws & HIGH;
-            if other != 0 {
-                self.pos += (other.trailing_zeros() / 8) as usize;
-                return;
-            }
-            self.pos += 8;
-        }
-        while is_ws(self.bytes.get(self.pos)) {
-            self.pos += 1;
-        }
+        self.pos = ws_end(self.bytes, self.pos);
     }
 
     /// Appends a node; a length that does not fit in `head` goes to `long`.
@@ -600,7 +586,7 @@ mod tests {
             any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| format!("{f:e}")),
             (any::<u32>(), 0u32..1000).prop_map(|(a, b)| format!("{a}.{b:03}E-{}", b % 40)),
         ];
-        let ws = prop::sample::select(vec!["", "", " ", "\n  ", "\t", "\r\n"]);
+        let ws = prop::sample::select(vec!["", "", " ", "\n  ", "\t", "\r\n", "\n            ", "\n\t\t        \t  "]);
         let leaf = prop_oneof![
             string.clone(),
             number,
