@@ -48,6 +48,7 @@ pub(crate) fn lone_surrogate_error(js: &JsString) -> JsValue {
 }
 
 impl Text {
+    #[cfg(feature = "encode")]
     /// The string itself, or the bytes checked as UTF-8 (an `invalid_utf8`
     /// error from stc-core when they are not).
     pub(crate) fn into_string(self) -> Result<String, JsValue> {

@@ -41,7 +41,7 @@ mod errors;
 mod input;
 mod options;
 mod parse;
-#[cfg(feature = "encode")]
+#[cfg(feature = "stash")]
 mod stash;
 #[cfg(feature = "encode")]
 mod stringify;

@@ -1,12 +1,11 @@
 //! `parse`: STC to JavaScript values.
 
 use js_sys::{Array, BigInt, JsString, Object, Reflect};
-use stc_core::{Failure, JsonStr, Sink};
+use stc_core::{Abort, Failure, JsonStr, JsonWriter, Sink};
 use wasm_bindgen::prelude::*;
 
-use crate::codec::decode_text;
 use crate::errors::js_error;
-use crate::input::text_arg;
+use crate::input::{text_arg, Text};
 use crate::options::{bool_opt, decode_opt};
 
 /// Decodes STC to a JavaScript value.
@@ -21,17 +20,115 @@ pub fn parse(
         let json = decode_text(stc, &options)?;
         return js_sys::JSON::parse(&json);
     }
-    let opts = decode_opt(&options)?;
+    match read(stc, &options, |_| ReadSink::Values(ValueBuilder { stack: Vec::new(), root: None }))? {
+        ReadSink::Values(builder) => Ok(builder.root.unwrap_or(JsValue::NULL)),
+        ReadSink::Json(_) => Err(out_of_order()),
+    }
+}
+
+/// `decode` and `decodeStc`: STC (a string or UTF-8 bytes) to minified JSON
+/// text, written by stc-core's [`JsonWriter`] (what `stc_core::decode_with`
+/// does, through this module's one reader instantiation).
+pub(crate) fn decode_text(input: &JsValue, options: &JsValue) -> Result<String, JsValue> {
+    match read(input, options, |len| ReadSink::Json(JsonWriter::with_capacity(len + len / 2)))? {
+        ReadSink::Json(w) => Ok(w.into_string()),
+        ReadSink::Values(_) => Err(out_of_order()),
+    }
+}
+
+/// Reads `stc` with stc-core's reader into the sink `make` gives for the
+/// input's length in bytes. The module instantiates the reader once, for
+/// [`ReadSink`], rather than once per sink (the reader is most of the
+/// decode-only module).
+fn read(stc: &JsValue, options: &JsValue, make: impl FnOnce(usize) -> ReadSink) -> Result<ReadSink, JsValue> {
+    let opts = decode_opt(options)?;
     let text = text_arg(stc, "stc")?;
-    let is_str = text.as_str().is_some();
-    let text = text.into_string()?;
-    let mut builder = ValueBuilder { stack: Vec::new(), root: None };
-    match stc_core::parse_stc_to(&text, &opts, &mut builder) {
-        Ok(()) => Ok(builder.root.unwrap_or(JsValue::NULL)),
-        Err(Failure::Input(e)) => Err(js_error(&e, is_str.then_some(text.as_str()))),
+    let mut sink = make(match &text {
+        Text::Str(s) => s.len(),
+        Text::Bytes(b) => b.len(),
+    });
+    let result = match &text {
+        Text::Str(s) => stc_core::parse_stc_to(s, &opts, &mut sink),
+        Text::Bytes(b) => {
+            let s = stc_core::from_utf8(b).map_err(|e| js_error(&e, None))?;
+            stc_core::parse_stc_to(s, &opts, &mut sink)
+        }
+    };
+    match result {
+        Ok(()) => Ok(sink),
+        Err(Failure::Input(e)) => Err(js_error(&e, text.as_str())),
         // A JavaScript exception raised while building the value (a setter,
         // BigInt) comes back as it was thrown.
         Err(Failure::Sink(thrown)) => Err(thrown),
+    }
+}
+
+/// The reader's one sink type: minified JSON text (`decode`, and `parse`
+/// without `bigint`) or JavaScript values (`parse` with `bigint`).
+enum ReadSink {
+    Json(JsonWriter),
+    Values(ValueBuilder),
+}
+
+/// The JSON writer never refuses; were it to, the refusal is a bug here.
+fn written(r: Result<(), Abort>) -> Result<(), JsValue> {
+    r.map_err(|Abort| out_of_order())
+}
+
+impl<'a> Sink<'a, JsValue> for ReadSink {
+    fn null(&mut self) -> Result<(), JsValue> {
+        match self {
+            ReadSink::Json(w) => written(w.null()),
+            ReadSink::Values(b) => b.null(),
+        }
+    }
+    fn boolean(&mut self, value: bool) -> Result<(), JsValue> {
+        match self {
+            ReadSink::Json(w) => written(w.boolean(value)),
+            ReadSink::Values(b) => b.boolean(value),
+        }
+    }
+    fn number(&mut self, lexeme: &'a str) -> Result<(), JsValue> {
+        match self {
+            ReadSink::Json(w) => written(w.number(lexeme)),
+            ReadSink::Values(b) => b.number(lexeme),
+        }
+    }
+    fn string(&mut self, value: JsonStr<'a>) -> Result<(), JsValue> {
+        match self {
+            ReadSink::Json(w) => written(w.string(value)),
+            ReadSink::Values(b) => b.string(value),
+        }
+    }
+    fn begin_array(&mut self, len: Option<usize>) -> Result<(), JsValue> {
+        match self {
+            ReadSink::Json(w) => written(w.begin_array(len)),
+            ReadSink::Values(b) => b.begin_array(len),
+        }
+    }
+    fn end_array(&mut self) -> Result<(), JsValue> {
+        match self {
+            ReadSink::Json(w) => written(w.end_array()),
+            ReadSink::Values(b) => b.end_array(),
+        }
+    }
+    fn begin_object(&mut self, len: Option<usize>) -> Result<(), JsValue> {
+        match self {
+            ReadSink::Json(w) => written(w.begin_object(len)),
+            ReadSink::Values(b) => b.begin_object(len),
+        }
+    }
+    fn key(&mut self, key: JsonStr<'a>) -> Result<(), JsValue> {
+        match self {
+            ReadSink::Json(w) => written(w.key(key)),
+            ReadSink::Values(b) => b.key(key),
+        }
+    }
+    fn end_object(&mut self) -> Result<(), JsValue> {
+        match self {
+            ReadSink::Json(w) => written(w.end_object()),
+            ReadSink::Values(b) => b.end_object(),
+        }
     }
 }
 

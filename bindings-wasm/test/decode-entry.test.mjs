@@ -120,8 +120,12 @@ const RUST_DISPLAY = [
   [0.1, '0.1'],
 ];
 
-test('a refused version is named as Rust writes the number, in both modules', () => {
-  const modules = { full: join(ROOT, 'pkg/node/stc_wasm.js'), decode: join(ROOT, 'pkg/node/stc_decode_wasm.js') };
+test('a refused version is named as Rust writes the number, in all three modules', () => {
+  const modules = {
+    codec: join(ROOT, 'pkg/node/stc_wasm.js'),
+    stash: join(ROOT, 'pkg/node/stc_stash_wasm.js'),
+    decode: join(ROOT, 'pkg/node/stc_decode_wasm.js'),
+  };
   for (const [name, file] of Object.entries(modules)) {
     const native = createRequire(import.meta.url)(file);
     for (const [n, text] of RUST_DISPLAY) {
