@@ -2,6 +2,8 @@
 
 use js_sys::{Array, BigInt, JsString, Object, Reflect};
 use stc_core::{Abort, Failure, JsonStr, JsonWriter, Sink};
+#[cfg(all(feature = "encode", not(feature = "stash")))]
+use stc_core::{Document, DocumentBuilder};
 use wasm_bindgen::prelude::*;
 
 use crate::errors::js_error;
@@ -20,9 +22,11 @@ pub fn parse(
         let json = decode_text(stc, &options)?;
         return js_sys::JSON::parse(&json);
     }
-    match read(stc, &options, |_| ReadSink::Values(ValueBuilder { stack: Vec::new(), root: None }))? {
-        ReadSink::Values(builder) => Ok(builder.root.unwrap_or(JsValue::NULL)),
-        ReadSink::Json(_) => Err(out_of_order()),
+    match read(stc, &options, |_| {
+        ReadSink::Values(ValueBuilder { stack: Vec::new(), root: None }, std::marker::PhantomData)
+    })? {
+        Read::Value(value) => Ok(value),
+        Read::Text(_) => Err(out_of_order()),
     }
 }
 
@@ -31,8 +35,8 @@ pub fn parse(
 /// does, through this module's one reader instantiation).
 pub(crate) fn decode_text(input: &JsValue, options: &JsValue) -> Result<String, JsValue> {
     match read(input, options, |len| ReadSink::Json(JsonWriter::with_capacity(len + len / 2)))? {
-        ReadSink::Json(w) => Ok(w.into_string()),
-        ReadSink::Values(_) => Err(out_of_order()),
+        Read::Text(json) => Ok(json),
+        Read::Value(_) => Err(out_of_order()),
     }
 }
 
@@ -40,7 +44,7 @@ pub(crate) fn decode_text(input: &JsValue, options: &JsValue) -> Result<String, 
 /// input's length in bytes. The module instantiates the reader once, for
 /// [`ReadSink`], rather than once per sink (the reader is most of the
 /// decode-only module).
-fn read(stc: &JsValue, options: &JsValue, make: impl FnOnce(usize) -> ReadSink) -> Result<ReadSink, JsValue> {
+fn read(stc: &JsValue, options: &JsValue, make: impl FnOnce(usize) -> ReadSink<'static>) -> Result<Read, JsValue> {
     let opts = decode_opt(options)?;
     let text = text_arg(stc, "stc")?;
     let mut sink = make(match &text {
@@ -55,7 +59,12 @@ fn read(stc: &JsValue, options: &JsValue, make: impl FnOnce(usize) -> ReadSink) 
         }
     };
     match result {
-        Ok(()) => Ok(sink),
+        Ok(()) => match sink {
+            ReadSink::Json(w) => Ok(Read::Text(w.into_string())),
+            ReadSink::Values(b, _) => Ok(Read::Value(b.root.unwrap_or(JsValue::NULL))),
+            #[allow(unreachable_patterns)]
+            _ => Err(out_of_order()),
+        },
         Err(Failure::Input(e)) => Err(js_error(&e, text.as_str())),
         // A JavaScript exception raised while building the value (a setter,
         // BigInt) comes back as it was thrown.
@@ -63,11 +72,46 @@ fn read(stc: &JsValue, options: &JsValue, make: impl FnOnce(usize) -> ReadSink) 
     }
 }
 
+/// What [`read`] made: JSON text or a JavaScript value.
+enum Read {
+    Text(String),
+    Value(JsValue),
+}
+
+/// JSON text as a [`Document`] for the encoder, read by the same reader
+/// instantiation as `decode` (stc-core's reader in JSON mode, as
+/// `Document::parse_json` reads any input its fast reader refuses, so the
+/// errors are the same), into stc-core's checked [`DocumentBuilder`]. This
+/// leaves stc-core's second JSON reader (the tape reader of
+/// `Document::parse_json`) and a second reader instantiation out of the
+/// codec module. The stash module holds both anyway (stc-stash reads with
+/// `Document::parse_json`) and encodes through stc-core's own functions:
+/// test/stash-entry.test.mjs compares the two modules' output.
+#[cfg(all(feature = "encode", not(feature = "stash")))]
+pub(crate) fn json_document<'a>(json: &'a str, limits: &stc_core::Limits) -> Result<Document<'a>, stc_core::Error> {
+    // No depth limit of the builder's own: the reader's limit applies, with its error.
+    let mut sink = ReadSink::Doc(DocumentBuilder::with_capacity(json.len() / 8 + 4, usize::MAX));
+    let result = stc_core::parse_json_to(json, limits, &mut sink);
+    match (result, sink) {
+        (Err(Failure::Input(e)), _) => Err(e),
+        // A refusal of the builder (the reader checks what it checks, so none
+        // is expected) is kept by the builder: `finish` returns it.
+        (_, ReadSink::Doc(builder)) => builder.finish(),
+        // Not reached (the sink is the one made above): an empty builder's
+        // "incomplete document" error rather than a panic.
+        (_, _) => DocumentBuilder::new().finish(),
+    }
+}
+
 /// The reader's one sink type: minified JSON text (`decode`, and `parse`
-/// without `bigint`) or JavaScript values (`parse` with `bigint`).
-enum ReadSink {
+/// without `bigint`), JavaScript values (`parse` with `bigint`) or, in the
+/// codec module, the encoder's document (`encode`, `encodeGated`).
+enum ReadSink<'a> {
     Json(JsonWriter),
-    Values(ValueBuilder),
+    /// (The marker ties the lifetime to the type in every module.)
+    Values(ValueBuilder, std::marker::PhantomData<&'a str>),
+    #[cfg(all(feature = "encode", not(feature = "stash")))]
+    Doc(DocumentBuilder<'a>),
 }
 
 /// The JSON writer never refuses; were it to, the refusal is a bug here.
@@ -75,59 +119,83 @@ fn written(r: Result<(), Abort>) -> Result<(), JsValue> {
     r.map_err(|Abort| out_of_order())
 }
 
-impl<'a> Sink<'a, JsValue> for ReadSink {
+/// The document builder keeps its refusal for `finish`; the reader stops.
+#[cfg(all(feature = "encode", not(feature = "stash")))]
+fn built(r: Result<(), Abort>) -> Result<(), JsValue> {
+    r.map_err(|Abort| JsValue::UNDEFINED)
+}
+
+impl<'a> Sink<'a, JsValue> for ReadSink<'a> {
     fn null(&mut self) -> Result<(), JsValue> {
         match self {
             ReadSink::Json(w) => written(w.null()),
-            ReadSink::Values(b) => b.null(),
+            ReadSink::Values(b, _) => b.null(),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::null(d)),
         }
     }
     fn boolean(&mut self, value: bool) -> Result<(), JsValue> {
         match self {
             ReadSink::Json(w) => written(w.boolean(value)),
-            ReadSink::Values(b) => b.boolean(value),
+            ReadSink::Values(b, _) => b.boolean(value),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::boolean(d, value)),
         }
     }
     fn number(&mut self, lexeme: &'a str) -> Result<(), JsValue> {
         match self {
             ReadSink::Json(w) => written(w.number(lexeme)),
-            ReadSink::Values(b) => b.number(lexeme),
+            ReadSink::Values(b, _) => b.number(lexeme),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::number(d, lexeme)),
         }
     }
     fn string(&mut self, value: JsonStr<'a>) -> Result<(), JsValue> {
         match self {
             ReadSink::Json(w) => written(w.string(value)),
-            ReadSink::Values(b) => b.string(value),
+            ReadSink::Values(b, _) => b.string(value),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::string(d, value)),
         }
     }
     fn begin_array(&mut self, len: Option<usize>) -> Result<(), JsValue> {
         match self {
             ReadSink::Json(w) => written(w.begin_array(len)),
-            ReadSink::Values(b) => b.begin_array(len),
+            ReadSink::Values(b, _) => b.begin_array(len),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::begin_array(d, len)),
         }
     }
     fn end_array(&mut self) -> Result<(), JsValue> {
         match self {
             ReadSink::Json(w) => written(w.end_array()),
-            ReadSink::Values(b) => b.end_array(),
+            ReadSink::Values(b, _) => b.end_array(),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::end_array(d)),
         }
     }
     fn begin_object(&mut self, len: Option<usize>) -> Result<(), JsValue> {
         match self {
             ReadSink::Json(w) => written(w.begin_object(len)),
-            ReadSink::Values(b) => b.begin_object(len),
+            ReadSink::Values(b, _) => b.begin_object(len),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::begin_object(d, len)),
         }
     }
     fn key(&mut self, key: JsonStr<'a>) -> Result<(), JsValue> {
         match self {
             ReadSink::Json(w) => written(w.key(key)),
-            ReadSink::Values(b) => b.key(key),
+            ReadSink::Values(b, _) => b.key(key),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::key(d, key)),
         }
     }
     fn end_object(&mut self) -> Result<(), JsValue> {
         match self {
             ReadSink::Json(w) => written(w.end_object()),
-            ReadSink::Values(b) => b.end_object(),
+            ReadSink::Values(b, _) => b.end_object(),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::end_object(d)),
         }
     }
 }

@@ -1,13 +1,17 @@
 // The stash as a module of its own (`stc-wasm/stash`, pkg/*/stc_stash*): the
 // codec module (`stc-wasm`'s stc_wasm_bg.wasm) holds none of it, the stash
-// module holds it, and `stc-wasm`'s stash names and `loadStash()` are the
+// module holds it, the two encode alike (the codec module reads JSON with
+// stc-core's general reader into a DocumentBuilder, the stash module with
+// stc-core's own Document::parse_json), and `stc-wasm`'s stash names and `loadStash()` are the
 // stash entry's. (In the browser, test/browser.test.mjs checks that the stash
 // module is fetched only by loadStash().)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, stc } from './load.mjs';
+import { createRequire } from 'node:module';
+import { ROOT, stc, caseFiles, CORPUS_DIR } from './load.mjs';
+import { flatten } from './cases.mjs';
 
 const stashEntry = await import(join(ROOT, 'pkg/node/stc_stash.mjs'));
 const STASH_EXPORTS = ['truncate', 'retrieve', 'memorystash_new'];
@@ -47,4 +51,45 @@ test('a truncation by the stash entry decodes with the codec module and retrieve
   assert.equal(stc.retrieve(out.keys[0], { stash }), json);
   // The argument checks are js-shared's, as in every other function.
   assert.throws(() => stashEntry.truncate(json, { stash: null, version: '2' }), TypeError);
+});
+
+// The codec module reads JSON with stc-core's general reader (the one `decode`
+// uses) into stc-core's DocumentBuilder; the stash module with
+// Document::parse_json, as stc_core::encode_with does. Same text, same errors.
+const require = createRequire(import.meta.url);
+const codec = require(join(ROOT, 'pkg/node/stc_wasm.js'));
+const full = require(join(ROOT, 'pkg/node/stc_stash_wasm.js'));
+const outcome = (f) => {
+  try {
+    return { text: f() };
+  } catch (e) {
+    return { error: [e.name, e.code, e.offset, e.line, e.column, e.message] };
+  }
+};
+
+test('the codec module encodes every corpus document as stc-core\'s encode_with does (the stash module)', () => {
+  const docs = readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.json')).sort();
+  assert.ok(docs.length >= 10, `corpus at ${CORPUS_DIR}: ${docs}`);
+  for (const doc of docs) {
+    const json = readFileSync(join(CORPUS_DIR, doc), 'utf8');
+    for (const options of [{ profile: 'compact' }, { profile: 'readable', version: 2 }]) {
+      const a = codec.encode(json, options);
+      assert.ok(a === full.encode(json, options), `${doc} ${JSON.stringify(options)}`);
+    }
+    const gated = (m) => m.encodeGated(json, { version: 2 });
+    assert.deepEqual(gated(codec), gated(full), `${doc}: encodeGated`);
+  }
+});
+
+test('the codec module refuses invalid JSON with stc-core\'s errors (the stash module\'s)', () => {
+  const cases = flatten(caseFiles()).filter((c) => ['invalid', 'json-invalid'].includes(c.category) || c.error);
+  let compared = 0;
+  for (const c of cases) {
+    const input = c.input_hex !== undefined ? Buffer.from(c.input_hex, 'hex') : c.input;
+    if (input === undefined) continue;
+    const options = c.options?.max_depth === undefined ? {} : { maxDepth: c.options.max_depth };
+    assert.deepEqual(outcome(() => codec.encode(input, options)), outcome(() => full.encode(input, options)), `${c.file} ${c.name}`);
+    compared++;
+  }
+  assert.ok(compared > 50, `${compared} cases compared`);
 });
