@@ -46,8 +46,13 @@ pub(crate) fn version_opt(options: &JsValue) -> Result<Version, JsValue> {
     // version's name as Rust writes it is made from the engine's text of `n`
     // (the same shortest digits) instead, then read by `Version::from_str`,
     // whose refusal is the same message.
+    rust_display(n)?.parse::<Version>().map_err(|e| range_error(&e.to_string()))
+}
+
+/// `n` as Rust's `Display` writes an `f64`, made from the engine's `String(n)`.
+fn rust_display(n: f64) -> Result<String, JsValue> {
     let js = String::from(js_sys::Number::from(n).to_string_with_radix(10)?);
-    rust_float_text(n, &js).parse::<Version>().map_err(|e| range_error(&e.to_string()))
+    Ok(rust_float_text(n, &js))
 }
 
 /// `n` as Rust's `Display` writes an `f64` (shortest round-trip digits, never
@@ -122,7 +127,11 @@ pub(crate) fn min_saving_opt(options: &JsValue) -> Result<MinSaving, JsValue> {
         None => Ok(MinSaving::default()),
         Some(v) => {
             let m = v.as_f64().ok_or_else(|| type_error("minSaving must be a number"))?;
-            MinSaving::try_from(m).map_err(|e| range_error(&e.to_string()))
+            // `MinSaving::try_from(m)`'s answer, with a refused `m` written
+            // as Rust writes it from the engine's text (as `version` is),
+            // which keeps Rust's float printing out of the module.
+            MinSaving::try_from_shown(m, || rust_display(m).unwrap_or_default())
+                .map_err(|e| range_error(&e.to_string()))
         }
     }
 }

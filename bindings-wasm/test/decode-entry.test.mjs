@@ -120,7 +120,7 @@ const RUST_DISPLAY = [
   [0.1, '0.1'],
 ];
 
-test('a refused version is named as Rust writes the number, in all three modules', () => {
+test('a refused version (and minSaving) is named as Rust writes the number, in all three modules', () => {
   const modules = {
     codec: join(ROOT, 'pkg/node/stc_wasm.js'),
     stash: join(ROOT, 'pkg/node/stc_stash_wasm.js'),
@@ -136,5 +136,15 @@ test('a refused version is named as Rust writes the number, in all three modules
       );
     }
     assert.equal(native.decode('[1]', { version: 2 }), '[1]');
+    if (name === 'decode') continue;
+    // `minSaving` refusals too (the core's `MinSaving::try_from(f64)` message,
+    // the whole number): the module writes them from String(n) as well.
+    for (const [n, text] of RUST_DISPLAY.filter(([n]) => !(n >= 0 && n <= 1))) {
+      assert.throws(
+        () => native.encodeGated('[1]', { minSaving: n }),
+        (e) => e instanceof RangeError && e.message === `invalid min_saving ${text} (expected a number from 0 to 1)`,
+        `${name}: minSaving ${n}`,
+      );
+    }
   }
 });
