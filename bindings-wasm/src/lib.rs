@@ -26,6 +26,12 @@
 //! a counting function) comes back as the same object. Neither `parse` nor
 //! `stringify` recurses on the value's depth: both keep their own stack.
 //!
+//! Three modules are built from this crate (scripts/build.sh): without
+//! default features the decode-only one (`stc-wasm/decode`); with `encode`
+//! the codec (`stc-wasm`); with `stash` (the default) the codec and the
+//! stash (`stc-wasm/stash`, which `stc-wasm` loads on demand). Each
+//! instantiates stc-core's reader once (`parse::ReadSink`).
+//!
 //! The crate is split by job, like stc-node's: `codec` (the text functions
 //! and the gate), `parse` (STC to JavaScript values), `stringify` (JavaScript
 //! values to STC), `options` (option objects to stc-core's types; the values
@@ -47,6 +53,12 @@ mod stash;
 mod stringify;
 
 use wasm_bindgen::prelude::*;
+
+/// talc in place of std's dlmalloc: smaller code (README, Size), and the
+/// module is single-threaded (no `atomics`).
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 // The unions of the core's names (error codes, profiles, tokenizers,
 // versions) and `TokenCounter` are not written here: they come from

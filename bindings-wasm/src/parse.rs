@@ -125,78 +125,45 @@ fn built(r: Result<(), Abort>) -> Result<(), JsValue> {
     r.map_err(|Abort| JsValue::UNDEFINED)
 }
 
+/// One event to whichever sink this is.
+macro_rules! forward {
+    ($sink:ident.$event:ident($($arg:expr),*)) => {
+        match $sink {
+            ReadSink::Json(w) => written(w.$event($($arg),*)),
+            ReadSink::Values(b, _) => b.$event($($arg),*),
+            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            ReadSink::Doc(d) => built(Sink::$event(d $(, $arg)*)),
+        }
+    };
+}
+
 impl<'a> Sink<'a, JsValue> for ReadSink<'a> {
     fn null(&mut self) -> Result<(), JsValue> {
-        match self {
-            ReadSink::Json(w) => written(w.null()),
-            ReadSink::Values(b, _) => b.null(),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
-            ReadSink::Doc(d) => built(Sink::null(d)),
-        }
+        forward!(self.null())
     }
     fn boolean(&mut self, value: bool) -> Result<(), JsValue> {
-        match self {
-            ReadSink::Json(w) => written(w.boolean(value)),
-            ReadSink::Values(b, _) => b.boolean(value),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
-            ReadSink::Doc(d) => built(Sink::boolean(d, value)),
-        }
+        forward!(self.boolean(value))
     }
     fn number(&mut self, lexeme: &'a str) -> Result<(), JsValue> {
-        match self {
-            ReadSink::Json(w) => written(w.number(lexeme)),
-            ReadSink::Values(b, _) => b.number(lexeme),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
-            ReadSink::Doc(d) => built(Sink::number(d, lexeme)),
-        }
+        forward!(self.number(lexeme))
     }
     fn string(&mut self, value: JsonStr<'a>) -> Result<(), JsValue> {
-        match self {
-            ReadSink::Json(w) => written(w.string(value)),
-            ReadSink::Values(b, _) => b.string(value),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
-            ReadSink::Doc(d) => built(Sink::string(d, value)),
-        }
+        forward!(self.string(value))
     }
     fn begin_array(&mut self, len: Option<usize>) -> Result<(), JsValue> {
-        match self {
-            ReadSink::Json(w) => written(w.begin_array(len)),
-            ReadSink::Values(b, _) => b.begin_array(len),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
-            ReadSink::Doc(d) => built(Sink::begin_array(d, len)),
-        }
+        forward!(self.begin_array(len))
     }
     fn end_array(&mut self) -> Result<(), JsValue> {
-        match self {
-            ReadSink::Json(w) => written(w.end_array()),
-            ReadSink::Values(b, _) => b.end_array(),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
-            ReadSink::Doc(d) => built(Sink::end_array(d)),
-        }
+        forward!(self.end_array())
     }
     fn begin_object(&mut self, len: Option<usize>) -> Result<(), JsValue> {
-        match self {
-            ReadSink::Json(w) => written(w.begin_object(len)),
-            ReadSink::Values(b, _) => b.begin_object(len),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
-            ReadSink::Doc(d) => built(Sink::begin_object(d, len)),
-        }
+        forward!(self.begin_object(len))
     }
     fn key(&mut self, key: JsonStr<'a>) -> Result<(), JsValue> {
-        match self {
-            ReadSink::Json(w) => written(w.key(key)),
-            ReadSink::Values(b, _) => b.key(key),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
-            ReadSink::Doc(d) => built(Sink::key(d, key)),
-        }
+        forward!(self.key(key))
     }
     fn end_object(&mut self) -> Result<(), JsValue> {
-        match self {
-            ReadSink::Json(w) => written(w.end_object()),
-            ReadSink::Values(b, _) => b.end_object(),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
-            ReadSink::Doc(d) => built(Sink::end_object(d)),
-        }
+        forward!(self.end_object())
     }
 }
 
