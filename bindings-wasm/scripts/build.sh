@@ -35,14 +35,15 @@ rm -rf pkg
 # targets (pkg/*/<module>*):
 # - stc_decode_wasm (`--no-default-features`): `stc-wasm/decode`, the reader
 #   and JSON writer; no encoder, planner, estimate or stash;
-# - stc_wasm (`--features encode`): `stc-wasm`, the codec (encode and decode,
-#   the gate, stringify) without the stash;
-# - stc_stash_wasm (default features: everything): `stc-wasm/stash`, which
-#   `stc-wasm`'s `loadStash()` imports on demand (truncate, retrieve, MemoryStash).
+# - stc_wasm (default feature `encode`): `stc-wasm`, the codec (encode and
+#   decode, the gate, stringify) without the stash;
+# - stc_stash_wasm (`--no-default-features --features stash`):
+#   `stc-wasm/stash` (MemoryStash, truncate, retrieve only), which
+#   `stc-wasm`'s `loadStash()` imports on demand.
 for module in stc_decode_wasm stc_wasm stc_stash_wasm; do
   case "$module" in
     stc_decode_wasm) cargo_features=(--no-default-features) ;;
-    stc_wasm) cargo_features=(--no-default-features --features encode) ;;
+    stc_stash_wasm) cargo_features=(--no-default-features --features stash) ;;
     *) cargo_features=() ;;
   esac
   CARGO_PROFILE_RELEASE_OPT_LEVEL="${STC_WASM_OPT_LEVEL:-z}" \

@@ -25,16 +25,11 @@ pub fn encode(
     out.map(|doc| doc.encode_with(&opts)).map_err(|e| js_error(&e, text.as_str()))
 }
 
-/// JSON text as the encoder's document: `stc_core::encode_with` and the
-/// gate's functions are this document's `encode_with` and `encode_gated_*`.
-/// The codec module reads it with its one reader instantiation
-/// ([`crate::parse::json_document`]); the stash module, which holds
-/// stc-core's tape reader anyway (stc-stash reads with it), with
-/// `Document::parse_json`, as stc-core's functions do.
+/// JSON text as the encoder's document, read with the module's one reader
+/// instantiation ([`crate::parse::json_document`]): `stc_core::encode_with`
+/// and the gate's functions are this document's `encode_with` and
+/// `encode_gated_*`.
 fn document<'a>(json: &'a str, limits: &Limits) -> Result<Document<'a>, stc_core::Error> {
-    #[cfg(feature = "stash")]
-    return Document::parse_json(json, limits);
-    #[cfg(not(feature = "stash"))]
     crate::parse::json_document(json, limits)
 }
 

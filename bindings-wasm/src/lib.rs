@@ -26,11 +26,12 @@
 //! a counting function) comes back as the same object. Neither `parse` nor
 //! `stringify` recurses on the value's depth: both keep their own stack.
 //!
-//! Three modules are built from this crate (scripts/build.sh): without
-//! default features the decode-only one (`stc-wasm/decode`); with `encode`
-//! the codec (`stc-wasm`); with `stash` (the default) the codec and the
-//! stash (`stc-wasm/stash`, which `stc-wasm` loads on demand). Each
-//! instantiates stc-core's reader once (`parse::ReadSink`).
+//! Three modules are built from this crate (scripts/build.sh): with the
+//! default feature `encode` the codec (`stc-wasm`); without it the
+//! decode-only one (`stc-wasm/decode`); with `stash` alone the stash
+//! (`stc-wasm/stash`: `MemoryStash`, `truncate`, `retrieve`), which
+//! `stc-wasm` loads on demand. The codec modules instantiate stc-core's
+//! reader once (`parse::ReadSink`).
 //!
 //! The crate is split by job, like stc-node's: `codec` (the text functions
 //! and the gate), `parse` (STC to JavaScript values), `stringify` (JavaScript
@@ -40,16 +41,18 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(not(feature = "stash"))]
 mod codec;
-#[cfg(feature = "encode")]
+#[cfg(all(feature = "encode", not(feature = "stash")))]
 mod encode;
 mod errors;
 mod input;
 mod options;
+#[cfg(not(feature = "stash"))]
 mod parse;
 #[cfg(feature = "stash")]
 mod stash;
-#[cfg(feature = "encode")]
+#[cfg(all(feature = "encode", not(feature = "stash")))]
 mod stringify;
 
 use wasm_bindgen::prelude::*;

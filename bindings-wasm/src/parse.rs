@@ -2,7 +2,7 @@
 
 use js_sys::{Array, BigInt, JsString, Object, Reflect};
 use stc_core::{Abort, Failure, JsonStr, JsonWriter, Sink};
-#[cfg(all(feature = "encode", not(feature = "stash")))]
+#[cfg(feature = "encode")]
 use stc_core::{Document, DocumentBuilder};
 use wasm_bindgen::prelude::*;
 
@@ -84,10 +84,10 @@ enum Read {
 /// errors are the same), into stc-core's checked [`DocumentBuilder`]. This
 /// leaves stc-core's second JSON reader (the tape reader of
 /// `Document::parse_json`) and a second reader instantiation out of the
-/// codec module. The stash module holds both anyway (stc-stash reads with
-/// `Document::parse_json`) and encodes through stc-core's own functions:
-/// test/stash-entry.test.mjs compares the two modules' output.
-#[cfg(all(feature = "encode", not(feature = "stash")))]
+/// codec module. test/stash-entry.test.mjs compares its encodings and
+/// errors with the stash module's, which encodes with stc-core's own
+/// `encode_with` (in `truncate`).
+#[cfg(feature = "encode")]
 pub(crate) fn json_document<'a>(json: &'a str, limits: &stc_core::Limits) -> Result<Document<'a>, stc_core::Error> {
     // No depth limit of the builder's own: the reader's limit applies, with its error.
     let mut sink = ReadSink::Doc(DocumentBuilder::with_capacity(json.len() / 8 + 4, usize::MAX));
@@ -110,7 +110,7 @@ enum ReadSink<'a> {
     Json(JsonWriter),
     /// (The marker ties the lifetime to the type in every module.)
     Values(ValueBuilder, std::marker::PhantomData<&'a str>),
-    #[cfg(all(feature = "encode", not(feature = "stash")))]
+    #[cfg(feature = "encode")]
     Doc(DocumentBuilder<'a>),
 }
 
@@ -120,7 +120,7 @@ fn written(r: Result<(), Abort>) -> Result<(), JsValue> {
 }
 
 /// The document builder keeps its refusal for `finish`; the reader stops.
-#[cfg(all(feature = "encode", not(feature = "stash")))]
+#[cfg(feature = "encode")]
 fn built(r: Result<(), Abort>) -> Result<(), JsValue> {
     r.map_err(|Abort| JsValue::UNDEFINED)
 }
@@ -131,7 +131,7 @@ macro_rules! forward {
         match $sink {
             ReadSink::Json(w) => written(w.$event($($arg),*)),
             ReadSink::Values(b, _) => b.$event($($arg),*),
-            #[cfg(all(feature = "encode", not(feature = "stash")))]
+            #[cfg(feature = "encode")]
             ReadSink::Doc(d) => built(Sink::$event(d $(, $arg)*)),
         }
     };

@@ -121,11 +121,15 @@ const RUST_DISPLAY = [
 ];
 
 test('a refused version (and minSaving) is named as Rust writes the number, in all three modules', () => {
-  const modules = {
-    codec: join(ROOT, 'pkg/node/stc_wasm.js'),
-    stash: join(ROOT, 'pkg/node/stc_stash_wasm.js'),
-    decode: join(ROOT, 'pkg/node/stc_decode_wasm.js'),
-  };
+  const stash = createRequire(import.meta.url)(join(ROOT, 'pkg/node/stc_stash_wasm.js'));
+  for (const [n, text] of RUST_DISPLAY) {
+    assert.throws(
+      () => stash.truncate('[1]', { stash: null, version: n }),
+      (e) => e instanceof RangeError && e.message === `unknown version "${text.slice(0, 64)}" (expected one of: 1, 2)`,
+      `stash: version ${n}`,
+    );
+  }
+  const modules = { codec: join(ROOT, 'pkg/node/stc_wasm.js'), decode: join(ROOT, 'pkg/node/stc_decode_wasm.js') };
   for (const [name, file] of Object.entries(modules)) {
     const native = createRequire(import.meta.url)(file);
     for (const [n, text] of RUST_DISPLAY) {
@@ -137,7 +141,7 @@ test('a refused version (and minSaving) is named as Rust writes the number, in a
     }
     assert.equal(native.decode('[1]', { version: 2 }), '[1]');
     if (name === 'decode') continue;
-    // `minSaving` refusals too (the core's `MinSaving::try_from(f64)` message,
+    // `minSaving` refusals in the codec module too (the core's `MinSaving::try_from(f64)` message,
     // the whole number): the module writes them from String(n) as well.
     for (const [n, text] of RUST_DISPLAY.filter(([n]) => !(n >= 0 && n <= 1))) {
       assert.throws(
