@@ -27,7 +27,11 @@ npm run build
 # Lints of the crate as it is built (wasm32; scripts/test-all.sh lints the native crates).
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo fmt -p stc-wasm -- --check
-CARGO_TARGET_DIR="${STC_WASM_TARGET_DIR:-$PWD/../target/wasm}" \
-  cargo clippy --quiet -p stc-wasm --target wasm32-unknown-unknown -- -D warnings
+# Each module's feature set: the codec (default), decode-only, the stash.
+for features in "" "--no-default-features" "--no-default-features --features stash"; do
+  # shellcheck disable=SC2086 # the feature flags are separate words
+  CARGO_TARGET_DIR="${STC_WASM_TARGET_DIR:-$PWD/../target/wasm}" \
+    cargo clippy --quiet -p stc-wasm --target wasm32-unknown-unknown $features -- -D warnings
+done
 npm test
 bash ../scripts/packages/npm.sh .

@@ -4,6 +4,7 @@ import { MemoryStash, truncate, retrieve } from '../pkg/web/stc.js';
 import type { Kept, Omission, StashError, StashErrorCode, StashOptions, TruncateOptions, Truncation } from '../pkg/web/stc.js';
 import * as node from '../pkg/node/stc.mjs';
 
+// In a page: `await loadStash()` (from 'stc-wasm') once before the first call below.
 export function cut(json: string): string[] {
   const options: StashOptions = { ttl: 60, capacity: 10 };
   const stash = new MemoryStash(options);

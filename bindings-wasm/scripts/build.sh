@@ -31,13 +31,21 @@ fi
 export CARGO_TARGET_DIR="${STC_WASM_TARGET_DIR:-$here/../target/wasm}"
 wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/stc_wasm.wasm"
 rm -rf pkg
-# Two modules from the one crate: the decode-only one (`stc-wasm/decode`,
-# `--no-default-features`: reader and JSON writer, no encoder, planner,
-# estimate or stash) and the full one (default features). Each goes through
-# wasm-bindgen for both targets: pkg/*/stc_decode_wasm* and pkg/*/stc_wasm*.
-for module in stc_decode_wasm stc_wasm; do
-  cargo_features=()
-  if [ "$module" = stc_decode_wasm ]; then cargo_features=(--no-default-features); fi
+# Three modules from the one crate, each through wasm-bindgen for both
+# targets (pkg/*/<module>*):
+# - stc_decode_wasm (`--no-default-features`): `stc-wasm/decode`, the reader
+#   and JSON writer; no encoder, planner, estimate or stash;
+# - stc_wasm (default feature `encode`): `stc-wasm`, the codec (encode and
+#   decode, the gate, stringify) without the stash;
+# - stc_stash_wasm (`--no-default-features --features stash`):
+#   `stc-wasm/stash` (MemoryStash, truncate, retrieve only), which
+#   `stc-wasm`'s `loadStash()` imports on demand.
+for module in stc_decode_wasm stc_wasm stc_stash_wasm; do
+  case "$module" in
+    stc_decode_wasm) cargo_features=(--no-default-features) ;;
+    stc_stash_wasm) cargo_features=(--no-default-features --features stash) ;;
+    *) cargo_features=() ;;
+  esac
   CARGO_PROFILE_RELEASE_OPT_LEVEL="${STC_WASM_OPT_LEVEL:-z}" \
   CARGO_PROFILE_RELEASE_LTO=true \
   CARGO_PROFILE_RELEASE_PANIC=abort \
@@ -51,7 +59,7 @@ done
 # The declarations import the generated unions (ErrorCode, Profile, ...) of
 # js-shared's stc_rules and the option types of js-shared's api.d.ts; in the
 # node folder their types are `stc_rules.d.mts` and `api.d.mts`.
-for dts in pkg/node/stc_wasm.d.ts pkg/node/stc_decode_wasm.d.ts; do
+for dts in pkg/node/{stc_wasm,stc_decode_wasm,stc_stash_wasm}.d.ts; do
   sed -i -e "s#from './stc_rules.js';#from './stc_rules.mjs';#" -e "s#from './api.js';#from './api.mjs';#" "$dts"
   for m in stc_rules api; do
     grep -q "from './$m.mjs';" "$dts" || { echo "build: $dts does not import ./$m.mjs" >&2; exit 1; }
@@ -68,7 +76,7 @@ optimized=""
 for optimizer in node_modules/.bin/wasm-opt wasm-opt; do
   command -v "$optimizer" >/dev/null || continue
   ok=1
-  for file in pkg/{web,node}/{stc_wasm,stc_decode_wasm}_bg.wasm; do
+  for file in pkg/{web,node}/{stc_wasm,stc_decode_wasm,stc_stash_wasm}_bg.wasm; do
     if ! "$optimizer" -Oz --strip-debug --strip-producers "${features[@]}" \
         "$file" -o "${file%.wasm}.opt.wasm"; then
       ok=""
@@ -77,7 +85,7 @@ for optimizer in node_modules/.bin/wasm-opt wasm-opt; do
     fi
   done
   if [ -n "$ok" ]; then
-    for file in pkg/{web,node}/{stc_wasm,stc_decode_wasm}_bg.wasm; do mv "${file%.wasm}.opt.wasm" "$file"; done
+    for file in pkg/{web,node}/{stc_wasm,stc_decode_wasm,stc_stash_wasm}_bg.wasm; do mv "${file%.wasm}.opt.wasm" "$file"; done
     optimized="$optimizer ($("$optimizer" --version))"
     break
   fi
@@ -110,6 +118,6 @@ for out in pkg/web/stc_names.js pkg/node/stc_names.mjs; do
     "export const VERSION_NAMES = Object.freeze($names);" > "$out"
 done
 
-for file in pkg/web/stc_wasm_bg.wasm pkg/web/stc_decode_wasm_bg.wasm; do
+for file in pkg/web/{stc_decode_wasm,stc_wasm,stc_stash_wasm}_bg.wasm; do
   echo "build: $file $(wc -c < "$file") bytes, $(gzip -9 -c "$file" | wc -c) bytes gzipped (-9)"
 done

@@ -5,19 +5,7 @@
 use stc_core::{Profile, Tokenizer, Version};
 use wasm_bindgen::prelude::*;
 
-use crate::errors::js_error;
-use crate::input::{text_arg, Text};
-use crate::options::decode_opt;
-
-pub(crate) fn decode_text(input: &JsValue, options: &JsValue) -> Result<String, JsValue> {
-    let opts = decode_opt(options)?;
-    let text = text_arg(input, "stc")?;
-    let out = match &text {
-        Text::Str(s) => stc_core::decode_with(s, &opts),
-        Text::Bytes(b) => stc_core::decode_bytes_with(b, &opts),
-    };
-    out.map_err(|e| js_error(&e, text.as_str()))
-}
+use crate::parse::decode_text;
 
 /// Every error code of the core (`StcError.code`), in the core's order.
 #[wasm_bindgen(js_name = errorCodes)]

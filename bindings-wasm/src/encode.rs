@@ -2,7 +2,7 @@
 //! (feature `encode`; not in the decode-only module).
 
 use js_sys::{Object, Reflect};
-use stc_core::{GateError, GateOptions, Tokenizer};
+use stc_core::{Document, GateOptions, Limits, Tokenizer};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -19,10 +19,18 @@ pub fn encode(
     let opts = encode_opt(&options.unwrap_or(JsValue::UNDEFINED))?;
     let text = text_arg(json, "json")?;
     let out = match &text {
-        Text::Str(s) => stc_core::encode_with(s, &opts),
-        Text::Bytes(b) => stc_core::encode_bytes_with(b, &opts),
+        Text::Str(s) => document(s, &opts.limits),
+        Text::Bytes(b) => stc_core::from_utf8(b).and_then(|s| document(s, &opts.limits)),
     };
-    out.map_err(|e| js_error(&e, text.as_str()))
+    out.map(|doc| doc.encode_with(&opts)).map_err(|e| js_error(&e, text.as_str()))
+}
+
+/// JSON text as the encoder's document, read with the module's one reader
+/// instantiation ([`crate::parse::json_document`]): `stc_core::encode_with`
+/// and the gate's functions are this document's `encode_with` and
+/// `encode_gated_*`.
+fn document<'a>(json: &'a str, limits: &Limits) -> Result<Document<'a>, stc_core::Error> {
+    crate::parse::json_document(json, limits)
 }
 
 /// The `tokenizer` option: a name (`'estimate'`, the only one compiled in),
@@ -75,15 +83,11 @@ pub fn encode_gated(
     let counter = counter_opt(field(&options, "tokenizer")?)?;
     let gate = GateOptions::default().min_saving(min_saving_opt(&options)?);
     let json = text_arg(json, "json")?.into_string()?;
+    let doc = document(&json, &opts.limits).map_err(|e| js_error(&e, Some(&json)))?;
     let g = match counter {
-        Counter::Named(tokenizer) => {
-            stc_core::encode_gated(&json, &opts, &gate.tokenizer(tokenizer)).map_err(|e| js_error(&e, Some(&json)))?
-        }
-        Counter::Function(f) => stc_core::encode_gated_with_counter(&json, &opts, &gate, |text| count_with(&f, text))
-            .map_err(|e| match e {
-            GateError::Codec(e) => js_error(&e, Some(&json)),
-            GateError::Counter(thrown) => thrown,
-        })?,
+        Counter::Named(tokenizer) => doc.encode_gated_with(&opts, &gate.tokenizer(tokenizer)),
+        // What the counting function throws comes back as it is.
+        Counter::Function(f) => doc.encode_gated_with_counter(&opts, &gate, |text| count_with(&f, text))?,
     };
     let out = Object::new();
     Reflect::set(&out, &"text".into(), &JsValue::from_str(&g.text))?;

@@ -48,6 +48,7 @@ pub(crate) fn lone_surrogate_error(js: &JsString) -> JsValue {
 }
 
 impl Text {
+    #[cfg(any(feature = "encode", feature = "stash"))]
     /// The string itself, or the bytes checked as UTF-8 (an `invalid_utf8`
     /// error from stc-core when they are not).
     pub(crate) fn into_string(self) -> Result<String, JsValue> {
@@ -60,6 +61,7 @@ impl Text {
         }
     }
 
+    #[cfg(not(feature = "stash"))]
     pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Text::Str(s) => Some(s),

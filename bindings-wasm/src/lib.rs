@@ -26,6 +26,13 @@
 //! a counting function) comes back as the same object. Neither `parse` nor
 //! `stringify` recurses on the value's depth: both keep their own stack.
 //!
+//! Three modules are built from this crate (scripts/build.sh): with the
+//! default feature `encode` the codec (`stc-wasm`); without it the
+//! decode-only one (`stc-wasm/decode`); with `stash` alone the stash
+//! (`stc-wasm/stash`: `MemoryStash`, `truncate`, `retrieve`), which
+//! `stc-wasm` loads on demand. The codec modules instantiate stc-core's
+//! reader once (`parse::ReadSink`).
+//!
 //! The crate is split by job, like stc-node's: `codec` (the text functions
 //! and the gate), `parse` (STC to JavaScript values), `stringify` (JavaScript
 //! values to STC), `options` (option objects to stc-core's types; the values
@@ -34,19 +41,27 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(not(feature = "stash"))]
 mod codec;
-#[cfg(feature = "encode")]
+#[cfg(all(feature = "encode", not(feature = "stash")))]
 mod encode;
 mod errors;
 mod input;
 mod options;
+#[cfg(not(feature = "stash"))]
 mod parse;
-#[cfg(feature = "encode")]
+#[cfg(feature = "stash")]
 mod stash;
-#[cfg(feature = "encode")]
+#[cfg(all(feature = "encode", not(feature = "stash")))]
 mod stringify;
 
 use wasm_bindgen::prelude::*;
+
+/// talc in place of std's dlmalloc: smaller code (README, Size), and the
+/// module is single-threaded (no `atomics`).
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 // The unions of the core's names (error codes, profiles, tokenizers,
 // versions) and `TokenCounter` are not written here: they come from

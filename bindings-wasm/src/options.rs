@@ -5,9 +5,13 @@
 //! other surface reports (conformance/options/options.json).
 
 use js_sys::Reflect;
-use stc_core::{DecodeOptions, Limits, Version};
-#[cfg(feature = "encode")]
-use stc_core::{EncodeOptions, MinSaving, Profile, Tokenizer};
+#[cfg(not(feature = "stash"))]
+use stc_core::DecodeOptions;
+#[cfg(any(feature = "encode", feature = "stash"))]
+use stc_core::Tokenizer;
+#[cfg(all(feature = "encode", not(feature = "stash")))]
+use stc_core::{EncodeOptions, MinSaving, Profile};
+use stc_core::{Limits, Version};
 use wasm_bindgen::prelude::*;
 
 use crate::errors::{range_error, type_error};
@@ -46,8 +50,13 @@ pub(crate) fn version_opt(options: &JsValue) -> Result<Version, JsValue> {
     // version's name as Rust writes it is made from the engine's text of `n`
     // (the same shortest digits) instead, then read by `Version::from_str`,
     // whose refusal is the same message.
+    rust_display(n)?.parse::<Version>().map_err(|e| range_error(&e.to_string()))
+}
+
+/// `n` as Rust's `Display` writes an `f64`, made from the engine's `String(n)`.
+fn rust_display(n: f64) -> Result<String, JsValue> {
     let js = String::from(js_sys::Number::from(n).to_string_with_radix(10)?);
-    rust_float_text(n, &js).parse::<Version>().map_err(|e| range_error(&e.to_string()))
+    Ok(rust_float_text(n, &js))
 }
 
 /// `n` as Rust's `Display` writes an `f64` (shortest round-trip digits, never
@@ -87,11 +96,12 @@ fn rust_float_text(n: f64, js: &str) -> String {
 }
 
 /// The options of the reading functions: `maxDepth` and `version`.
+#[cfg(not(feature = "stash"))]
 pub(crate) fn decode_opt(options: &JsValue) -> Result<DecodeOptions, JsValue> {
     Ok(DecodeOptions::default().limits(limits_opt(options)?).version(version_opt(options)?))
 }
 
-#[cfg(feature = "encode")]
+#[cfg(all(feature = "encode", not(feature = "stash")))]
 pub(crate) fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
     let mut opts = EncodeOptions::default().limits(limits_opt(options)?).version(version_opt(options)?);
     if let Some(v) = field(options, "profile")? {
@@ -101,7 +111,7 @@ pub(crate) fn encode_opt(options: &JsValue) -> Result<EncodeOptions, JsValue> {
     Ok(opts)
 }
 
-#[cfg(feature = "encode")]
+#[cfg(any(feature = "encode", feature = "stash"))]
 pub(crate) fn tokenizer_opt(value: Option<JsValue>) -> Result<Tokenizer, JsValue> {
     let Some(v) = value else { return Ok(Tokenizer::Estimate) };
     let name = v.as_string().ok_or_else(|| type_error("tokenizer must be a string"))?;
@@ -115,14 +125,18 @@ pub(crate) fn bool_opt(options: &JsValue, name: &str) -> Result<bool, JsValue> {
     }
 }
 
-#[cfg(feature = "encode")]
+#[cfg(all(feature = "encode", not(feature = "stash")))]
 /// `minSaving`: a number from 0 to 1 (stc-core's `MinSaving`); default 0.05.
 pub(crate) fn min_saving_opt(options: &JsValue) -> Result<MinSaving, JsValue> {
     match field(options, "minSaving")? {
         None => Ok(MinSaving::default()),
         Some(v) => {
             let m = v.as_f64().ok_or_else(|| type_error("minSaving must be a number"))?;
-            MinSaving::try_from(m).map_err(|e| range_error(&e.to_string()))
+            // `MinSaving::try_from(m)`'s answer, with a refused `m` written
+            // as Rust writes it from the engine's text (as `version` is),
+            // which keeps Rust's float printing out of the module.
+            MinSaving::try_from_shown(m, || rust_display(m).unwrap_or_default())
+                .map_err(|e| range_error(&e.to_string()))
         }
     }
 }

@@ -37,6 +37,19 @@ test('the whole conformance corpus passes in Chromium', async () => {
   console.log(`# chromium: ${r.passed} of ${r.cases} cases from ${r.files} files passed (${r.userAgent})`);
 });
 
+test('the stash module is fetched only by loadStash(), then truncate and retrieve work', async () => {
+  const r = await page.evaluate(() => window.stashOnDemand());
+  assert.ok(r.before.includes('stc_wasm_bg.wasm'), `fetched before: ${r.before}`);
+  assert.ok(!r.before.includes('stc_stash_wasm_bg.wasm'), `fetched before: ${r.before}`);
+  assert.match(r.refused, /call `await loadStash\(\)` before truncate/);
+  assert.ok(r.after.includes('stc_stash_wasm_bg.wasm'), `fetched after: ${r.after}`);
+  assert.equal(r.sameEntry, true);
+  assert.equal(r.isEntryClass, true);
+  assert.equal(r.truncated, true);
+  assert.equal(r.back, true);
+  assert.equal(r.decodes, true);
+});
+
 test('errors in the browser are Error objects with code, offset, line, column', async () => {
   const r = await page.evaluate(() => window.stcDecode('{\n  ids[3]: 1,2\n}'));
   assert.equal(r.json, undefined);

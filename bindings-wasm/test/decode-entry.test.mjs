@@ -120,8 +120,16 @@ const RUST_DISPLAY = [
   [0.1, '0.1'],
 ];
 
-test('a refused version is named as Rust writes the number, in both modules', () => {
-  const modules = { full: join(ROOT, 'pkg/node/stc_wasm.js'), decode: join(ROOT, 'pkg/node/stc_decode_wasm.js') };
+test('a refused version (and minSaving) is named as Rust writes the number, in all three modules', () => {
+  const stash = createRequire(import.meta.url)(join(ROOT, 'pkg/node/stc_stash_wasm.js'));
+  for (const [n, text] of RUST_DISPLAY) {
+    assert.throws(
+      () => stash.truncate('[1]', { stash: null, version: n }),
+      (e) => e instanceof RangeError && e.message === `unknown version "${text.slice(0, 64)}" (expected one of: 1, 2)`,
+      `stash: version ${n}`,
+    );
+  }
+  const modules = { codec: join(ROOT, 'pkg/node/stc_wasm.js'), decode: join(ROOT, 'pkg/node/stc_decode_wasm.js') };
   for (const [name, file] of Object.entries(modules)) {
     const native = createRequire(import.meta.url)(file);
     for (const [n, text] of RUST_DISPLAY) {
@@ -132,5 +140,15 @@ test('a refused version is named as Rust writes the number, in both modules', ()
       );
     }
     assert.equal(native.decode('[1]', { version: 2 }), '[1]');
+    if (name === 'decode') continue;
+    // `minSaving` refusals in the codec module too (the core's `MinSaving::try_from(f64)` message,
+    // the whole number): the module writes them from String(n) as well.
+    for (const [n, text] of RUST_DISPLAY.filter(([n]) => !(n >= 0 && n <= 1))) {
+      assert.throws(
+        () => native.encodeGated('[1]', { minSaving: n }),
+        (e) => e instanceof RangeError && e.message === `invalid min_saving ${text} (expected a number from 0 to 1)`,
+        `${name}: minSaving ${n}`,
+      );
+    }
   }
 });

@@ -103,19 +103,22 @@ test('the published unions are exactly the core\'s lists (errorCodes, profileNam
 // js-shared/stash.d.ts is the one home of the stash types: it type-checks on
 // its own (stc-node imports it too), both builds publish exactly its current
 // text (a stale build fails here), and no second copy of the codes exists.
-test('the stash types are js-shared/stash.d.ts, published once in both builds', () => {
+test('the stash types are js-shared/stash.d.ts, published once in both builds (the stash module\'s)', () => {
   const shared = join(ROOT, '../js-shared/stash.d.ts');
   const alone = tsc(['--strict', '--noEmit', '--types', '', shared]);
   assert.equal(alone.status, 0, alone.stdout + alone.stderr);
   const lines = (text) => text.split('\n').map((l) => l.trim()).filter(Boolean);
   const want = lines(readFileSync(shared, 'utf8'));
   for (const dir of ['pkg/web', 'pkg/node']) {
-    const published = readFileSync(join(ROOT, dir, 'stc_wasm.d.ts'), 'utf8');
+    const published = readFileSync(join(ROOT, dir, 'stc_stash_wasm.d.ts'), 'utf8');
     const got = lines(published);
     const at = got.indexOf(want[0]);
-    assert.ok(at >= 0, `${dir}/stc_wasm.d.ts lacks js-shared/stash.d.ts (rebuild)`);
-    assert.deepEqual(got.slice(at, at + want.length), want, `${dir}/stc_wasm.d.ts holds an old js-shared/stash.d.ts (rebuild)`);
+    assert.ok(at >= 0, `${dir}/stc_stash_wasm.d.ts lacks js-shared/stash.d.ts (rebuild)`);
+    assert.deepEqual(got.slice(at, at + want.length), want, `${dir}/stc_stash_wasm.d.ts holds an old js-shared/stash.d.ts (rebuild)`);
     assert.equal(published.split('export type StashErrorCode =').length, 2, 'one StashErrorCode union');
+    // The codec module has no stash: its declarations name none of it.
+    const codec = readFileSync(join(ROOT, dir, 'stc_wasm.d.ts'), 'utf8');
+    assert.doesNotMatch(codec, /StashErrorCode|MemoryStash|Truncation/, `${dir}/stc_wasm.d.ts declares the stash`);
   }
 });
 

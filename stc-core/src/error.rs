@@ -385,10 +385,22 @@ impl OptionError {
         within: bool,
         expected: &'static str,
     ) -> Result<f64, OptionError> {
+        Self::bounded_shown(option, value, within, expected, || value.to_string())
+    }
+
+    /// [`bounded`](Self::bounded) with the refused number written by
+    /// `shown` (called only on a refusal; see `MinSaving::try_from_shown`).
+    pub(crate) fn bounded_shown(
+        option: &'static str,
+        value: f64,
+        within: bool,
+        expected: &'static str,
+        shown: impl FnOnce() -> String,
+    ) -> Result<f64, OptionError> {
         if within {
             Ok(value)
         } else {
-            Err(OptionError { option, given: value.to_string(), expected })
+            Err(OptionError { option, given: shown(), expected })
         }
     }
 

@@ -145,6 +145,24 @@ impl MinSaving {
     pub const fn get(self) -> f64 {
         self.0
     }
+
+    /// [`TryFrom<f64>`] for a caller that writes a refused number itself:
+    /// `shown` is called only on a refusal and must give `fraction` as
+    /// Rust's `Display` writes it (`2`, `-0.5`, `NaN`), so that the message
+    /// is the same. For a WebAssembly build, where `core::fmt`'s float
+    /// printing would otherwise be in the module for this message alone.
+    ///
+    /// ```
+    /// use stc_core::MinSaving;
+    /// let err = MinSaving::try_from_shown(2.0, || "2".to_string()).unwrap_err();
+    /// assert_eq!(err, MinSaving::try_from(2.0).unwrap_err());
+    /// assert_eq!(MinSaving::try_from_shown(0.5, || unreachable!())?.get(), 0.5);
+    /// # Ok::<(), stc_core::OptionError>(())
+    /// ```
+    pub fn try_from_shown(fraction: f64, shown: impl FnOnce() -> String) -> Result<MinSaving, crate::OptionError> {
+        let within = (0.0..=1.0).contains(&fraction);
+        crate::OptionError::bounded_shown("min_saving", fraction, within, MinSaving::EXPECTED, shown).map(MinSaving)
+    }
 }
 
 impl Default for MinSaving {
@@ -158,8 +176,7 @@ impl TryFrom<f64> for MinSaving {
     type Error = crate::OptionError;
 
     fn try_from(fraction: f64) -> Result<MinSaving, Self::Error> {
-        let within = (0.0..=1.0).contains(&fraction);
-        crate::OptionError::bounded("min_saving", fraction, within, MinSaving::EXPECTED).map(MinSaving)
+        MinSaving::try_from_shown(fraction, || fraction.to_string())
     }
 }
 

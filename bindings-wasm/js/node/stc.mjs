@@ -1,12 +1,14 @@
 // `import { parse, ... } from 'stc-wasm'` (or `require('stc-wasm')`) in Node
 // (pkg/node): the wasm module's functions, ready on import, behind the
 // argument checks, messages and StcError shared with stc-node
-// (stc_rules.mjs, from js-shared/).
+// (stc_rules.mjs, from js-shared/). The stash (truncate, retrieve,
+// MemoryStash) is stc-wasm/stash's module, also ready on import here (Node
+// reads it from disk); `loadStash()` resolves to it, as in the browser.
 import wasm from './stc_wasm.js';
-// Everything else of the wasm module (the stash: MemoryStash, retrieve)
-// as it is; the names below take precedence.
+import * as stash from './stc_stash.mjs';
+// Everything else of the wasm module as it is; the names below take precedence.
 export * from './stc_wasm.js';
-import { makeApi, StcError, ERROR_CODES, MEDIA_TYPE, VERSION, truncateArgs } from './stc_rules.mjs';
+import { makeApi, StcError, ERROR_CODES, MEDIA_TYPE, VERSION } from './stc_rules.mjs';
 // The versions the build wrote out from the module's versionNames(), as the web entry has them.
 import { VERSION_NAMES } from './stc_names.mjs';
 
@@ -15,13 +17,9 @@ export const { parse, stringify, encode, decode, decodeStc, encodeGated, countTo
   versions: VERSION_NAMES,
 });
 export { StcError, ERROR_CODES, MEDIA_TYPE, VERSION };
+export { MemoryStash, truncate, retrieve } from './stc_stash.mjs';
 
-/**
- * `truncate(jsonText, options)` with the argument checks and messages of stc-node (js-shared
- * `truncateArgs`: a `version` given as a string is a TypeError, as in every other function); the
- * module's `truncate` gets the checked values and checks the store.
- */
-export function truncate(jsonText, options) {
-  const o = truncateArgs(jsonText, options, { versions: VERSION_NAMES, stores: 'a MemoryStash' });
-  return wasm.truncate(jsonText, o);
+/** The stash entry (stc-wasm/stash), already loaded in Node. */
+export function loadStash() {
+  return Promise.resolve(stash);
 }
