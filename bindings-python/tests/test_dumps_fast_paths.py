@@ -15,6 +15,7 @@ import math
 import random
 import struct
 import sys
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -269,3 +270,38 @@ def test_long_output_with_a_wide_character_last() -> None:
         out = stc.dumps(value)
         assert out == stc.encode(json.dumps(value, ensure_ascii=False))
         assert sys.getsizeof(out) == sys.getsizeof("".join(list(out)))
+
+
+# The text is gathered in 64 KiB pieces (stc_core's `Document::encode_to`)
+# into a buffer kept between calls (at most 4 MiB of it), and made a compact
+# ASCII `str` by one copy when every piece was ASCII.
+@pytest.mark.parametrize("size", [65_535, 65_536, 200_000, 5_000_000])
+def test_outputs_across_pieces_and_the_kept_buffer(size: int) -> None:
+    for tail in ("", "\u00e9", "\u4e2d", "\U0001f600"):
+        value = [{"k": "y" * 1000, "n": i} for i in range(size // 1000)] + ["z" * 10 + tail]
+        out = stc.dumps(value)
+        assert out == stc.encode(json.dumps(value, ensure_ascii=False))
+        assert out.isascii() == (tail == "")
+        assert sys.getsizeof(out) == sys.getsizeof("".join(list(out)))
+        # A small output right after a large one: nothing of the large one left.
+        assert stc.dumps(["a", tail]) == stc.encode(json.dumps(["a", tail], ensure_ascii=False))
+
+
+def test_outputs_of_threads_writing_at_once() -> None:
+    # Large enough that the GIL is released while the core writes: the
+    # threads' calls overlap, and each one that finds the kept buffer taken
+    # gathers into its own.
+    docs = [[{"id": i, "who": f"thread {t} \u00e9" * (t % 2), "n": t} for i in range(3000)] for t in range(6)]
+    expected = [stc.encode(json.dumps(d, ensure_ascii=False)) for d in docs]
+    results: dict[int, list[bool]] = {t: [] for t in range(len(docs))}
+
+    def work(t: int) -> None:
+        for _ in range(20):
+            results[t].append(stc.dumps(docs[t]) == expected[t])
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(len(docs))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert all(len(r) == 20 and all(r) for r in results.values())
