@@ -12,10 +12,7 @@ use pyo3::types::dict::BoundDictIterator;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use stc_core::{DocumentBuilder, EncodeOptions, ErrorKind};
 
-use std::convert::Infallible;
-use std::sync::{Mutex, TryLockError};
-
-use crate::pyobj::{ascii_str, str_from_output, KeepAlive};
+use crate::pyobj::{ascii_str, KeepAlive};
 use crate::text::{limits, parse_profile, parse_version, run_detached};
 
 struct Walker<'py, 'd, 'k> {
@@ -440,21 +437,21 @@ impl<'py> Walker<'py, '_, '_> {
 /// Serializes a Python object to STC text, like json.dumps.
 #[pyfunction]
 #[pyo3(
-    signature = (obj, *, profile = String::from("compact"), default = None, sort_keys = false, skipkeys = false, max_depth = None, version = None),
+    signature = (obj, *, profile = "compact", default = None, sort_keys = false, skipkeys = false, max_depth = None, version = None),
     text_signature = "(obj, *, profile='compact', default=None, sort_keys=False, skipkeys=False, max_depth=None, version=1)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dumps<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    profile: String,
+    profile: &str,
     default: Option<Bound<'py, PyAny>>,
     sort_keys: bool,
     skipkeys: bool,
     max_depth: Option<usize>,
     version: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let options = EncodeOptions::default().profile(parse_profile(&profile)?).version(parse_version(version.as_ref())?);
+) -> PyResult<String> {
+    let options = EncodeOptions::default().profile(parse_profile(profile)?).version(parse_version(version.as_ref())?);
     // Any limit is honoured: the walk and the core keep their stacks on the heap.
     let max_depth = limits(max_depth).max_depth;
     // Dropped after the document that borrows from it.
@@ -466,7 +463,7 @@ pub(crate) fn dumps<'py>(
         sort_keys,
         skipkeys,
         max_depth,
-        stack: Vec::new(),
+        stack: Vec::with_capacity(16),
         default_depth: 0,
         exact: ExactTypes::new(py),
         float_text: FloatText::new(),
@@ -475,46 +472,8 @@ pub(crate) fn dumps<'py>(
     let doc = walker.builder.finish().map_err(builder_error)?;
     // The tape is built; writing it out needs no Python object.
     let size_hint = doc.node_count() * 8;
-    let mut shared = match OUTPUT.try_lock() {
-        Ok(guard) => Some(guard),
-        // A panic while it was held leaves at worst stale bytes, cleared below.
-        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
-        Err(TryLockError::WouldBlock) => None,
-    };
-    let mut own = String::new();
-    let out = shared.as_deref_mut().unwrap_or(&mut own);
-    out.clear();
-    let ascii = run_detached(py, size_hint, || {
-        let mut ascii = true;
-        let written = doc.encode_to(&options, |piece| {
-            // Each piece is checked while it is still in the cache.
-            ascii &= piece.is_ascii();
-            out.push_str(piece);
-            Ok::<(), Infallible>(())
-        });
-        match written {
-            Ok(()) => ascii,
-        }
-    });
-    drop(doc);
-    let text = str_from_output(py, out, ascii);
-    if out.capacity() > KEEP_OUTPUT {
-        *out = String::new();
-    }
-    text
+    Ok(run_detached(py, size_hint, move || doc.encode_with(&options)))
 }
-
-/// The text `dumps` writes, gathered piece by piece in a buffer kept
-/// between calls: the core hands the text on in pieces
-/// ([`Document::encode_to`](stc_core::Document::encode_to)) while they are in
-/// the cache, so a large output is neither grown by reallocation nor written
-/// to fresh pages on every call, and is copied once, into the `str`. A call
-/// that finds it taken (another thread) gathers into a buffer of its own.
-static OUTPUT: Mutex<String> = Mutex::new(String::new());
-
-/// The largest buffer [`OUTPUT`] keeps after a call (4 MiB): a process that
-/// once wrote a larger output does not hold that memory afterwards.
-const KEEP_OUTPUT: usize = 4 << 20;
 
 /// `_dumps_split(obj, loops)`: where `dumps(obj)` spends its time (a
 /// benchmark helper for `bench/split.py`, not API). Runs the three stages of

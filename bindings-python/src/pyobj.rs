@@ -227,34 +227,6 @@ fn unicode_new(py: Python<'_>, len: usize, max: u32) -> PyResult<Bound<'_, PyAny
     unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyUnicode_New(len, max)) }
 }
 
-/// The `str` of `text` (the output of `dumps`), `ascii` when every byte is
-/// below 0x80: then a compact ASCII string filled by one copy, without
-/// CPython's decoder looking at the bytes again.
-#[cfg(not(feature = "abi3"))]
-pub(crate) fn str_from_output<'py>(py: Python<'py>, text: &str, ascii: bool) -> PyResult<Bound<'py, PyAny>> {
-    if !ascii {
-        // CPython's UTF-8 decoder, which builds the narrowest layout as it
-        // goes (cheaper than counting and widening here: candidates 15, 20, 28).
-        return Ok(pyo3::types::PyString::new(py, text).into_any());
-    }
-    let bytes = text.as_bytes();
-    let object = unicode_new(py, bytes.len(), 0x7f)?;
-    // SAFETY: as in `new_str`: a new compact ASCII string of `bytes.len()`
-    // one-byte characters that no other code has seen; the copy fills its
-    // data area exactly, with bytes below 0x80 (the caller checked them).
-    unsafe {
-        let data = ffi::PyUnicode_DATA(object.as_ptr()).cast::<u8>();
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, bytes.len());
-    }
-    Ok(object)
-}
-
-/// The `str` of `text` (the stable ABI's constructor).
-#[cfg(feature = "abi3")]
-pub(crate) fn str_from_output<'py>(py: Python<'py>, text: &str, _ascii: bool) -> PyResult<Bound<'py, PyAny>> {
-    Ok(PyString::new(py, text).into_any())
-}
-
 /// A Python `int` from an `i64`.
 #[inline]
 pub(crate) fn new_int(py: Python<'_>, value: i64) -> PyResult<Bound<'_, PyAny>> {
@@ -279,7 +251,7 @@ pub(crate) struct KeepAlive {
 #[cfg(not(feature = "abi3"))]
 impl KeepAlive {
     pub(crate) fn new() -> Self {
-        KeepAlive { strings: std::cell::RefCell::new(Vec::new()) }
+        KeepAlive { strings: std::cell::RefCell::new(Vec::with_capacity(32)) }
     }
 
     /// The text of a compact ASCII `str`, borrowed for as long as `self`

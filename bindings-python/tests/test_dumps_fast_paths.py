@@ -272,13 +272,15 @@ def test_long_output_with_a_wide_character_last() -> None:
         assert sys.getsizeof(out) == sys.getsizeof("".join(list(out)))
 
 
-# The text is gathered in 64 KiB pieces (stc_core's `Document::encode_to`)
-# into a buffer kept between calls (at most 4 MiB of it), and made a compact
-# ASCII `str` by one copy when every piece was ASCII.
-@pytest.mark.parametrize("size", [65_535, 65_536, 200_000, 5_000_000])
-def test_outputs_across_pieces_and_the_kept_buffer(size: int) -> None:
+# Outputs below and above the core's 64 KiB writing chunk and the 8 KiB from
+# which the GIL is released, ASCII and not: the text and its layout are
+# Python's own, and nothing of one call is left in the next.
+@pytest.mark.parametrize("size", [1_000, 20_000, 70_000, 1_000_000])
+def test_outputs_of_every_size_and_layout(size: int) -> None:
     for tail in ("", "\u00e9", "\u4e2d", "\U0001f600"):
-        value = [{"k": "y" * 1000, "n": i} for i in range(size // 1000)] + ["z" * 10 + tail]
+        # Items of about nine bytes each, distinct (no shorter form), so the
+        # text is about `size` bytes, and one long string.
+        value: list[Any] = [f"s{i:07d}" for i in range(size // 9)] + ["y" * 3000, "z" * 10 + tail]
         out = stc.dumps(value)
         assert out == stc.encode(json.dumps(value, ensure_ascii=False))
         assert out.isascii() == (tail == "")
@@ -289,8 +291,7 @@ def test_outputs_across_pieces_and_the_kept_buffer(size: int) -> None:
 
 def test_outputs_of_threads_writing_at_once() -> None:
     # Large enough that the GIL is released while the core writes: the
-    # threads' calls overlap, and each one that finds the kept buffer taken
-    # gathers into its own.
+    # threads' calls overlap, and each result is its own document's.
     docs = [[{"id": i, "who": f"thread {t} \u00e9" * (t % 2), "n": t} for i in range(3000)] for t in range(6)]
     expected = [stc.encode(json.dumps(d, ensure_ascii=False)) for d in docs]
     results: dict[int, list[bool]] = {t: [] for t in range(len(docs))}
