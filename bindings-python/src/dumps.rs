@@ -12,7 +12,7 @@ use pyo3::types::dict::BoundDictIterator;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use stc_core::{DocumentBuilder, EncodeOptions, ErrorKind};
 
-use crate::pyobj::{ascii_str, KeepAlive};
+use crate::pyobj::{ascii_str, output_str, KeepAlive};
 use crate::text::{limits, parse_profile, parse_version, run_detached};
 
 struct Walker<'py, 'd, 'k> {
@@ -450,7 +450,7 @@ pub(crate) fn dumps<'py>(
     skipkeys: bool,
     max_depth: Option<usize>,
     version: Option<Bound<'py, PyAny>>,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyAny>> {
     let options = EncodeOptions::default().profile(parse_profile(profile)?).version(parse_version(version.as_ref())?);
     // Any limit is honoured: the walk and the core keep their stacks on the heap.
     let max_depth = limits(max_depth).max_depth;
@@ -472,7 +472,8 @@ pub(crate) fn dumps<'py>(
     let doc = walker.builder.finish().map_err(builder_error)?;
     // The tape is built; writing it out needs no Python object.
     let size_hint = doc.node_count() * 8;
-    Ok(run_detached(py, size_hint, move || doc.encode_with(&options)))
+    let text = run_detached(py, size_hint, move || doc.encode_with(&options));
+    output_str(py, &text)
 }
 
 /// `_dumps_split(obj, loops)`: where `dumps(obj)` spends its time (a
