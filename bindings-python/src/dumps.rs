@@ -12,7 +12,7 @@ use pyo3::types::dict::BoundDictIterator;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use stc_core::{DocumentBuilder, EncodeOptions, ErrorKind};
 
-use crate::pyobj::{ascii_str, KeepAlive};
+use crate::pyobj::{ascii_str, output_str, KeepAlive};
 use crate::text::{limits, parse_profile, parse_version, run_detached};
 
 struct Walker<'py, 'd, 'k> {
@@ -437,21 +437,21 @@ impl<'py> Walker<'py, '_, '_> {
 /// Serializes a Python object to STC text, like json.dumps.
 #[pyfunction]
 #[pyo3(
-    signature = (obj, *, profile = String::from("compact"), default = None, sort_keys = false, skipkeys = false, max_depth = None, version = None),
+    signature = (obj, *, profile = "compact", default = None, sort_keys = false, skipkeys = false, max_depth = None, version = None),
     text_signature = "(obj, *, profile='compact', default=None, sort_keys=False, skipkeys=False, max_depth=None, version=1)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dumps<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    profile: String,
+    profile: &str,
     default: Option<Bound<'py, PyAny>>,
     sort_keys: bool,
     skipkeys: bool,
     max_depth: Option<usize>,
     version: Option<Bound<'py, PyAny>>,
-) -> PyResult<String> {
-    let options = EncodeOptions::default().profile(parse_profile(&profile)?).version(parse_version(version.as_ref())?);
+) -> PyResult<Bound<'py, PyAny>> {
+    let options = EncodeOptions::default().profile(parse_profile(profile)?).version(parse_version(version.as_ref())?);
     // Any limit is honoured: the walk and the core keep their stacks on the heap.
     let max_depth = limits(max_depth).max_depth;
     // Dropped after the document that borrows from it.
@@ -463,7 +463,7 @@ pub(crate) fn dumps<'py>(
         sort_keys,
         skipkeys,
         max_depth,
-        stack: Vec::new(),
+        stack: Vec::with_capacity(16),
         default_depth: 0,
         exact: ExactTypes::new(py),
         float_text: FloatText::new(),
@@ -472,7 +472,8 @@ pub(crate) fn dumps<'py>(
     let doc = walker.builder.finish().map_err(builder_error)?;
     // The tape is built; writing it out needs no Python object.
     let size_hint = doc.node_count() * 8;
-    Ok(run_detached(py, size_hint, move || doc.encode_with(&options)))
+    let text = run_detached(py, size_hint, move || doc.encode_with(&options));
+    output_str(py, &text)
 }
 
 /// `_dumps_split(obj, loops)`: where `dumps(obj)` spends its time (a

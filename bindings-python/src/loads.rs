@@ -7,9 +7,7 @@
 use pyo3::exceptions::PySystemError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyTuple};
-use rustc_hash::FxHasher;
 use stc_core::{Failure, JsonStr, Number, Sink};
-use std::hash::Hasher;
 use std::sync::{Mutex, TryLockError};
 
 use crate::errors::decode_error;
@@ -17,16 +15,19 @@ use crate::input::TextInput;
 use crate::pyobj::{new_float, new_int, new_str};
 use crate::text::decode_options;
 
-/// Keys longer than this are not memoized: long keys rarely repeat.
-const MAX_CACHED_KEY: usize = 64;
+/// Keys longer than this are not memoized: long keys rarely repeat (and a
+/// slot with its key's bytes is one cache line).
+const MAX_CACHED_KEY: usize = 55;
 /// Slots of the key cache (a power of two).
 const KEY_SLOTS: usize = 1024;
 
-/// A memoized key: its text as written (escapes included) and its `str`.
+/// A memoized key: its text as written (escapes included) and its `str`,
+/// in one cache line (the lookup reads nothing else).
+#[repr(C, align(64))]
 struct CachedKey {
-    hash: u64,
-    raw: Box<str>,
     object: Py<PyAny>,
+    len: u8,
+    raw: [u8; MAX_CACHED_KEY],
 }
 
 /// The key cache: direct-mapped by a hash of the key's text.
@@ -174,21 +175,30 @@ impl<'py, 'h, 'k> ObjectBuilder<'py, 'h, 'k> {
     }
 
     fn key_object(&mut self, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
-        let raw = key.raw();
+        let raw = key.raw().as_bytes();
         if raw.len() > MAX_CACHED_KEY {
             return make_string(self.py, key);
         }
-        let mut hasher = FxHasher::default();
-        hasher.write(raw.as_bytes());
-        let hash = hasher.finish();
-        let slot = &mut self.keys[(hash as usize) & (KEY_SLOTS - 1)];
-        if let Some(cached) = slot {
-            if cached.hash == hash && same_bytes(cached.raw.as_bytes(), raw.as_bytes()) {
-                return Ok(cached.object.bind(self.py).clone());
+        // Two slots a key may take, side by side (two cache lines): two
+        // keys whose hashes meet both stay.
+        let first = key_slot(raw);
+        for i in [first, first ^ 1] {
+            if let Some(cached) = &self.keys[i] {
+                if same_bytes(cached.raw.get(..usize::from(cached.len)).unwrap_or_default(), raw) {
+                    return Ok(cached.object.bind(self.py).clone());
+                }
             }
         }
         let object = make_string(self.py, key)?;
-        *slot = Some(CachedKey { hash, raw: raw.into(), object: object.clone().unbind() });
+        let mut bytes = [0u8; MAX_CACHED_KEY];
+        bytes[..raw.len()].copy_from_slice(raw);
+        // The new key takes the first slot; the one it held moves to the
+        // second, pushing out the one there (the older of the two).
+        if self.keys[first].is_some() {
+            self.keys.swap(first, first ^ 1);
+        }
+        // `raw.len()` is at most MAX_CACHED_KEY, below 256.
+        self.keys[first] = Some(CachedKey { object: object.clone().unbind(), len: raw.len() as u8, raw: bytes });
         Ok(object)
     }
 
@@ -204,19 +214,63 @@ impl<'py, 'h, 'k> ObjectBuilder<'py, 'h, 'k> {
     }
 }
 
+/// The key cache's slot for a key of at most [`MAX_CACHED_KEY`] bytes: its
+/// length and first, middle and last eight bytes (all of a key of up to 16,
+/// which most keys are) multiplied into the top bits, a few instructions
+/// where a hash of every byte took a loop. Two keys that differ only
+/// elsewhere share a slot and take turns in it (the bytes are compared on
+/// every hit).
+#[inline(always)]
+fn key_slot(b: &[u8]) -> usize {
+    let n = b.len();
+    let (x, y, z) = if n >= 8 {
+        (word8(b, 0), word8(b, n - 8), if n > 16 { word8(b, n / 2 - 4) } else { 0 })
+    } else if n >= 4 {
+        (u64::from(word4(b, 0)), u64::from(word4(b, n - 4)), 0)
+    } else {
+        let mut w = [0u8; 4];
+        w[..n].copy_from_slice(b);
+        (u64::from(u32::from_le_bytes(w)), 0, 0)
+    };
+    let h = (x ^ y.rotate_left(21) ^ z.rotate_left(42) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - KEY_SLOTS.trailing_zeros())) as usize
+}
+
 /// `a == b` for short slices, inline (the library call costs more than the
-/// comparison of a key of a few bytes).
+/// comparison of a key of a few bytes): eight bytes at a time, the last
+/// eight (or four) overlapping the ones before, so no byte loop.
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    let (mut x, mut y) = (a.chunks_exact(8), b.chunks_exact(8));
-    let words = (&mut x).zip(&mut y).all(|(p, q)| {
-        u64::from_ne_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]])
-            == u64::from_ne_bytes([q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]])
-    });
-    words && x.remainder().iter().zip(y.remainder()).all(|(p, q)| p == q)
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if word8(a, i) != word8(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        word8(a, n - 8) == word8(b, n - 8)
+    } else if n >= 4 {
+        word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4)
+    } else {
+        a == b
+    }
+}
+
+/// The eight bytes of `b` from `i` as a word (0 past the end).
+#[inline(always)]
+fn word8(b: &[u8], i: usize) -> u64 {
+    b.get(i..i + 8).map_or(0, |w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]))
+}
+
+/// The four bytes of `b` from `i` as a word (0 past the end).
+#[inline(always)]
+fn word4(b: &[u8], i: usize) -> u32 {
+    b.get(i..i + 4).map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
 }
 
 /// A Python `str` from a string body.

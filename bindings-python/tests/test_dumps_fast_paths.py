@@ -15,6 +15,7 @@ import math
 import random
 import struct
 import sys
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -269,3 +270,43 @@ def test_long_output_with_a_wide_character_last() -> None:
         out = stc.dumps(value)
         assert out == stc.encode(json.dumps(value, ensure_ascii=False))
         assert sys.getsizeof(out) == sys.getsizeof("".join(list(out)))
+
+
+# Outputs below and above the core's 64 KiB writing chunk and the 8 KiB from
+# which the GIL is released, ASCII and not: the text and its layout are
+# Python's own, and nothing of one call is left in the next.
+@pytest.mark.parametrize("size", [1_000, 20_000, 70_000, 1_000_000])
+def test_outputs_of_every_size_and_layout(size: int) -> None:
+    for tail in ("", "\u00e9", "\u4e2d", "\U0001f600"):
+        # Items of about nine bytes each, distinct (no shorter form), so the
+        # text is about `size` bytes, and one long string.
+        value: list[Any] = [f"s{i:07d}" for i in range(size // 9)] + ["y" * 3000, "z" * 10 + tail]
+        out = stc.dumps(value)
+        assert out == stc.encode(json.dumps(value, ensure_ascii=False))
+        assert out.isascii() == (tail == "")
+        assert sys.getsizeof(out) == sys.getsizeof("".join(list(out)))
+        # A small output right after a large one: nothing of the large one
+        # left. (Not `tail` alone: a one-character str is CPython's shared
+        # singleton, and reading its UTF-8 caches that in it for good, which
+        # changes its getsizeof for the layout checks of later tests.)
+        small = ["a", "b" + tail]
+        assert stc.dumps(small) == stc.encode(json.dumps(small, ensure_ascii=False))
+
+
+def test_outputs_of_threads_writing_at_once() -> None:
+    # Large enough that the GIL is released while the core writes: the
+    # threads' calls overlap, and each result is its own document's.
+    docs = [[{"id": i, "who": f"thread {t} \u00e9" * (t % 2), "n": t} for i in range(3000)] for t in range(6)]
+    expected = [stc.encode(json.dumps(d, ensure_ascii=False)) for d in docs]
+    results: dict[int, list[bool]] = {t: [] for t in range(len(docs))}
+
+    def work(t: int) -> None:
+        for _ in range(20):
+            results[t].append(stc.dumps(docs[t]) == expected[t])
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(len(docs))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert all(len(r) == 20 and all(r) for r in results.values())

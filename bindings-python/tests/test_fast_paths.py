@@ -165,6 +165,20 @@ def test_key_cache_between_calls_and_beyond_its_size() -> None:
     assert first["id"] == 1 and second["id"] == 2
 
 
+def test_key_cache_compares_every_byte_of_every_length() -> None:
+    # Keys of every length around the cache's word reads (4, 8, 16 bytes)
+    # and its longest key (55 bytes, one slot a cache line), each beside keys
+    # that differ from it in one byte only, at every position: the same
+    # length and mostly the same words, so they meet in the cache's slots
+    # and must still come back as themselves, in this call and the next.
+    for n in [1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 54, 55, 56, 57]:
+        base = "".join(chr(ord("a") + i % 26) for i in range(n))
+        keys = [base] + [base[:i] + "#" + base[i + 1 :] for i in range(n)]
+        doc = [{k: i} for i, k in enumerate(keys)] + [{k: k for k in keys}]
+        for _ in range(2):
+            check_both(doc)
+
+
 INTEGERS = [
     0,
     1,
