@@ -67,7 +67,7 @@ pub(crate) fn read_utf8(env: RawEnv, v: Value) -> Result<String> {
 }
 
 /// Length of the run of ASCII bytes at the start of `bytes` (16 at a time).
-fn ascii_run(bytes: &[u8]) -> usize {
+pub(crate) fn ascii_run(bytes: &[u8]) -> usize {
     const HIGH: u128 = u128::from_ne_bytes([0x80; 16]);
     let mut n = 0;
     for chunk in bytes.chunks_exact(16) {

@@ -45,6 +45,12 @@ test('one character beyond ASCII at each position of the first words, in strings
       const bad = decodeBoth(`["${s}", }`);
       assert.equal(bad.code, 'unexpected_char');
       assert.throws(() => decode(`["${s}", }`), (e) => e.index === 46);
+      // parse and encode read a string without units beyond U+00FF as Latin-1 bytes (candidate 30).
+      assert.throws(() => parse(`["${s}", }`), (e) => e.code === 'unexpected_char' && e.index === 46);
+      const badJson = encodeBoth(`{"${s}": tru}`);
+      assert.throws(() => encode(`{"${s}": tru}`), (e) => e.code === badJson.code && e.offset === badJson.offset);
+      assert.equal(native.encode(json, undefined, undefined, undefined, true), stc);
+      assert.equal(native.decodeLatin1(stc, undefined, undefined, true), native.decodeLatin1(stc));
       assert.equal(encodeBoth(`{"${s}": tru}`).code, 'unexpected_char');
     }
   }
