@@ -59,7 +59,7 @@ const api = makeApi(
       return json === undefined ? undefined : native.encode(json, o.profile, o.maxDepth, o.version, latin1(json));
     },
     encode: (text, o) => native.encode(text, o.profile, o.maxDepth, o.version, latin1(text)),
-    decode: (text, o) => native.decode(text, o.maxDepth, o.version),
+    decode: (text, o) => native.decode(text, o.maxDepth, o.version, latin1(text)),
     encodeGated(text, o) {
       const counter = typeof o.tokenizer === 'function' ? o.tokenizer : undefined;
       const args = { profile: o.profile, minSaving: o.minSaving, maxDepth: o.maxDepth, version: o.version };

@@ -66,13 +66,20 @@ pub fn encode_text(
 /// STC text (string or UTF-8 bytes) to minified JSON text.
 #[napi(
     js_name = "decode",
-    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
+    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number, latin1?: boolean",
     ts_return_type = "string"
 )]
-pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<f64>) -> Result<Unknown<'static>> {
+pub fn decode_text(
+    env: Env,
+    stc: Unknown,
+    max_depth: Option<u32>,
+    version: Option<f64>,
+    latin1: Option<bool>,
+) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = decode_options(max_depth, version)?;
-    let input = Input::read(env, stc.value().value)?;
+    // `latin1`: the caller found no code unit beyond U+00FF in a string `stc`.
+    let input = Input::read_as(env, stc.value().value, latin1.unwrap_or(false))?;
     let result = input.as_str().and_then(|s| stc_core::decode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)

@@ -51,6 +51,7 @@ test('one character beyond ASCII at each position of the first words, in strings
       assert.throws(() => encode(`{"${s}": tru}`), (e) => e.code === badJson.code && e.offset === badJson.offset);
       assert.equal(native.encode(json, undefined, undefined, undefined, true), stc);
       assert.equal(native.decodeLatin1(stc, undefined, undefined, true), native.decodeLatin1(stc));
+      assert.equal(native.decode(stc, undefined, undefined, true), json);
       assert.equal(encodeBoth(`{"${s}": tru}`).code, 'unexpected_char');
     }
   }
