@@ -26,6 +26,10 @@ const VERSION_NAMES = Object.freeze(native.versionNames());
  * Beyond it, the addon's walker, which keeps its own stack.
  */
 const JSON_STRINGIFY_DEPTH = 1000;
+/** A code unit beyond U+00FF: absent, a string crosses as Latin-1 bytes (bench/CANDIDATES.md, candidate 30). */
+const BEYOND_LATIN1 = /[^\x00-\xff]/;
+/** Whether `text` is a string the addon may copy out as Latin-1 (V8 answers at once for a one-byte string). */
+const latin1 = (text) => typeof text === 'string' && !BEYOND_LATIN1.test(text);
 const isStackOverflow = (e) => e instanceof RangeError && e.message === 'Maximum call stack size exceeded';
 
 // The checks and errors are js-shared's (the same as stc-wasm's); this table
@@ -39,7 +43,7 @@ const api = makeApi(
     parse: (text, o) =>
       o.bigint
         ? native.parseValues(text, o.maxDepth, true, o.version)
-        : JSON.parse(native.decodeLatin1(text, o.maxDepth, o.version)),
+        : JSON.parse(native.decodeLatin1(text, o.maxDepth, o.version, latin1(text))),
     stringify(value, o) {
       const walk = () => native.stringifyValues(value, o.profile, o.maxDepth, o.bigint, o.version);
       if (o.bigint || (o.maxDepth ?? 0) > JSON_STRINGIFY_DEPTH) return walk();
@@ -52,10 +56,10 @@ const api = makeApi(
         if (isStackOverflow(e)) return walk();
         throw e;
       }
-      return json === undefined ? undefined : native.encode(json, o.profile, o.maxDepth, o.version);
+      return json === undefined ? undefined : native.encode(json, o.profile, o.maxDepth, o.version, latin1(json));
     },
-    encode: (text, o) => native.encode(text, o.profile, o.maxDepth, o.version),
-    decode: (text, o) => native.decode(text, o.maxDepth, o.version),
+    encode: (text, o) => native.encode(text, o.profile, o.maxDepth, o.version, latin1(text)),
+    decode: (text, o) => native.decode(text, o.maxDepth, o.version, latin1(text)),
     encodeGated(text, o) {
       const counter = typeof o.tokenizer === 'function' ? o.tokenizer : undefined;
       const args = { profile: o.profile, minSaving: o.minSaving, maxDepth: o.maxDepth, version: o.version };

@@ -43,7 +43,7 @@ pub fn tokenizer_names() -> Vec<&'static str> {
 /// JSON text (string or UTF-8 bytes) to STC text.
 #[napi(
     js_name = "encode",
-    ts_args_type = "json: string | Uint8Array, profile?: string, maxDepth?: number, version?: number",
+    ts_args_type = "json: string | Uint8Array, profile?: string, maxDepth?: number, version?: number, latin1?: boolean",
     ts_return_type = "string"
 )]
 pub fn encode_text(
@@ -52,10 +52,12 @@ pub fn encode_text(
     profile_name: Option<String>,
     max_depth: Option<u32>,
     version: Option<f64>,
+    latin1: Option<bool>,
 ) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = encode_options(profile_name, max_depth, version)?;
-    let input = Input::read(env, json.value().value)?;
+    // `latin1`: the caller found no code unit beyond U+00FF in a string `json`.
+    let input = Input::read_as(env, json.value().value, latin1.unwrap_or(false))?;
     let result = input.as_str().and_then(|s| stc_core::encode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)
@@ -64,13 +66,20 @@ pub fn encode_text(
 /// STC text (string or UTF-8 bytes) to minified JSON text.
 #[napi(
     js_name = "decode",
-    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
+    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number, latin1?: boolean",
     ts_return_type = "string"
 )]
-pub fn decode_text(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<f64>) -> Result<Unknown<'static>> {
+pub fn decode_text(
+    env: Env,
+    stc: Unknown,
+    max_depth: Option<u32>,
+    version: Option<f64>,
+    latin1: Option<bool>,
+) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = decode_options(max_depth, version)?;
-    let input = Input::read(env, stc.value().value)?;
+    // `latin1`: the caller found no code unit beyond U+00FF in a string `stc`.
+    let input = Input::read_as(env, stc.value().value, latin1.unwrap_or(false))?;
     let result = input.as_str().and_then(|s| stc_core::decode_with(s, &options));
     let text = result.map_err(|e| throw_stc(env, &e, input.text()))?;
     string_result(env, &text)
@@ -92,13 +101,20 @@ thread_local! {
 /// JSON value, not the same text as [`decode_text`] returns.
 #[napi(
     js_name = "decodeLatin1",
-    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number",
+    ts_args_type = "stc: string | Uint8Array, maxDepth?: number, version?: number, latin1?: boolean",
     ts_return_type = "string"
 )]
-pub fn decode_latin1(env: Env, stc: Unknown, max_depth: Option<u32>, version: Option<f64>) -> Result<Unknown<'static>> {
+pub fn decode_latin1(
+    env: Env,
+    stc: Unknown,
+    max_depth: Option<u32>,
+    version: Option<f64>,
+    latin1: Option<bool>,
+) -> Result<Unknown<'static>> {
     let env = env.raw();
     let options = decode_options(max_depth, version)?;
-    let input = Input::read(env, stc.value().value)?;
+    // `latin1`: the caller found no code unit beyond U+00FF in a string `stc`.
+    let input = Input::read_as(env, stc.value().value, latin1.unwrap_or(false))?;
     // Taken out of the cell for the call: nothing here re-enters JavaScript,
     // but a taken buffer cannot be borrowed twice in any case.
     let mut out = LATIN1_OUT.with(|b| std::mem::take(&mut *b.borrow_mut()));

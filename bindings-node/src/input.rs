@@ -47,6 +47,51 @@ fn read_text(env: RawEnv, v: Value) -> Result<Input<'static>> {
     result
 }
 
+/// Reads a JavaScript string the caller found to hold no code unit beyond
+/// U+00FF (index.js tests it with a regular expression, which V8 answers
+/// without a scan for a one-byte string): copied out as Latin-1 bytes (for a
+/// one-byte string, V8's bytes as they are: no widening to UTF-16 and back),
+/// then UTF-8 as it is when ASCII, else each byte above 0x7F written as two.
+/// Lossless only under that condition: napi keeps the low byte of a wider unit.
+fn read_latin1_text(env: RawEnv, v: Value) -> Result<Input<'static>> {
+    let mut len = 0usize;
+    napi_call!(env, sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len));
+    let mut bytes = BYTES.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    if bytes.len() < len + 1 {
+        bytes.resize(len + 1, 0);
+    }
+    let mut written = 0usize;
+    // SAFETY: `bytes` holds at least `len + 1` bytes, the size passed, so napi writes within it.
+    let status = unsafe { sys::napi_get_value_string_latin1(env, v, bytes.as_mut_ptr().cast(), len + 1, &mut written) };
+    let result = if status == sys::Status::napi_ok {
+        let latin1 = &bytes[..written.min(len)];
+        let mut out: Vec<u8> = UTF8.with(|b| std::mem::take(&mut *b.borrow_mut()));
+        out.clear();
+        if latin1.is_ascii() {
+            out.extend_from_slice(latin1);
+        } else {
+            out.reserve(latin1.len() + latin1.len() / 4);
+            let mut i = 0;
+            while i < latin1.len() {
+                let run = crate::js::ascii_run(&latin1[i..]);
+                out.extend_from_slice(&latin1[i..i + run]);
+                i += run;
+                while let Some(&b) = latin1.get(i).filter(|&&b| b >= 0x80) {
+                    out.extend_from_slice(&[0xC0 | (b >> 6), 0x80 | (b & 0x3F)]);
+                    i += 1;
+                }
+            }
+        }
+        checked_text(out)
+    } else {
+        Err(crate::js::napi_failure(env, status))
+    };
+    if bytes.len() <= 2 * REUSED {
+        BYTES.with(|b| *b.borrow_mut() = bytes);
+    }
+    result
+}
+
 /// The largest UTF-16 buffer [`read_text`] keeps for the next call (8 MB).
 const REUSED: usize = 4 << 20;
 
@@ -55,6 +100,8 @@ const KEPT_UTF8: usize = 16 << 20;
 
 thread_local! {
     static UNITS: std::cell::RefCell<Vec<u16>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// [`read_latin1_text`]'s copy of the string, kept like [`UNITS`].
+    static BYTES: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     /// The UTF-8 text of the last string argument, given back by [`Input`]'s
     /// `Drop` and reused by the next [`utf8_of`] on this thread.
     static UTF8: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -147,25 +194,37 @@ fn utf8_of(units: &[u16]) -> Result<Input<'static>> {
     }
     // `out` holds ASCII bytes, the UTF-8 forms of scalar values below U+D800
     // or from U+E000 to U+FFFF written above, and `char::encode_utf8` of
-    // paired surrogates: valid UTF-8 by construction. It is checked all the
-    // same, without `unsafe` (bench/CANDIDATES.md has the cost): a bug here is
-    // a clear internal error, never undefined behaviour.
-    let text = String::from_utf8(out).map_err(|e| {
-        Error::new(
+    // paired surrogates: valid UTF-8 by construction.
+    checked_text(out)
+}
+
+/// UTF-8 text the addon wrote (valid by construction) as an [`Input`]. It is
+/// checked all the same, so that a bug is a clear internal error, never
+/// undefined behaviour: by simdutf8 (std's check took 4-9 % of decode on
+/// text with many non-ASCII characters; bench/CANDIDATES.md, candidate 27).
+fn checked_text(out: Vec<u8>) -> Result<Input<'static>> {
+    if simdutf8::basic::from_utf8(&out).is_err() {
+        let at = simdutf8::compat::from_utf8(&out).err().map_or(0, |e| e.valid_up_to());
+        return Err(Error::new(
             Status::GenericFailure,
-            format!(
-                "stc-node internal error: UTF-16 to UTF-8 conversion wrote invalid UTF-8 at byte {}",
-                e.utf8_error().valid_up_to()
-            ),
-        )
-    })?;
+            format!("stc-node internal error: conversion to UTF-8 wrote invalid UTF-8 at byte {at}"),
+        ));
+    }
+    // SAFETY: simdutf8 validated all of `out` as UTF-8 just above.
+    let text = unsafe { String::from_utf8_unchecked(out) };
     Ok(Input::Text(text))
 }
 
 impl Input<'_> {
     pub(crate) fn read(env: RawEnv, v: Value) -> Result<Input<'static>> {
+        Input::read_as(env, v, false)
+    }
+
+    /// [`Input::read`]; with `latin1`, the caller has found a string argument
+    /// to hold no code unit beyond U+00FF (see [`read_latin1_text`]).
+    pub(crate) fn read_as(env: RawEnv, v: Value, latin1: bool) -> Result<Input<'static>> {
         if type_of(env, v)? == sys::ValueType::napi_string {
-            return read_text(env, v);
+            return if latin1 { read_latin1_text(env, v) } else { read_text(env, v) };
         }
         let mut is_buffer = false;
         napi_call!(env, sys::napi_is_buffer(env, v, &mut is_buffer));

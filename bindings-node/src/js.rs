@@ -67,7 +67,7 @@ pub(crate) fn read_utf8(env: RawEnv, v: Value) -> Result<String> {
 }
 
 /// Length of the run of ASCII bytes at the start of `bytes` (16 at a time).
-fn ascii_run(bytes: &[u8]) -> usize {
+pub(crate) fn ascii_run(bytes: &[u8]) -> usize {
     const HIGH: u128 = u128::from_ne_bytes([0x80; 16]);
     let mut n = 0;
     for chunk in bytes.chunks_exact(16) {
@@ -80,48 +80,65 @@ fn ascii_run(bytes: &[u8]) -> usize {
     n + bytes[n..].iter().position(|&b| b >= 0x80).unwrap_or(bytes.len() - n)
 }
 
-/// The character starting at byte `i` of `s` (a char boundary) and its width.
-fn char_at(s: &str, i: usize) -> (char, usize) {
-    let c = s[i..].chars().next().unwrap_or('\u{FFFD}');
-    (c, c.len_utf8())
+/// The scalar value of the non-ASCII character starting at byte `i` of
+/// `bytes` (valid UTF-8, `bytes[i] >= 0x80`) and its width, read from its
+/// lead byte and continuation bytes.
+#[inline(always)]
+fn non_ascii_at(bytes: &[u8], i: usize) -> (u32, usize) {
+    let cont = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0x80) & 0x3F);
+    let lead = u32::from(bytes[i]);
+    if lead < 0xE0 {
+        (((lead & 0x1F) << 6) | cont(1), 2)
+    } else if lead < 0xF0 {
+        (((lead & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3)
+    } else {
+        (((lead & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3), 4)
+    }
 }
 
-/// Text as Latin-1 bytes, or `None` at the first character beyond U+00FF.
-fn latin1_of(s: &str) -> Option<Vec<u8>> {
+/// Text as Latin-1 bytes into `out` (emptied first), or `false` at the first
+/// character beyond U+00FF.
+fn latin1_into(s: &str, out: &mut Vec<u8>) -> bool {
     let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
+    out.clear();
+    out.reserve(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         let run = ascii_run(&bytes[i..]);
         out.extend_from_slice(&bytes[i..i + run]);
         i += run;
-        if i == bytes.len() {
-            break;
+        while i < bytes.len() && bytes[i] >= 0x80 {
+            let (c, width) = non_ascii_at(bytes, i);
+            let Ok(b) = u8::try_from(c) else { return false };
+            out.push(b);
+            i += width;
         }
-        let (c, width) = char_at(s, i);
-        out.push(u8::try_from(u32::from(c)).ok()?);
-        i += width;
     }
-    Some(out)
+    true
 }
 
-/// Text as UTF-16 code units (ASCII runs copied without decoding).
-fn utf16_of(s: &str) -> Vec<u16> {
+/// Text as UTF-16 code units into `out` (emptied first): ASCII runs widened
+/// whole, each run of other characters decoded in one loop.
+fn utf16_into(s: &str, out: &mut Vec<u16>) {
     let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
+    out.clear();
+    out.reserve(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         let run = ascii_run(&bytes[i..]);
         out.extend(bytes[i..i + run].iter().map(|&b| u16::from(b)));
         i += run;
-        if i == bytes.len() {
-            break;
+        while i < bytes.len() && bytes[i] >= 0x80 {
+            let (c, width) = non_ascii_at(bytes, i);
+            if c < 0x10000 {
+                out.push(c as u16);
+            } else {
+                let v = c - 0x10000;
+                out.extend_from_slice(&[0xD800 | (v >> 10) as u16, 0xDC00 | (v & 0x3FF) as u16]);
+            }
+            i += width;
         }
-        let (c, width) = char_at(s, i);
-        out.extend_from_slice(c.encode_utf16(&mut [0u16; 2]));
-        i += width;
     }
-    out
 }
 
 /// Creates a JavaScript string from Rust text the cheapest way V8 offers:
@@ -132,13 +149,16 @@ pub(crate) fn js_string_fast(env: RawEnv, s: &str) -> Result<Value> {
     if s.is_ascii() {
         return js_latin1(env, s.as_bytes());
     }
-    if let Some(latin1) = latin1_of(s) {
-        return js_latin1(env, &latin1);
+    js_string_converted(env, s, &mut Vec::new(), &mut Vec::new())
+}
+
+/// [`js_string_fast`] of non-ASCII text, converted in `latin1` or `utf16`.
+fn js_string_converted(env: RawEnv, s: &str, latin1: &mut Vec<u8>, utf16: &mut Vec<u16>) -> Result<Value> {
+    if latin1_into(s, latin1) {
+        return js_latin1(env, latin1);
     }
-    let units = utf16_of(s);
-    let mut out = ptr::null_mut();
-    napi_call!(env, sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out));
-    Ok(out)
+    utf16_into(s, utf16);
+    js_string_utf16(env, utf16)
 }
 
 /// Creates a one-byte JavaScript string from Latin-1 bytes (one character
@@ -152,8 +172,29 @@ pub(crate) fn js_latin1(env: RawEnv, bytes: &[u8]) -> Result<Value> {
     Ok(out)
 }
 
+/// The largest conversion buffers [`string_result`] keeps for the next call
+/// (8 MiB of Latin-1, 16 MiB of UTF-16).
+const KEPT_RESULT: usize = 8 << 20;
+
+thread_local! {
+    /// [`string_result`]'s conversion buffers, kept between calls: a large
+    /// result is not converted into fresh pages (page faults) every call.
+    static RESULT_BUFFERS: std::cell::RefCell<(Vec<u8>, Vec<u16>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// A text result (encode's STC, decode's JSON) as a JavaScript string.
 pub(crate) fn string_result(env: RawEnv, s: &str) -> Result<Unknown<'static>> {
-    let v = js_string_fast(env, s)?;
+    let v = if s.is_ascii() {
+        js_latin1(env, s.as_bytes())?
+    } else {
+        let (mut latin1, mut utf16) = RESULT_BUFFERS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+        let v = js_string_converted(env, s, &mut latin1, &mut utf16);
+        if latin1.capacity() <= KEPT_RESULT && utf16.capacity() <= KEPT_RESULT {
+            RESULT_BUFFERS.with(|b| *b.borrow_mut() = (latin1, utf16));
+        }
+        v?
+    };
     // SAFETY: `v` is a string just created in `env`, the current call's environment.
     Ok(unsafe { Unknown::from_raw_unchecked(env, v) })
 }

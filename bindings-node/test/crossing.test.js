@@ -45,6 +45,13 @@ test('one character beyond ASCII at each position of the first words, in strings
       const bad = decodeBoth(`["${s}", }`);
       assert.equal(bad.code, 'unexpected_char');
       assert.throws(() => decode(`["${s}", }`), (e) => e.index === 46);
+      // parse and encode read a string without units beyond U+00FF as Latin-1 bytes (candidate 30).
+      assert.throws(() => parse(`["${s}", }`), (e) => e.code === 'unexpected_char' && e.index === 46);
+      const badJson = encodeBoth(`{"${s}": tru}`);
+      assert.throws(() => encode(`{"${s}": tru}`), (e) => e.code === badJson.code && e.offset === badJson.offset);
+      assert.equal(native.encode(json, undefined, undefined, undefined, true), stc);
+      assert.equal(native.decodeLatin1(stc, undefined, undefined, true), native.decodeLatin1(stc));
+      assert.equal(native.decode(stc, undefined, undefined, true), json);
       assert.equal(encodeBoth(`{"${s}": tru}`).code, 'unexpected_char');
     }
   }
@@ -88,5 +95,28 @@ test('empty and whitespace input, and long strings of 100,000 units', () => {
     assert.deepEqual(latin1Both(stc).ok, JSON.parse(json));
     assert.deepEqual(parse(stc), JSON.parse(json));
     assert.equal(stringify(JSON.parse(json)), stc);
+  }
+});
+
+test('text results converted in the kept buffers: long and short, Latin-1 and UTF-16 and ASCII, one after another', () => {
+  // Results with characters beyond ASCII are converted into buffers the addon
+  // keeps between calls (bench/CANDIDATES.md candidate 28): a result must
+  // never show what an earlier, longer one left there.
+  const kinds = [
+    (n) => 'é'.repeat(n), // Latin-1
+    (n) => 'ā日'.repeat(n >> 1) + '😀', // UTF-16, with a pair
+    (n) => 'x'.repeat(n), // ASCII
+    (n) => 'ÿ'.repeat(n) + '\u0100', // Latin-1 until its last character
+  ];
+  for (const n of [150_000, 7, 60_000, 1, 0, 100_001]) {
+    for (const kind of kinds) {
+      const s = kind(n);
+      const json = JSON.stringify({ s, t: [s.slice(0, 3), n] });
+      const stc = encode(json);
+      assert.equal(native.encode(Buffer.from(json)), stc);
+      assert.equal(decode(stc), json);
+      assert.equal(native.decode(Buffer.from(stc)), json);
+      assert.deepEqual(parse(stc), JSON.parse(json));
+    }
   }
 });
