@@ -6,7 +6,7 @@ use super::columns::*;
 use super::emit::*;
 use super::plan::*;
 use crate::document::{Node, Tape};
-use crate::estimate::{estimate_tokens, Chain, Shape};
+use crate::estimate::{estimate_tokens, two_heads, Chain, Shape};
 
 /// How much scratch text a candidate may gather before what is complete of
 /// it is estimated and dropped (`Plan::spill_scratch`).
@@ -167,6 +167,79 @@ impl<'d, 'a> Plan<'d, 'a> {
                 write_scalar(&mut self.scratch, node, false);
                 0
             }
+        }
+    }
+
+    /// Estimated costs of the array at `i` (`len` items up to `end`) as
+    /// plain `[a,b]` and as compact `[N]:a,b` (`usize::MAX` when compact
+    /// arrays of arrays are off), from each item's [`Shape`] (the text
+    /// [`price_value`](Self::price_value) appends: a container's stand-in,
+    /// a number's digits, a short string) pushed to both chains in one pass:
+    /// no text is built or read again, and a container item costs a lookup.
+    /// Exactly what [`price_array_texts`](Self::price_array_texts) gives
+    /// (checked in tests); `None` where a shape cannot price its text
+    /// exactly (then the texts are priced).
+    #[inline(never)]
+    pub(super) fn price_array_shapes(&mut self, i: usize, len: usize, end: usize) -> Option<(usize, usize)> {
+        let mut plain = Chain::default();
+        plain.byte(b'[');
+        let mut compact = Chain::default();
+        compact.byte(b'[');
+        compact.push(&Shape::digits(itoa::Buffer::new().format(len).len()));
+        compact.byte(b']');
+        compact.byte(b':');
+        let (mut extra, mut j) = (0usize, i + 1);
+        while j < end {
+            if j > i + 1 {
+                plain.byte(b',');
+                compact.byte(b',');
+            }
+            let (shape, more) = self.value_shape(j);
+            plain.push(&shape);
+            compact.push(&shape);
+            extra = extra.saturating_add(more);
+            j = self.skip(j);
+        }
+        plain.byte(b']');
+        let plain = plain.finish()?.saturating_add(extra);
+        let compact = if self.t.arrays_of_arrays { compact.finish()?.saturating_add(extra) } else { usize::MAX };
+        Some((plain, compact))
+    }
+
+    /// [`price_array_shapes`](Self::price_array_shapes) from the texts: plain
+    /// built and estimated, compact priced from plain's text when it is all
+    /// here (`estimate::two_heads`), else built and priced again.
+    pub(super) fn price_array_texts(&mut self, i: usize, len: usize, end: usize) -> (usize, usize) {
+        self.scratch.push('[');
+        let mut extra = 0;
+        let mut j = i + 1;
+        while j < end {
+            self.spill_scratch();
+            if j > i + 1 {
+                self.scratch.push(',');
+            }
+            extra += self.price_value(j, false);
+            j = self.skip(j);
+        }
+        if self.t.arrays_of_arrays && self.partial.is_empty() {
+            let mut digits = itoa::Buffer::new();
+            let digits = digits.format(len).as_bytes();
+            let count = digits.len();
+            let mut head = [0u8; 24];
+            head[0] = b'[';
+            head[1..1 + count].copy_from_slice(digits);
+            head[1 + count..3 + count].copy_from_slice(b"]:");
+            let (plain, compact) = two_heads(&self.scratch, 1, b"]", &head[..3 + count]);
+            self.scratch.clear();
+            let plain = plain.saturating_add(extra);
+            match compact {
+                Some(compact) => (plain, compact.saturating_add(extra)),
+                None => (plain, self.price_compact(i, end)),
+            }
+        } else {
+            self.scratch.push(']');
+            let plain = self.priced(extra);
+            (plain, if self.t.arrays_of_arrays { self.price_compact(i, end) } else { usize::MAX })
         }
     }
 
