@@ -461,6 +461,13 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// [`row_cells`] writes them), and a group wherever it pays.
     pub(super) fn finish_columns(&mut self, rows: &[u32], columns: &[usize], depth: usize) -> Option<Vec<Column>> {
         debug_assert!(rows.iter().all(|&r| embeds(self.nodes, r as usize, columns)));
+        if depth == 1 && columns.len() > MAX_ROW_CELLS {
+            // A group of a table's column: one this wide has more leaves
+            // than a row may hold whatever groups its own columns get, so
+            // the width rule dissolves it (see `group`); its columns' groups
+            // are not looked for.
+            return Some(columns.iter().map(|&key| Column { key, sub: Vec::new() }).collect());
+        }
         let mut out = Vec::with_capacity(columns.len());
         for (j, &key) in columns.iter().enumerate() {
             let mut column = Column { key, sub: Vec::new() };
@@ -513,6 +520,15 @@ impl<'d, 'a> Plan<'d, 'a> {
             return None;
         }
         let sub = self.infer(&values, depth + 1)?;
+        if depth == 0 && leaf_count(&sub) > MAX_ROW_CELLS {
+            // Not priced: `narrow` would dissolve it whatever it cost. While
+            // a group wider than a row remains, no other group brings the
+            // row within the width alone and the widest is one such group,
+            // so every one of them is dissolved before any narrower one,
+            // leaving the width and the groups the rule then sees exactly
+            // as if they had never been groups.
+            return None;
+        }
         let (nodes, values) = (self.nodes, &values);
         let cells = || {
             let mut next = 0;
