@@ -5,7 +5,7 @@ use super::columns::*;
 use super::emit::*;
 use super::price::*;
 use crate::document::{Node, Tape};
-use crate::estimate::Partial;
+use crate::estimate::{Partial, Shape};
 use crate::options::Techniques;
 
 /// Whether a value whose text ends with a table body may be the last cell of
@@ -134,6 +134,12 @@ pub(super) struct Plan<'d, 'a> {
     /// The key shapes of the last table priced by
     /// [`price_rows_once`](Self::price_rows_once).
     pub(super) column_shapes: ColumnShapes,
+    /// The shapes of keys priced in objects ([`Plan::key_shape`]), by key
+    /// text: direct-mapped, [`KEY_SHAPES`] slots of (a key node holding
+    /// the text, its shape); `u32::MAX` marks an empty slot.
+    pub(super) key_shapes: Vec<(u32, Shape)>,
+    /// The text of a key that needs quotes, while its shape is found.
+    pub(super) key_text: String,
 }
 
 /// The rows of a table candidate, read off the tape as they are priced
@@ -253,6 +259,8 @@ impl<'d, 'a> Plan<'d, 'a> {
             partial: Partial::default(),
             fixed: FixedShapes::new(),
             column_shapes: ColumnShapes::default(),
+            key_shapes: if v2 { vec![(u32::MAX, Shape::default()); KEY_SHAPES] } else { Vec::new() },
+            key_text: String::new(),
         };
         for o in (0..count).rev() {
             plan.base = o;

@@ -7,10 +7,14 @@ use super::emit::*;
 use super::plan::*;
 use crate::document::{Node, Tape};
 use crate::estimate::{estimate_tokens, two_heads, Chain, Shape};
+use crate::identifier::is_identifier;
 
 /// How much scratch text a candidate may gather before what is complete of
 /// it is estimated and dropped (`Plan::spill_scratch`).
 pub(super) const SCRATCH_SPILL: usize = 16 << 10;
+
+/// Slots of [`Plan::key_shapes`].
+pub(super) const KEY_SHAPES: usize = 512;
 
 /// The columns of a table candidate as its prices need them: each key's
 /// [`Shape`] (the text `push_key` writes) and the shape of the header after
@@ -507,10 +511,89 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
     }
 
+    /// The [`Shape`] of the key at `k` as [`push_key`] writes it, found
+    /// once per key text among the slots of [`Plan::key_shapes`] (a
+    /// document's objects repeat a few keys; a slot holds the last key text
+    /// met whose bytes hash to it).
+    #[inline]
+    pub(super) fn key_shape(&mut self, k: usize) -> Shape {
+        let body = self.nodes.body(k);
+        let b = body.as_bytes();
+        let hash = match (b.first(), b.last()) {
+            (Some(&first), Some(&last)) => {
+                b.len().wrapping_mul(0x9e37) ^ usize::from(first).wrapping_mul(31) ^ usize::from(last) << 4
+            }
+            _ => 0,
+        };
+        let slot = hash % KEY_SHAPES;
+        if let Some(&(at, shape)) = self.key_shapes.get(slot) {
+            if at != u32::MAX && self.nodes.same_text(at as usize, k) {
+                return shape;
+            }
+        }
+        let shape = if is_identifier(body) {
+            Shape::of(b)
+        } else {
+            let mut text = std::mem::take(&mut self.key_text);
+            text.clear();
+            push_key(&mut text, body);
+            let shape = Shape::of(text.as_bytes());
+            self.key_text = text;
+            shape
+        };
+        if let Some(entry) = self.key_shapes.get_mut(slot) {
+            *entry = (index32(k), shape);
+        }
+        shape
+    }
+
+    /// [`price_object`](Self::price_object) from the keys' shapes (found
+    /// once per key text, [`key_shape`](Self::key_shape)) and the values'
+    /// ([`value_shape`](Self::value_shape)): no text is built. `None` where
+    /// a shape cannot price the text exactly (a key meeting its array with
+    /// no `:` between, where their bytes could merge).
+    #[inline(never)]
+    pub(super) fn price_object_shapes(&mut self, i: usize, end: usize) -> Option<usize> {
+        let mut object = Chain::default();
+        object.byte(b'{');
+        let (mut extra, mut k) = (0usize, i + 1);
+        while k < end {
+            if k > i + 1 {
+                object.byte(b',');
+            }
+            let key = self.key_shape(k);
+            object.push(&key);
+            let v = k + 1;
+            if !matches!(self.nodes.get(v), Some(Node::Array { .. })) {
+                object.byte(b':');
+            }
+            let (shape, more) = self.value_shape(v);
+            object.push(&shape);
+            extra = extra.saturating_add(more);
+            k = self.skip(v);
+        }
+        object.byte(b'}');
+        Some(object.finish()?.saturating_add(extra))
+    }
+
     /// Estimated cost of the object at `i` as `{k:v,k2[N]:..}`; a member
     /// array costs what its own form costs (its `:`, if any, merges with the
-    /// bracket that follows).
+    /// bracket that follows). Version 2 prices it from shapes
+    /// ([`price_object_shapes`](Self::price_object_shapes)) where they can
+    /// say (in tests, both ways, which must agree), else from its text.
     pub(super) fn price_object(&mut self, i: usize, end: usize) -> usize {
+        if self.v2 {
+            if let Some(cost) = self.price_object_shapes(i, end) {
+                #[cfg(test)]
+                assert_eq!(cost, self.price_object_text(i, end), "object at {i}");
+                return cost;
+            }
+        }
+        self.price_object_text(i, end)
+    }
+
+    /// [`price_object`](Self::price_object) from its text.
+    pub(super) fn price_object_text(&mut self, i: usize, end: usize) -> usize {
         self.scratch.push('{');
         let (mut extra, mut k) = (0, i + 1);
         while k < end {
