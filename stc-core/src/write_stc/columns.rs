@@ -276,11 +276,23 @@ impl<'d, 'a> Plan<'d, 'a> {
         let nodes = self.nodes;
         // Each name seen, how many rows have it, and the last row that did.
         let mut names: Vec<(&str, usize, usize)> = Vec::new();
+        // The names are distinct, so a name found where the row's previous
+        // key was followed is the one `position` finds (rows mostly list
+        // their keys in one order).
+        let find = |names: &[(&str, usize, usize)], key: &str, hint: usize| {
+            if names.get(hint).is_some_and(|name| name.0 == key) {
+                Some(hint)
+            } else {
+                names.iter().position(|name| name.0 == key)
+            }
+        };
         for (n, r) in rows.iter().map(|&r| r as usize).enumerate() {
-            let (mut m, row_end) = (r + 1, self.skip(r));
+            let (mut m, row_end, mut hint) = (r + 1, self.skip(r), 0);
             while m < row_end {
                 let key = nodes.body(m);
-                match names.iter().position(|name| name.0 == key) {
+                let found = find(&names, key, hint);
+                hint = found.map_or(names.len() + 1, |at| at + 1);
+                match found {
                     Some(at) if names[at].2 == n + 1 => {}
                     Some(at) => (names[at].1, names[at].2) = (names[at].1 + 1, n + 1),
                     None if names.len() >= MAX_COLUMNS => return false,
@@ -299,10 +311,12 @@ impl<'d, 'a> Plan<'d, 'a> {
         // Each row's distinct names, and those of them shared.
         let mut seen: Vec<usize> = vec![usize::MAX; names.len()];
         for (n, r) in rows.iter().map(|&r| r as usize).enumerate() {
-            let (mut own, mut shared, mut m, row_end) = (0usize, 0usize, r + 1, self.skip(r));
+            let (mut own, mut shared, mut m, row_end, mut hint) = (0usize, 0usize, r + 1, self.skip(r), 0);
             while m < row_end {
                 let key = nodes.body(m);
-                if let Some(at) = names.iter().position(|name| name.0 == key) {
+                let found = find(&names, key, hint);
+                hint = found.map_or(0, |at| at + 1);
+                if let Some(at) = found {
                     if seen[at] != n {
                         seen[at] = n;
                         own += 1;
@@ -413,7 +427,14 @@ impl<'d, 'a> Plan<'d, 'a> {
             let mut k = r + 1;
             while k < end {
                 let key = nodes.body(k);
-                match names.iter().position(|&n| n == key) {
+                // The names are distinct: the one at `pos` (the row's keys
+                // in the list's order, the usual case) is the only match.
+                let found = if names.get(pos).is_some_and(|&n| n == key) {
+                    Some(pos)
+                } else {
+                    names.iter().position(|&n| n == key)
+                };
+                match found {
                     Some(at) if at >= pos => pos = at + 1,
                     // Another order, or a key twice: a list naming keys
                     // more than once (spec 5.8), or none.
