@@ -61,6 +61,17 @@ pub(super) struct Column {
     pub(super) sub: Vec<Column>,
 }
 
+/// What merging the rows' key orders gives ([`Plan::merged_columns`]).
+#[derive(Debug)]
+pub(super) enum Merge {
+    /// One list of key nodes every row's keys follow.
+    List(Vec<usize>),
+    /// Orders that conflict, or a key twice: a list naming keys more than once.
+    Repeated,
+    /// No list: too many columns, a row that is not an object, no keys.
+    Refused,
+}
+
 /// One cell of a row, in leaf-column order.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Cell {
@@ -273,6 +284,10 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// and cost more tokens than version 1, and a keyed row `key:cell` of
     /// one column reads like a member `key: value`.
     pub(super) fn rows_related(&self, rows: &[u32], keyed: bool) -> bool {
+        // Every row with the same keys (most tables): every name is shared.
+        if let Some(keys) = self.identical_keys(rows) {
+            return !keyed || keys.len() >= 2;
+        }
         let nodes = self.nodes;
         // Each name seen, how many rows have it, and the last row that did.
         let mut names: Vec<(&str, usize, usize)> = Vec::new();
@@ -332,6 +347,41 @@ impl<'d, 'a> Plan<'d, 'a> {
         true
     }
 
+    /// The key nodes of the first of `rows` (tape indices of objects) when
+    /// every row has exactly its keys in its order, it names none twice, and
+    /// it has between one and [`MAX_COLUMNS`] of them: the column list
+    /// [`infer`](Self::infer) merges for such rows, found by comparing each
+    /// row's keys with the first row's texts in place.
+    pub(super) fn identical_keys(&self, rows: &[u32]) -> Option<Vec<usize>> {
+        let first = *rows.first()? as usize;
+        let len = match self.nodes.get(first) {
+            Some(Node::Object { len, .. }) if len > 0 && len <= MAX_COLUMNS => len,
+            _ => return None,
+        };
+        let keys = self.keys(first);
+        let names: Vec<&[u8]> = keys.iter().map(|&k| self.nodes.body(k).as_bytes()).collect();
+        for (a, name) in names.iter().enumerate() {
+            if names[..a].contains(name) {
+                return None;
+            }
+        }
+        for &r in &rows[1..] {
+            let r = r as usize;
+            let Some(Node::Object { len: l, end }) = self.nodes.get(r) else { return None };
+            if l != len {
+                return None;
+            }
+            let mut k = r + 1;
+            for &name in &names {
+                if k >= end || self.nodes.body(k).as_bytes() != name {
+                    return None;
+                }
+                k = self.skip(k + 1);
+            }
+        }
+        Some(keys)
+    }
+
     /// Whether every member value of the object at `i` is an object.
     pub(super) fn members_are_objects(&self, i: usize, end: usize) -> bool {
         let mut k = i + 1;
@@ -356,7 +406,11 @@ impl<'d, 'a> Plan<'d, 'a> {
             // columns are inferred.
             let rows: Vec<u32> = self.elements(i, end).map(index32).collect();
             // Unrelated rows (spec 5.8) share no column list; rows with
-            // the same keys in the same order are always related.
+            // the same keys in the same order are always related, and
+            // their list is the first row's keys (found once for both).
+            if let Some(keys) = self.identical_keys(&rows) {
+                return self.finish_columns(&rows, &keys, 0);
+            }
             if self.rows_related(&rows, false) {
                 if let Some(columns) = self.infer(&rows, 0) {
                     return Some(columns);
@@ -414,6 +468,31 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// the rows cannot share a column list. Recursion is bounded by
     /// [`MAX_GROUP_DEPTH`].
     pub(super) fn infer(&mut self, rows: &[u32], depth: usize) -> Option<Vec<Column>> {
+        // Rows with the same keys in the same order, none twice (most
+        // tables): the merge below would list the first row's keys.
+        if let Some(columns) = self.identical_keys(rows) {
+            #[cfg(test)]
+            assert!(matches!(self.merged_columns(rows), Merge::List(ref c) if *c == columns), "rows {rows:?}");
+            return self.finish_columns(rows, &columns, depth);
+        }
+        let columns = match self.merged_columns(rows) {
+            Merge::List(columns) => columns,
+            Merge::Repeated => return self.infer_repeated(rows, depth),
+            Merge::Refused => return None,
+        };
+        if !self.t.absent_cells
+            && rows
+                .iter()
+                .any(|&r| !matches!(self.nodes.get(r as usize), Some(Node::Object { len, .. }) if len == columns.len()))
+        {
+            return None;
+        }
+        self.finish_columns(rows, &columns, depth)
+    }
+
+    /// The column list (key nodes) of which every row's keys are a
+    /// subsequence, merged row by row ([`infer`](Self::infer)'s first step).
+    pub(super) fn merged_columns(&self, rows: &[u32]) -> Merge {
         // The merged column list, as key nodes.
         let mut columns: Vec<usize> = Vec::new();
         // Their names, read from the tape once.
@@ -421,7 +500,7 @@ impl<'d, 'a> Plan<'d, 'a> {
         let mut names: Vec<&str> = Vec::new();
         for r in rows.iter().map(|&r| r as usize) {
             let Some(Node::Object { end, .. }) = self.nodes.get(r) else {
-                return None;
+                return Merge::Refused;
             };
             let mut pos = 0;
             let mut k = r + 1;
@@ -438,10 +517,10 @@ impl<'d, 'a> Plan<'d, 'a> {
                     Some(at) if at >= pos => pos = at + 1,
                     // Another order, or a key twice: a list naming keys
                     // more than once (spec 5.8), or none.
-                    Some(_) => return self.infer_repeated(rows, depth),
+                    Some(_) => return Merge::Repeated,
                     None => {
                         if columns.len() >= MAX_COLUMNS {
-                            return None;
+                            return Merge::Refused;
                         }
                         // As late as the row allows: just before the next of
                         // its keys already listed (else at the end), so that
@@ -465,16 +544,9 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
         }
         if columns.is_empty() {
-            return None;
+            return Merge::Refused;
         }
-        if !self.t.absent_cells
-            && rows
-                .iter()
-                .any(|&r| !matches!(self.nodes.get(r as usize), Some(Node::Object { len, .. }) if len == columns.len()))
-        {
-            return None;
-        }
-        self.finish_columns(rows, &columns, depth)
+        Merge::List(columns)
     }
 
     /// Columns (key nodes) to column list: each column's cells by the greedy
