@@ -320,6 +320,8 @@ impl<'d, 'a> Plan<'d, 'a> {
     #[inline]
     pub(super) fn write_scalar_at(&self, out: &mut String, i: usize, bare: bool) {
         match self.nodes.get(i) {
+            // The usual scalars first, without `write_scalar`'s second match.
+            Some(Node::Number(n)) => out.push_str(n),
             Some(Node::String(s)) if bare && self.bare_at(i) => out.push_str(s),
             node => write_scalar(out, node, false),
         }

@@ -272,6 +272,7 @@ impl Writer<'_, '_, '_> {
             match self.plan.nodes.get(next) {
                 Some(Node::Array { .. }) => self.out.push_str("[]"),
                 Some(Node::Object { .. }) => self.out.push_str("{}"),
+                Some(Node::Number(n)) => self.out.push_str(n),
                 _ => {
                     let after = (next < i + len).then_some(next + 1);
                     let bare = self.plan.bare && !self.plan.sandwiched_at(prev, after);
