@@ -110,23 +110,12 @@ fn value(u: &mut Unstructured, out: &mut String, depth: u32) -> Result<()> {
         3 | 4 => records(u, out, depth),
         // An object of objects (a keyed table candidate).
         5 => {
-            let n = u.int_in_range(0..=4u8)?;
             let keys = key_set(u)?;
-            out.push('{');
-            for m in 0..n {
-                if m > 0 {
-                    out.push(',');
-                }
-                string(out, u.choose(&KEYS)?);
-                out.push(':');
-                if u.ratio(1, 6)? {
-                    value(u, out, depth + 1)?;
-                } else {
-                    record(u, out, &keys, depth)?;
-                }
-            }
-            out.push('}');
-            Ok(())
+            members(
+                u,
+                out,
+                |u, out| if u.ratio(1, 6)? { value(u, out, depth + 1) } else { record(u, out, &keys, depth) },
+            )
         }
         // An array of scalars, or of values of any kind.
         6 | 7 => {
@@ -147,21 +136,28 @@ fn value(u: &mut Unstructured, out: &mut String, depth: u32) -> Result<()> {
             Ok(())
         }
         // An object with members of any kind.
-        _ => {
-            let n = u.int_in_range(0..=4u8)?;
-            out.push('{');
-            for m in 0..n {
-                if m > 0 {
-                    out.push(',');
-                }
-                string(out, u.choose(&KEYS)?);
-                out.push(':');
-                value(u, out, depth + 1)?;
-            }
-            out.push('}');
-            Ok(())
-        }
+        _ => members(u, out, |u, out| value(u, out, depth + 1)),
     }
+}
+
+/// An object of up to four members, keys from [`KEYS`], each value by `each`.
+fn members(
+    u: &mut Unstructured,
+    out: &mut String,
+    mut each: impl FnMut(&mut Unstructured, &mut String) -> Result<()>,
+) -> Result<()> {
+    let n = u.int_in_range(0..=4u8)?;
+    out.push('{');
+    for m in 0..n {
+        if m > 0 {
+            out.push(',');
+        }
+        string(out, u.choose(&KEYS)?);
+        out.push(':');
+        each(u, out)?;
+    }
+    out.push('}');
+    Ok(())
 }
 
 /// One to four distinct keys.

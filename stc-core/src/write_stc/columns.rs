@@ -462,7 +462,7 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// v2 column inference over `rows` (tape indices of objects): one column
     /// list of which every row's keys are a subsequence (absent members
     /// become `~`; when the rows' orders conflict or a row holds a key twice,
-    /// a list that names keys more than once, [`infer_repeated`](Self::infer_repeated)), and a column group wherever
+    /// a list that names keys more than once, [`repeated_columns`]), and a column group wherever
     /// every present value is a non-empty object that fits one and the group
     /// is estimated cheaper than writing those objects as cells. `None` if
     /// the rows cannot share a column list. Recursion is bounded by
@@ -477,7 +477,10 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
         let columns = match self.merged_columns(rows) {
             Merge::List(columns) => columns,
-            Merge::Repeated => return self.infer_repeated(rows, depth),
+            // Another order, or a key twice: a list naming keys more than
+            // once (spec 5.8), or none. Every row fills one occurrence of
+            // each of its keys and writes `~` in the others.
+            Merge::Repeated => repeated_columns(self.nodes, rows.iter().map(|&r| r as usize))?,
             Merge::Refused => return None,
         };
         if !self.t.absent_cells
@@ -575,22 +578,6 @@ impl<'d, 'a> Plan<'d, 'a> {
             narrow(&mut out);
         }
         Some(out)
-    }
-
-    /// [`infer`](Self::infer) for rows whose keys come in more than one
-    /// order or hold a key twice: a column list that names a key more than
-    /// once ([`repeated_columns`]); every row fills one occurrence of each of
-    /// its keys and writes `~` in the others, so it needs absent cells.
-    pub(super) fn infer_repeated(&mut self, rows: &[u32], depth: usize) -> Option<Vec<Column>> {
-        let columns = repeated_columns(self.nodes, rows.iter().map(|&r| r as usize))?;
-        if !self.t.absent_cells
-            && rows
-                .iter()
-                .any(|&r| !matches!(self.nodes.get(r as usize), Some(Node::Object { len, .. }) if len == columns.len()))
-        {
-            return None;
-        }
-        self.finish_columns(rows, &columns, depth)
     }
 
     /// Sub-columns for column `j` of `columns` over `rows` as a group, if every present

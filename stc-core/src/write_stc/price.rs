@@ -215,16 +215,7 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// here (`estimate::two_heads`), else built and priced again.
     pub(super) fn price_array_texts(&mut self, i: usize, len: usize, end: usize) -> (usize, usize) {
         self.scratch.push('[');
-        let mut extra = 0;
-        let mut j = i + 1;
-        while j < end {
-            self.spill_scratch();
-            if j > i + 1 {
-                self.scratch.push(',');
-            }
-            extra += self.price_value(j, false);
-            j = self.skip(j);
-        }
+        let extra = self.push_items(i, end);
         if self.t.arrays_of_arrays && self.partial.is_empty() {
             let mut digits = itoa::Buffer::new();
             let digits = digits.format(len).as_bytes();
@@ -256,6 +247,14 @@ impl<'d, 'a> Plan<'d, 'a> {
         };
         push_count(&mut self.scratch, len);
         self.scratch.push_str("]:");
+        let extra = self.push_items(i, end);
+        self.priced(extra)
+    }
+
+    /// Appends the items of the array at `i` (up to `end`) to the scratch
+    /// text, separated by `,` ([`price_value`](Self::price_value) each),
+    /// returning what its containers cost beyond their stand-ins.
+    pub(super) fn push_items(&mut self, i: usize, end: usize) -> usize {
         let (mut extra, mut j) = (0, i + 1);
         while j < end {
             self.spill_scratch();
@@ -265,7 +264,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             extra += self.price_value(j, false);
             j = self.skip(j);
         }
-        self.priced(extra)
+        extra
     }
 
     /// Estimates the scratch text read so far once it holds [`SCRATCH_SPILL`]
