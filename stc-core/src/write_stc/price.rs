@@ -192,6 +192,27 @@ impl<'d, 'a> Plan<'d, 'a> {
         compact.push(&Shape::digits(itoa::Buffer::new().format(len).len()));
         compact.byte(b']');
         compact.byte(b':');
+        // Items all containers (arrays of arrays or of objects): each is the
+        // stand-in, so both chains take it `len` times (`Chain::repeat`).
+        let (mut extra, mut j, mut containers) = (0usize, i + 1, true);
+        while j < end && containers {
+            containers = self.is_container(j);
+            if containers {
+                extra = extra.saturating_add(self.cost(j, false).saturating_sub(1));
+            }
+            j = self.skip(j);
+        }
+        if containers {
+            let stand_in = self.fixed.stand_in;
+            for chain in [&mut plain, &mut compact] {
+                chain.push(&stand_in);
+                chain.repeat(b',', &stand_in, len - 1);
+            }
+            plain.byte(b']');
+            let plain = plain.finish()?.saturating_add(extra);
+            let compact = if self.t.arrays_of_arrays { compact.finish()?.saturating_add(extra) } else { usize::MAX };
+            return Some((plain, compact));
+        }
         let (mut extra, mut j) = (0usize, i + 1);
         while j < end {
             if j > i + 1 {
