@@ -10,9 +10,10 @@
 //!
 //! The corpus is read in place from `../shared/corpus` next to the
 //! repository (override with `STC_CORPUS=/path/to/dir`). Each group holds one
-//! document and four functions:
+//! document and five functions:
 //!
 //! * `encode/stc`: JSON text (as stored) -> STC compact (`stc_core::encode`).
+//! * `encode/stc_v2`: the same at version 2 (`EncodeOptions::version`).
 //! * `encode/serde_json`: the same JSON text -> `Value` -> minified JSON.
 //! * `decode/stc`: the STC compact text -> minified JSON (`stc_core::decode`).
 //! * `decode/serde_json`: the minified JSON of the same content -> `Value` ->
@@ -27,7 +28,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use stc_core::{decode, encode_with, EncodeOptions};
+use stc_core::{decode, encode_with, EncodeOptions, Version};
 
 fn corpus_dir() -> PathBuf {
     match std::env::var_os("STC_CORPUS") {
@@ -65,12 +66,14 @@ fn serde_roundtrip(text: &str) -> String {
 
 fn codec(c: &mut Criterion) {
     let options = EncodeOptions::default();
+    let v2 = EncodeOptions::default().version(Version::V2);
     for (name, json) in corpus() {
         let stc = encode_with(&json, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
         let minified = decode(&stc).unwrap();
         let mut group = c.benchmark_group(name);
         group.throughput(Throughput::Bytes(json.len() as u64));
         group.bench_function("encode/stc", |b| b.iter(|| encode_with(black_box(&json), &options).unwrap()));
+        group.bench_function("encode/stc_v2", |b| b.iter(|| encode_with(black_box(&json), &v2).unwrap()));
         group.bench_function("encode/serde_json", |b| b.iter(|| serde_roundtrip(black_box(&json))));
         group.throughput(Throughput::Bytes(stc.len() as u64));
         group.bench_function("decode/stc", |b| b.iter(|| decode(black_box(&stc)).unwrap()));
@@ -81,7 +84,7 @@ fn codec(c: &mut Criterion) {
 }
 
 fn config() -> Criterion {
-    // Short runs: 14 documents x 4 functions on a shared 2-core machine.
+    // Short runs: 14 documents x 5 functions on a shared 2-core machine.
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))

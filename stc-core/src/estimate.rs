@@ -396,6 +396,29 @@ impl Chain {
         self.last = s.last;
     }
 
+    /// Appends `n` times the separator `sep` and a text of this shape
+    /// (exactly as `n` calls of [`byte`](Self::byte) and
+    /// [`push`](Self::push)), in a few steps: once a step leaves the chain
+    /// as it found it but for its half tokens, every further step adds the
+    /// same half tokens (the steps depend on nothing else).
+    pub(crate) fn repeat(&mut self, sep: u8, shape: &Shape, n: usize) {
+        let mut left = n;
+        let mut before: Option<Chain> = None;
+        while left > 0 {
+            if let Some(b) = before {
+                if b.run == self.run && b.open == self.open && b.last == self.last && b.exact == self.exact {
+                    let step = self.halves - b.halves;
+                    self.halves = self.halves.saturating_add(step.saturating_mul(left));
+                    return;
+                }
+            }
+            before = Some(*self);
+            self.byte(sep);
+            self.push(shape);
+            left -= 1;
+        }
+    }
+
     /// Estimated tokens of the joined text, `None` when not exact.
     pub(crate) fn finish(self) -> Option<usize> {
         // A text ending with whitespace is never left open at the end
@@ -729,6 +752,46 @@ mod tests {
     /// strings of every kind of byte) joined by random separators, or
     /// directly; it must answer for every chain of texts the planner builds
     /// (values between punctuation separators).
+    /// `Chain::repeat` is `n` separators and texts pushed one by one, and
+    /// (where the chain answers) the estimate of the repeated text: a few
+    /// separator bytes, a text of each kind after a few punctuation runs,
+    /// 0 to 40 times.
+    #[test]
+    fn repeated_shapes_chain_as_pushed_one_by_one() {
+        let texts = ["0", "x", "\"x\"", "12", "-3", "null", "~", "\"\"", "Ab", "\u{e9}", "a b", "[3]"];
+        // Punctuation only: the chain takes them as separator bytes.
+        let starts = ["", "[", "]:", "{", "\"", ",\""];
+        let mut checked = 0;
+        for text in texts {
+            let shape = Shape::of(text.as_bytes());
+            for sep in [b',', b'/', b':', b'~', b'"'] {
+                for start in starts {
+                    for n in 0..40 {
+                        let mut base = Chain::default();
+                        for &b in start.as_bytes() {
+                            base.byte(b);
+                        }
+                        let (mut one_by_one, mut repeated) = (base, base);
+                        let mut joined = start.to_string();
+                        for _ in 0..n {
+                            one_by_one.byte(sep);
+                            one_by_one.push(&shape);
+                            joined.push(char::from(sep));
+                            joined.push_str(text);
+                        }
+                        repeated.repeat(sep, &shape, n);
+                        assert_eq!(repeated.finish(), one_by_one.finish(), "{start:?} ({sep:?} {text:?}) x {n}");
+                        if let Some(tokens) = repeated.finish() {
+                            assert_eq!(tokens, estimate_tokens(&joined), "{joined:?}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
     #[test]
     fn chained_shapes_estimate_as_the_joined_text() {
         // Separated by `|`.

@@ -61,6 +61,17 @@ pub(super) struct Column {
     pub(super) sub: Vec<Column>,
 }
 
+/// What merging the rows' key orders gives ([`Plan::merged_columns`]).
+#[derive(Debug)]
+pub(super) enum Merge {
+    /// One list of key nodes every row's keys follow.
+    List(Vec<usize>),
+    /// Orders that conflict, or a key twice: a list naming keys more than once.
+    Repeated,
+    /// No list: too many columns, a row that is not an object, no keys.
+    Refused,
+}
+
 /// One cell of a row, in leaf-column order.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Cell {
@@ -273,14 +284,30 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// and cost more tokens than version 1, and a keyed row `key:cell` of
     /// one column reads like a member `key: value`.
     pub(super) fn rows_related(&self, rows: &[u32], keyed: bool) -> bool {
+        // Every row with the same keys (most tables): every name is shared.
+        if let Some(keys) = self.identical_keys(rows) {
+            return !keyed || keys.len() >= 2;
+        }
         let nodes = self.nodes;
         // Each name seen, how many rows have it, and the last row that did.
         let mut names: Vec<(&str, usize, usize)> = Vec::new();
+        // The names are distinct, so a name found where the row's previous
+        // key was followed is the one `position` finds (rows mostly list
+        // their keys in one order).
+        let find = |names: &[(&str, usize, usize)], key: &str, hint: usize| {
+            if names.get(hint).is_some_and(|name| name.0 == key) {
+                Some(hint)
+            } else {
+                names.iter().position(|name| name.0 == key)
+            }
+        };
         for (n, r) in rows.iter().map(|&r| r as usize).enumerate() {
-            let (mut m, row_end) = (r + 1, self.skip(r));
+            let (mut m, row_end, mut hint) = (r + 1, self.skip(r), 0);
             while m < row_end {
                 let key = nodes.body(m);
-                match names.iter().position(|name| name.0 == key) {
+                let found = find(&names, key, hint);
+                hint = found.map_or(names.len() + 1, |at| at + 1);
+                match found {
                     Some(at) if names[at].2 == n + 1 => {}
                     Some(at) => (names[at].1, names[at].2) = (names[at].1 + 1, n + 1),
                     None if names.len() >= MAX_COLUMNS => return false,
@@ -299,10 +326,12 @@ impl<'d, 'a> Plan<'d, 'a> {
         // Each row's distinct names, and those of them shared.
         let mut seen: Vec<usize> = vec![usize::MAX; names.len()];
         for (n, r) in rows.iter().map(|&r| r as usize).enumerate() {
-            let (mut own, mut shared, mut m, row_end) = (0usize, 0usize, r + 1, self.skip(r));
+            let (mut own, mut shared, mut m, row_end, mut hint) = (0usize, 0usize, r + 1, self.skip(r), 0);
             while m < row_end {
                 let key = nodes.body(m);
-                if let Some(at) = names.iter().position(|name| name.0 == key) {
+                let found = find(&names, key, hint);
+                hint = found.map_or(0, |at| at + 1);
+                if let Some(at) = found {
                     if seen[at] != n {
                         seen[at] = n;
                         own += 1;
@@ -316,6 +345,41 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
         }
         true
+    }
+
+    /// The key nodes of the first of `rows` (tape indices of objects) when
+    /// every row has exactly its keys in its order, it names none twice, and
+    /// it has between one and [`MAX_COLUMNS`] of them: the column list
+    /// [`infer`](Self::infer) merges for such rows, found by comparing each
+    /// row's keys with the first row's texts in place.
+    pub(super) fn identical_keys(&self, rows: &[u32]) -> Option<Vec<usize>> {
+        let first = *rows.first()? as usize;
+        let len = match self.nodes.get(first) {
+            Some(Node::Object { len, .. }) if len > 0 && len <= MAX_COLUMNS => len,
+            _ => return None,
+        };
+        let keys = self.keys(first);
+        let names: Vec<&[u8]> = keys.iter().map(|&k| self.nodes.body(k).as_bytes()).collect();
+        for (a, name) in names.iter().enumerate() {
+            if names[..a].contains(name) {
+                return None;
+            }
+        }
+        for &r in &rows[1..] {
+            let r = r as usize;
+            let Some(Node::Object { len: l, end }) = self.nodes.get(r) else { return None };
+            if l != len {
+                return None;
+            }
+            let mut k = r + 1;
+            for &name in &names {
+                if k >= end || self.nodes.body(k).as_bytes() != name {
+                    return None;
+                }
+                k = self.skip(k + 1);
+            }
+        }
+        Some(keys)
     }
 
     /// Whether every member value of the object at `i` is an object.
@@ -342,7 +406,11 @@ impl<'d, 'a> Plan<'d, 'a> {
             // columns are inferred.
             let rows: Vec<u32> = self.elements(i, end).map(index32).collect();
             // Unrelated rows (spec 5.8) share no column list; rows with
-            // the same keys in the same order are always related.
+            // the same keys in the same order are always related, and
+            // their list is the first row's keys (found once for both).
+            if let Some(keys) = self.identical_keys(&rows) {
+                return self.finish_columns(&rows, &keys, 0);
+            }
             if self.rows_related(&rows, false) {
                 if let Some(columns) = self.infer(&rows, 0) {
                     return Some(columns);
@@ -394,12 +462,40 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// v2 column inference over `rows` (tape indices of objects): one column
     /// list of which every row's keys are a subsequence (absent members
     /// become `~`; when the rows' orders conflict or a row holds a key twice,
-    /// a list that names keys more than once, [`infer_repeated`](Self::infer_repeated)), and a column group wherever
+    /// a list that names keys more than once, [`repeated_columns`]), and a column group wherever
     /// every present value is a non-empty object that fits one and the group
     /// is estimated cheaper than writing those objects as cells. `None` if
     /// the rows cannot share a column list. Recursion is bounded by
     /// [`MAX_GROUP_DEPTH`].
     pub(super) fn infer(&mut self, rows: &[u32], depth: usize) -> Option<Vec<Column>> {
+        // Rows with the same keys in the same order, none twice (most
+        // tables): the merge below would list the first row's keys.
+        if let Some(columns) = self.identical_keys(rows) {
+            #[cfg(test)]
+            assert!(matches!(self.merged_columns(rows), Merge::List(ref c) if *c == columns), "rows {rows:?}");
+            return self.finish_columns(rows, &columns, depth);
+        }
+        let columns = match self.merged_columns(rows) {
+            Merge::List(columns) => columns,
+            // Another order, or a key twice: a list naming keys more than
+            // once (spec 5.8), or none. Every row fills one occurrence of
+            // each of its keys and writes `~` in the others.
+            Merge::Repeated => repeated_columns(self.nodes, rows.iter().map(|&r| r as usize))?,
+            Merge::Refused => return None,
+        };
+        if !self.t.absent_cells
+            && rows
+                .iter()
+                .any(|&r| !matches!(self.nodes.get(r as usize), Some(Node::Object { len, .. }) if len == columns.len()))
+        {
+            return None;
+        }
+        self.finish_columns(rows, &columns, depth)
+    }
+
+    /// The column list (key nodes) of which every row's keys are a
+    /// subsequence, merged row by row ([`infer`](Self::infer)'s first step).
+    pub(super) fn merged_columns(&self, rows: &[u32]) -> Merge {
         // The merged column list, as key nodes.
         let mut columns: Vec<usize> = Vec::new();
         // Their names, read from the tape once.
@@ -407,20 +503,27 @@ impl<'d, 'a> Plan<'d, 'a> {
         let mut names: Vec<&str> = Vec::new();
         for r in rows.iter().map(|&r| r as usize) {
             let Some(Node::Object { end, .. }) = self.nodes.get(r) else {
-                return None;
+                return Merge::Refused;
             };
             let mut pos = 0;
             let mut k = r + 1;
             while k < end {
                 let key = nodes.body(k);
-                match names.iter().position(|&n| n == key) {
+                // The names are distinct: the one at `pos` (the row's keys
+                // in the list's order, the usual case) is the only match.
+                let found = if names.get(pos).is_some_and(|&n| n == key) {
+                    Some(pos)
+                } else {
+                    names.iter().position(|&n| n == key)
+                };
+                match found {
                     Some(at) if at >= pos => pos = at + 1,
                     // Another order, or a key twice: a list naming keys
                     // more than once (spec 5.8), or none.
-                    Some(_) => return self.infer_repeated(rows, depth),
+                    Some(_) => return Merge::Repeated,
                     None => {
                         if columns.len() >= MAX_COLUMNS {
-                            return None;
+                            return Merge::Refused;
                         }
                         // As late as the row allows: just before the next of
                         // its keys already listed (else at the end), so that
@@ -444,16 +547,9 @@ impl<'d, 'a> Plan<'d, 'a> {
             }
         }
         if columns.is_empty() {
-            return None;
+            return Merge::Refused;
         }
-        if !self.t.absent_cells
-            && rows
-                .iter()
-                .any(|&r| !matches!(self.nodes.get(r as usize), Some(Node::Object { len, .. }) if len == columns.len()))
-        {
-            return None;
-        }
-        self.finish_columns(rows, &columns, depth)
+        Merge::List(columns)
     }
 
     /// Columns (key nodes) to column list: each column's cells by the greedy
@@ -461,6 +557,13 @@ impl<'d, 'a> Plan<'d, 'a> {
     /// [`row_cells`] writes them), and a group wherever it pays.
     pub(super) fn finish_columns(&mut self, rows: &[u32], columns: &[usize], depth: usize) -> Option<Vec<Column>> {
         debug_assert!(rows.iter().all(|&r| embeds(self.nodes, r as usize, columns)));
+        if depth == 1 && columns.len() > MAX_ROW_CELLS {
+            // A group of a table's column: one this wide has more leaves
+            // than a row may hold whatever groups its own columns get, so
+            // the width rule dissolves it (see `group`); its columns' groups
+            // are not looked for.
+            return Some(columns.iter().map(|&key| Column { key, sub: Vec::new() }).collect());
+        }
         let mut out = Vec::with_capacity(columns.len());
         for (j, &key) in columns.iter().enumerate() {
             let mut column = Column { key, sub: Vec::new() };
@@ -475,22 +578,6 @@ impl<'d, 'a> Plan<'d, 'a> {
             narrow(&mut out);
         }
         Some(out)
-    }
-
-    /// [`infer`](Self::infer) for rows whose keys come in more than one
-    /// order or hold a key twice: a column list that names a key more than
-    /// once ([`repeated_columns`]); every row fills one occurrence of each of
-    /// its keys and writes `~` in the others, so it needs absent cells.
-    pub(super) fn infer_repeated(&mut self, rows: &[u32], depth: usize) -> Option<Vec<Column>> {
-        let columns = repeated_columns(self.nodes, rows.iter().map(|&r| r as usize))?;
-        if !self.t.absent_cells
-            && rows
-                .iter()
-                .any(|&r| !matches!(self.nodes.get(r as usize), Some(Node::Object { len, .. }) if len == columns.len()))
-        {
-            return None;
-        }
-        self.finish_columns(rows, &columns, depth)
     }
 
     /// Sub-columns for column `j` of `columns` over `rows` as a group, if every present
@@ -513,6 +600,15 @@ impl<'d, 'a> Plan<'d, 'a> {
             return None;
         }
         let sub = self.infer(&values, depth + 1)?;
+        if depth == 0 && leaf_count(&sub) > MAX_ROW_CELLS {
+            // Not priced: `narrow` would dissolve it whatever it cost. While
+            // a group wider than a row remains, no other group brings the
+            // row within the width alone and the widest is one such group,
+            // so every one of them is dissolved before any narrower one,
+            // leaving the width and the groups the rule then sees exactly
+            // as if they had never been groups.
+            return None;
+        }
         let (nodes, values) = (self.nodes, &values);
         let cells = || {
             let mut next = 0;

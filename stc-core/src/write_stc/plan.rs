@@ -5,7 +5,7 @@ use super::columns::*;
 use super::emit::*;
 use super::price::*;
 use crate::document::{Node, Tape};
-use crate::estimate::{two_heads, Partial};
+use crate::estimate::{Partial, Shape};
 use crate::options::Techniques;
 
 /// Whether a value whose text ends with a table body may be the last cell of
@@ -134,6 +134,12 @@ pub(super) struct Plan<'d, 'a> {
     /// The key shapes of the last table priced by
     /// [`price_rows_once`](Self::price_rows_once).
     pub(super) column_shapes: ColumnShapes,
+    /// The shapes of keys priced in objects ([`Plan::key_shape`]), by key
+    /// text: direct-mapped, [`KEY_SHAPES`] slots of (a key node holding
+    /// the text, its shape); `u32::MAX` marks an empty slot.
+    pub(super) key_shapes: Vec<(u32, Shape)>,
+    /// The text of a key that needs quotes, while its shape is found.
+    pub(super) key_text: String,
 }
 
 /// The rows of a table candidate, read off the tape as they are priced
@@ -253,6 +259,8 @@ impl<'d, 'a> Plan<'d, 'a> {
             partial: Partial::default(),
             fixed: FixedShapes::new(),
             column_shapes: ColumnShapes::default(),
+            key_shapes: if v2 { vec![(u32::MAX, Shape::default()); KEY_SHAPES] } else { Vec::new() },
+            key_text: String::new(),
         };
         for o in (0..count).rev() {
             plan.base = o;
@@ -312,6 +320,8 @@ impl<'d, 'a> Plan<'d, 'a> {
     #[inline]
     pub(super) fn write_scalar_at(&self, out: &mut String, i: usize, bare: bool) {
         match self.nodes.get(i) {
+            // The usual scalars first, without `write_scalar`'s second match.
+            Some(Node::Number(n)) => out.push_str(n),
             Some(Node::String(s)) if bare && self.bare_at(i) => out.push_str(s),
             node => write_scalar(out, node, false),
         }
@@ -377,40 +387,18 @@ impl<'d, 'a> Plan<'d, 'a> {
                 return;
             }
         }
-        // Plain: `[a,b]`.
-        self.scratch.push('[');
-        let mut extra = 0;
-        let mut j = i + 1;
-        while j < end {
-            self.spill_scratch();
-            if j > i + 1 {
-                self.scratch.push(',');
+        // Plain `[a,b]` and compact `[N]:a,b` (safe when its last item is
+        // written safe): from the items' shapes, both in one pass with no
+        // text built (`price_array_shapes`); where a shape cannot say, from
+        // their texts.
+        let shapes = self.price_array_shapes(i, len, end);
+        let (plain, compact) = match shapes {
+            Some(both) => {
+                #[cfg(test)]
+                assert_eq!(both, self.price_array_texts(i, len, end), "array at {i}");
+                both
             }
-            extra += self.price_value(j, false);
-            j = self.skip(j);
-        }
-        // Compact: `[N]:a,b`; safe when its last item is written safe. The
-        // same items as plain: priced from plain's text when it is all here
-        // (`estimate::two_heads`), else built and priced again.
-        let (plain, compact) = if self.t.arrays_of_arrays && self.partial.is_empty() {
-            let mut digits = itoa::Buffer::new();
-            let digits = digits.format(len).as_bytes();
-            let count = digits.len();
-            let mut head = [0u8; 24];
-            head[0] = b'[';
-            head[1..1 + count].copy_from_slice(digits);
-            head[1 + count..3 + count].copy_from_slice(b"]:");
-            let (plain, compact) = two_heads(&self.scratch, 1, b"]", &head[..3 + count]);
-            self.scratch.clear();
-            let plain = plain.saturating_add(extra);
-            match compact {
-                Some(compact) => (plain, compact.saturating_add(extra)),
-                None => (plain, self.price_compact(i, end)),
-            }
-        } else {
-            self.scratch.push(']');
-            let plain = self.priced(extra);
-            (plain, if self.t.arrays_of_arrays { self.price_compact(i, end) } else { usize::MAX })
+            None => self.price_array_texts(i, len, end),
         };
         let mut best = Choice { form: Form::Plain, cost: plain, safe: Form::Plain, safe_cost: plain };
         if compact < best.cost {

@@ -6,11 +6,15 @@ use super::columns::*;
 use super::emit::*;
 use super::plan::*;
 use crate::document::{Node, Tape};
-use crate::estimate::{estimate_tokens, Chain, Shape};
+use crate::estimate::{estimate_tokens, two_heads, Chain, Shape};
+use crate::identifier::is_identifier;
 
 /// How much scratch text a candidate may gather before what is complete of
 /// it is estimated and dropped (`Plan::spill_scratch`).
 pub(super) const SCRATCH_SPILL: usize = 16 << 10;
+
+/// Slots of [`Plan::key_shapes`].
+pub(super) const KEY_SHAPES: usize = 512;
 
 /// The columns of a table candidate as its prices need them: each key's
 /// [`Shape`] (the text `push_key` writes) and the shape of the header after
@@ -170,6 +174,91 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
     }
 
+    /// Estimated costs of the array at `i` (`len` items up to `end`) as
+    /// plain `[a,b]` and as compact `[N]:a,b` (`usize::MAX` when compact
+    /// arrays of arrays are off), from each item's [`Shape`] (the text
+    /// [`price_value`](Self::price_value) appends: a container's stand-in,
+    /// a number's digits, a short string) pushed to both chains in one pass:
+    /// no text is built or read again, and a container item costs a lookup.
+    /// Exactly what [`price_array_texts`](Self::price_array_texts) gives
+    /// (checked in tests); `None` where a shape cannot price its text
+    /// exactly (then the texts are priced).
+    #[inline(never)]
+    pub(super) fn price_array_shapes(&mut self, i: usize, len: usize, end: usize) -> Option<(usize, usize)> {
+        let mut plain = Chain::default();
+        plain.byte(b'[');
+        let mut compact = Chain::default();
+        compact.byte(b'[');
+        compact.push(&Shape::digits(itoa::Buffer::new().format(len).len()));
+        compact.byte(b']');
+        compact.byte(b':');
+        // Items all containers (arrays of arrays or of objects): each is the
+        // stand-in, so both chains take it `len` times (`Chain::repeat`).
+        let (mut extra, mut j, mut containers) = (0usize, i + 1, true);
+        while j < end && containers {
+            containers = self.is_container(j);
+            if containers {
+                extra = extra.saturating_add(self.cost(j, false).saturating_sub(1));
+            }
+            j = self.skip(j);
+        }
+        if containers {
+            let stand_in = self.fixed.stand_in;
+            for chain in [&mut plain, &mut compact] {
+                chain.push(&stand_in);
+                chain.repeat(b',', &stand_in, len - 1);
+            }
+            plain.byte(b']');
+            let plain = plain.finish()?.saturating_add(extra);
+            let compact = if self.t.arrays_of_arrays { compact.finish()?.saturating_add(extra) } else { usize::MAX };
+            return Some((plain, compact));
+        }
+        let (mut extra, mut j) = (0usize, i + 1);
+        while j < end {
+            if j > i + 1 {
+                plain.byte(b',');
+                compact.byte(b',');
+            }
+            let (shape, more) = self.value_shape(j);
+            plain.push(&shape);
+            compact.push(&shape);
+            extra = extra.saturating_add(more);
+            j = self.skip(j);
+        }
+        plain.byte(b']');
+        let plain = plain.finish()?.saturating_add(extra);
+        let compact = if self.t.arrays_of_arrays { compact.finish()?.saturating_add(extra) } else { usize::MAX };
+        Some((plain, compact))
+    }
+
+    /// [`price_array_shapes`](Self::price_array_shapes) from the texts: plain
+    /// built and estimated, compact priced from plain's text when it is all
+    /// here (`estimate::two_heads`), else built and priced again.
+    pub(super) fn price_array_texts(&mut self, i: usize, len: usize, end: usize) -> (usize, usize) {
+        self.scratch.push('[');
+        let extra = self.push_items(i, end);
+        if self.t.arrays_of_arrays && self.partial.is_empty() {
+            let mut digits = itoa::Buffer::new();
+            let digits = digits.format(len).as_bytes();
+            let count = digits.len();
+            let mut head = [0u8; 24];
+            head[0] = b'[';
+            head[1..1 + count].copy_from_slice(digits);
+            head[1 + count..3 + count].copy_from_slice(b"]:");
+            let (plain, compact) = two_heads(&self.scratch, 1, b"]", &head[..3 + count]);
+            self.scratch.clear();
+            let plain = plain.saturating_add(extra);
+            match compact {
+                Some(compact) => (plain, compact.saturating_add(extra)),
+                None => (plain, self.price_compact(i, end)),
+            }
+        } else {
+            self.scratch.push(']');
+            let plain = self.priced(extra);
+            (plain, if self.t.arrays_of_arrays { self.price_compact(i, end) } else { usize::MAX })
+        }
+    }
+
     /// Estimated cost of the array at `i` as `[N]:a,b`.
     pub(super) fn price_compact(&mut self, i: usize, end: usize) -> usize {
         self.scratch.push('[');
@@ -179,6 +268,14 @@ impl<'d, 'a> Plan<'d, 'a> {
         };
         push_count(&mut self.scratch, len);
         self.scratch.push_str("]:");
+        let extra = self.push_items(i, end);
+        self.priced(extra)
+    }
+
+    /// Appends the items of the array at `i` (up to `end`) to the scratch
+    /// text, separated by `,` ([`price_value`](Self::price_value) each),
+    /// returning what its containers cost beyond their stand-ins.
+    pub(super) fn push_items(&mut self, i: usize, end: usize) -> usize {
         let (mut extra, mut j) = (0, i + 1);
         while j < end {
             self.spill_scratch();
@@ -188,7 +285,7 @@ impl<'d, 'a> Plan<'d, 'a> {
             extra += self.price_value(j, false);
             j = self.skip(j);
         }
-        self.priced(extra)
+        extra
     }
 
     /// Estimates the scratch text read so far once it holds [`SCRATCH_SPILL`]
@@ -434,10 +531,89 @@ impl<'d, 'a> Plan<'d, 'a> {
         }
     }
 
+    /// The [`Shape`] of the key at `k` as [`push_key`] writes it, found
+    /// once per key text among the slots of [`Plan::key_shapes`] (a
+    /// document's objects repeat a few keys; a slot holds the last key text
+    /// met whose bytes hash to it).
+    #[inline]
+    pub(super) fn key_shape(&mut self, k: usize) -> Shape {
+        let body = self.nodes.body(k);
+        let b = body.as_bytes();
+        let hash = match (b.first(), b.last()) {
+            (Some(&first), Some(&last)) => {
+                b.len().wrapping_mul(0x9e37) ^ usize::from(first).wrapping_mul(31) ^ usize::from(last) << 4
+            }
+            _ => 0,
+        };
+        let slot = hash % KEY_SHAPES;
+        if let Some(&(at, shape)) = self.key_shapes.get(slot) {
+            if at != u32::MAX && self.nodes.same_text(at as usize, k) {
+                return shape;
+            }
+        }
+        let shape = if is_identifier(body) {
+            Shape::of(b)
+        } else {
+            let mut text = std::mem::take(&mut self.key_text);
+            text.clear();
+            push_key(&mut text, body);
+            let shape = Shape::of(text.as_bytes());
+            self.key_text = text;
+            shape
+        };
+        if let Some(entry) = self.key_shapes.get_mut(slot) {
+            *entry = (index32(k), shape);
+        }
+        shape
+    }
+
+    /// [`price_object`](Self::price_object) from the keys' shapes (found
+    /// once per key text, [`key_shape`](Self::key_shape)) and the values'
+    /// ([`value_shape`](Self::value_shape)): no text is built. `None` where
+    /// a shape cannot price the text exactly (a key meeting its array with
+    /// no `:` between, where their bytes could merge).
+    #[inline(never)]
+    pub(super) fn price_object_shapes(&mut self, i: usize, end: usize) -> Option<usize> {
+        let mut object = Chain::default();
+        object.byte(b'{');
+        let (mut extra, mut k) = (0usize, i + 1);
+        while k < end {
+            if k > i + 1 {
+                object.byte(b',');
+            }
+            let key = self.key_shape(k);
+            object.push(&key);
+            let v = k + 1;
+            if !matches!(self.nodes.get(v), Some(Node::Array { .. })) {
+                object.byte(b':');
+            }
+            let (shape, more) = self.value_shape(v);
+            object.push(&shape);
+            extra = extra.saturating_add(more);
+            k = self.skip(v);
+        }
+        object.byte(b'}');
+        Some(object.finish()?.saturating_add(extra))
+    }
+
     /// Estimated cost of the object at `i` as `{k:v,k2[N]:..}`; a member
     /// array costs what its own form costs (its `:`, if any, merges with the
-    /// bracket that follows).
+    /// bracket that follows). Version 2 prices it from shapes
+    /// ([`price_object_shapes`](Self::price_object_shapes)) where they can
+    /// say (in tests, both ways, which must agree), else from its text.
     pub(super) fn price_object(&mut self, i: usize, end: usize) -> usize {
+        if self.v2 {
+            if let Some(cost) = self.price_object_shapes(i, end) {
+                #[cfg(test)]
+                assert_eq!(cost, self.price_object_text(i, end), "object at {i}");
+                return cost;
+            }
+        }
+        self.price_object_text(i, end)
+    }
+
+    /// [`price_object`](Self::price_object) from its text.
+    pub(super) fn price_object_text(&mut self, i: usize, end: usize) -> usize {
         self.scratch.push('{');
         let (mut extra, mut k) = (0, i + 1);
         while k < end {

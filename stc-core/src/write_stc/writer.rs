@@ -107,6 +107,14 @@ impl Writer<'_, '_, '_> {
                             continue;
                         }
                         let after = self.plan.skip(next);
+                        if self.is_flat_array(next) {
+                            // Written whole by `value`, with no task.
+                            self.value(next, false, safe_last && left == 1, level);
+                            prev = None;
+                            next = after;
+                            left -= 1;
+                            continue;
+                        }
                         self.tasks.push(Task::Items { next: after, left: left - 1, first, compact, safe_last, level });
                         self.tasks.push(Task::Value { i: next, member: false, safe: safe_last && left == 1, level });
                         break;
@@ -127,6 +135,12 @@ impl Writer<'_, '_, '_> {
                             continue;
                         }
                         let after = self.plan.skip(next + 1);
+                        if self.is_flat_array(next + 1) {
+                            // Written whole by `value`, with no task.
+                            self.value(next + 1, true, false, level);
+                            next = after;
+                            continue;
+                        }
                         self.tasks.push(Task::Members { next: after, end, first, level });
                         self.tasks.push(Task::Value { i: next + 1, member: true, safe: false, level });
                         break;
@@ -175,7 +189,11 @@ impl Writer<'_, '_, '_> {
                 if member {
                     self.out.push_str(self.style.colon);
                 }
-                if is_array {
+                if is_array && end == i + 1 + len {
+                    self.out.push('[');
+                    self.flat_items(i, len, false);
+                    self.out.push(']');
+                } else if is_array {
                     self.out.push('[');
                     self.tasks.push(Task::Text("]"));
                     self.tasks.push(Task::Items {
@@ -197,6 +215,10 @@ impl Writer<'_, '_, '_> {
                 push_count(&mut self.out, len);
                 self.out.push(']');
                 self.out.push_str(self.style.colon);
+                if end == i + 1 + len {
+                    self.flat_items(i, len, true);
+                    return;
+                }
                 self.tasks.push(Task::Items {
                     next: i + 1,
                     left: len,
@@ -220,6 +242,44 @@ impl Writer<'_, '_, '_> {
                 let keyed = !is_array;
                 self.tasks.push(Task::Rows { table: t, next: i + 1, left: len, first: true, keyed, level: level + 1 });
             }
+        }
+    }
+
+    /// Whether the node at `i` is an array whose items are one node each
+    /// (scalars and empty containers), which [`value`](Self::value) writes
+    /// whole, pushing no task.
+    #[inline]
+    pub(super) fn is_flat_array(&self, i: usize) -> bool {
+        matches!(self.plan.nodes.get(i), Some(Node::Array { len, end }) if end == i + 1 + len)
+    }
+
+    /// The items of the array at `i` (`len` of them, one node each), as the
+    /// [`Task::Items`] loop writes them (separators, bare strings unless
+    /// sandwiched, a spill check before each).
+    pub(super) fn flat_items(&mut self, i: usize, len: usize, compact: bool) {
+        let sep = if compact { "," } else { self.style.item };
+        let mut prev = None;
+        for next in i + 1..i + 1 + len {
+            self.maybe_spill();
+            if self.stopped {
+                return;
+            }
+            if next > i + 1 {
+                self.out.push_str(sep);
+            }
+            // An item one node long is a scalar or an empty container
+            // (always plain).
+            match self.plan.nodes.get(next) {
+                Some(Node::Array { .. }) => self.out.push_str("[]"),
+                Some(Node::Object { .. }) => self.out.push_str("{}"),
+                Some(Node::Number(n)) => self.out.push_str(n),
+                _ => {
+                    let after = (next < i + len).then_some(next + 1);
+                    let bare = self.plan.bare && !self.plan.sandwiched_at(prev, after);
+                    self.plan.write_scalar_at(&mut self.out, next, bare);
+                }
+            }
+            prev = Some(next);
         }
     }
 
