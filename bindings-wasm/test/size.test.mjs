@@ -9,15 +9,15 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from './load.mjs';
 
-// Measured sizes (zlib level 9: 34,593; 67,110; 135,732; 3,919; 4,900;
+// Measured sizes (zlib level 9: 34,593; 71,198; 139,579; 3,919; 4,900;
 // 4,157 bytes) plus about 3%. The issue's goals: 30 KB for the decode-only
 // module and 60 KB for the package a page loads to encode and decode
 // (stc_wasm_bg.wasm; the stash module is loaded only by `loadStash()`);
 // README (Size) says what bounds them today.
 const BUDGETS = {
   'stc_decode_wasm_bg.wasm': 35_650,
-  'stc_wasm_bg.wasm': 69_150,
-  'stc_stash_wasm_bg.wasm': 139_850,
+  'stc_wasm_bg.wasm': 73_350,
+  'stc_stash_wasm_bg.wasm': 143_800,
   'stc_decode_wasm.js': 4_050,
   'stc_wasm.js': 5_050,
   'stc_stash_wasm.js': 4_300,
