@@ -261,7 +261,16 @@ async fn child_to_client(
                 None => std::future::pending().await,
             }
         };
+        // Biased, the client's end first: `client_to_child` stores its notice
+        // before the child can see the end of its input, so a child that exits
+        // on that end is never taken for one that ended first (a random pick
+        // between the two ready branches did that under load).
         tokio::select! {
+            biased;
+            _ = client_gone.notified(), if !client_closed => {
+                client_closed = true;
+                deadline.get_or_insert_with(|| tokio::time::Instant::now() + options.shutdown_grace);
+            }
             piece = reader.next() => {
                 let bytes = match piece {
                     Ok(None) | Err(_) => break,
@@ -274,10 +283,6 @@ async fn child_to_client(
                     client_closed = true;
                     deadline.get_or_insert_with(|| tokio::time::Instant::now() + options.shutdown_grace);
                 }
-            }
-            _ = client_gone.notified(), if !client_closed => {
-                client_closed = true;
-                deadline.get_or_insert_with(|| tokio::time::Instant::now() + options.shutdown_grace);
             }
             s = child.wait(), if status.is_none() => {
                 status = s.ok();
