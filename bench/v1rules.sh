@@ -25,9 +25,9 @@ if [ "$COMMIT" = nowidth ]; then
   rm -rf "$DEST"
   mkdir -p "$DEST"
   tar -c -C "$ROOT" --exclude=target stc-core | tar -x -C "$DEST"
-  grep -q '^pub(crate) const MAX_ROW_CELLS: usize = ' "$DEST/stc-core/src/write_stc/columns.rs" \
+  grep -Eq '^pub(\(crate\))? const MAX_ROW_CELLS: usize = ' "$DEST/stc-core/src/write_stc/columns.rs" \
     || { echo "v1rules.sh: stc-core/src/write_stc/columns.rs has no MAX_ROW_CELLS constant to switch off" >&2; exit 1; }
-  sed -i 's/^pub(crate) const MAX_ROW_CELLS: usize = .*;/pub(crate) const MAX_ROW_CELLS: usize = usize::MAX;/' "$DEST/stc-core/src/write_stc/columns.rs"
+  sed -E -i 's/^(pub(\(crate\))? const MAX_ROW_CELLS: usize = ).*;/\1usize::MAX;/' "$DEST/stc-core/src/write_stc/columns.rs"
 elif [ -f "$DEST/stc-core/Cargo.toml" ] && grep -q "^# extracted from $COMMIT" "$DEST/stc-core/Cargo.toml"; then
   exit 0
 else
