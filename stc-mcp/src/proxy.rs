@@ -82,7 +82,28 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::mpsc;
+
+/// The client's side is gone (its input ended or its output failed): a state
+/// that stays set, read by `child_to_client`. A state rather than a `Notify`
+/// wake-up: a `Notify` permit was lost under load to a `Notified` future that
+/// a `select!` dropped in the same instant; `watch::Receiver::wait_for` looks
+/// at the current value first.
+struct ClientGone(tokio::sync::watch::Sender<bool>);
+
+impl ClientGone {
+    fn new() -> ClientGone {
+        ClientGone(tokio::sync::watch::Sender::new(false))
+    }
+
+    fn mark(&self) {
+        self.0.send_replace(true);
+    }
+
+    fn is_marked(&self) -> bool {
+        *self.0.borrow()
+    }
+}
 
 pub use crate::engine::{retrieve_tool_definition, EngineOptions, StashOptions};
 use crate::engine::{Engine, Pending, Session};
@@ -188,7 +209,7 @@ where
 
     let options = Arc::new(options);
     let pending = Arc::new(Pending::new());
-    let client_gone = Arc::new(Notify::new());
+    let client_gone = Arc::new(ClientGone::new());
     let (to_client, outbox) = mpsc::channel::<Vec<u8>>(64);
 
     let writer = tokio::spawn(write_client(outbox, client_out, client_gone.clone()));
@@ -244,7 +265,7 @@ async fn child_to_client(
     child: &mut Child,
     child_out: tokio::process::ChildStdout,
     to_client: &mpsc::Sender<Vec<u8>>,
-    client_gone: &Notify,
+    client_gone: &ClientGone,
 ) -> (Option<ExitStatus>, bool, bool) {
     let options = &ctx.options;
     let mut line_open = false;
@@ -254,6 +275,8 @@ async fn child_to_client(
     // Set once the child must be gone soon: after the client closed, or after the child exited.
     let mut deadline: Option<tokio::time::Instant> = None;
     let mut killed = false;
+    // The sender lives in `client_gone` until this returns, so `wait_for` ends only when marked.
+    let mut gone = client_gone.0.subscribe();
     loop {
         let sleep = async {
             match deadline {
@@ -261,19 +284,17 @@ async fn child_to_client(
                 None => std::future::pending().await,
             }
         };
-        // Biased, the client's end first: `client_to_child` stores its notice
-        // before the child can see the end of its input, so a child that exits
-        // on that end is never taken for one that ended first (a random pick
-        // between the two ready branches did that under load).
         tokio::select! {
-            biased;
-            _ = client_gone.notified(), if !client_closed => {
+            () = async { drop(gone.wait_for(|gone| *gone).await) }, if !client_closed => {
                 client_closed = true;
                 deadline.get_or_insert_with(|| tokio::time::Instant::now() + options.shutdown_grace);
             }
             piece = reader.next() => {
                 let bytes = match piece {
-                    Ok(None) | Err(_) => break,
+                    Ok(None) | Err(_) => {
+                        client_closed |= client_gone.is_marked();
+                        break;
+                    }
                     Ok(Some(Piece::Line(line))) => treat_child_line(ctx, line),
                     Ok(Some(Piece::Part { bytes, .. })) => bytes,
                 };
@@ -343,7 +364,7 @@ async fn client_to_child<R: AsyncRead + Unpin>(
     client_in: R,
     mut child_in: ChildStdin,
     to_client: mpsc::Sender<Vec<u8>>,
-    client_gone: Arc<Notify>,
+    client_gone: Arc<ClientGone>,
 ) {
     let mut reader = LineReader::new(client_in, ctx.options.max_message_bytes);
     loop {
@@ -384,8 +405,10 @@ async fn client_to_child<R: AsyncRead + Unpin>(
             return;
         }
     }
+    // Marked before the child can see the end of its input, so a child that
+    // exits on that end is never taken for one that ended first.
+    client_gone.mark();
     drop(child_in);
-    client_gone.notify_one();
 }
 
 /// Writes bytes to the child (a failure shows up as the child's end).
@@ -398,7 +421,7 @@ async fn forward(child_in: &mut ChildStdin, bytes: &[u8]) {
 async fn write_client<W: AsyncWrite + Unpin>(
     mut outbox: mpsc::Receiver<Vec<u8>>,
     mut out: W,
-    client_gone: Arc<Notify>,
+    client_gone: Arc<ClientGone>,
 ) {
     while let Some(first) = outbox.recv().await {
         let mut next = Some(first);
@@ -409,7 +432,7 @@ async fn write_client<W: AsyncWrite + Unpin>(
         }
         ok &= out.flush().await.is_ok();
         if !ok {
-            client_gone.notify_one();
+            client_gone.mark();
             // Keep draining so the senders never block on a dead client.
             while outbox.recv().await.is_some() {}
             return;
