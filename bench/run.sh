@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Regenerates bench/REPORT.md and bench/tokens.svg from scratch.
 #
-#   bench/run.sh                   everything (about 10-15 minutes on 2 cores)
+#   bench/run.sh                   everything (about 25 minutes on 2 cores, plus the bindings' first builds)
 #   bench/run.sh --no-criterion    skip the criterion run of stc-core/benches/codec.rs
 #   bench/run.sh --quick           for trying the scripts: no criterion, no 200 MB memory input,
 #                                  shorter speed runs (the figures are then rougher)
+#   bench/run.sh --no-build        measure the bindings as they are built now (by their test.sh
+#                                  or an earlier run) instead of building them first
 #
 # Needs: cargo, node + npm, python3, GNU time (/usr/bin/time). The corpus is read
 # in place from ../shared/corpus next to the repository (override: STC_CORPUS).
@@ -20,11 +22,13 @@ BENCH_TARGET="${CARGO_TARGET_DIR:-$BENCH/stc-bench/target}"
 CRITERION=1
 BIG_MB=200
 SPEED_MS=300
+BUILD=1
 for arg in "$@"; do
   case "$arg" in
     --no-criterion) CRITERION=0 ;;
     --quick) CRITERION=0; BIG_MB=0; SPEED_MS=50 ;;
-    *) echo "usage: bench/run.sh [--no-criterion] [--quick]" >&2; exit 2 ;;
+    --no-build) BUILD=0 ;;
+    *) echo "usage: bench/run.sh [--no-criterion] [--quick] [--no-build]" >&2; exit 2 ;;
   esac
 done
 [ -d "$CORPUS" ] || { echo "run.sh: no corpus at $CORPUS (set STC_CORPUS)" >&2; exit 1; }
@@ -72,12 +76,18 @@ else
 fi
 
 step "bindings"
-# Each binding is measured by its own bench script when its package is built;
-# otherwise the report says why it was not measured.
+# Each binding is built in release mode with its bench peers (bench/build-bindings.sh;
+# a failed build leaves OUT/KEY.skip), then measured by its own bench script; the
+# report says why a binding was not measured.
+if [ "$BUILD" = 1 ]; then
+  run bash bench/build-bindings.sh bench/out
+fi
 binding() { # key, interpreter, script, extra arguments
   local key="$1" interp="$2" script="$3"
   shift 3
-  if [ ! -f "$ROOT/$script" ]; then
+  if [ -f "$OUT/$key.skip" ]; then
+    return 0
+  elif [ ! -f "$ROOT/$script" ]; then
     echo "$script does not exist" > "$OUT/$key.skip"
   elif ! command -v "$interp" > /dev/null 2>&1 && [ ! -x "$ROOT/$interp" ]; then
     echo "$interp not found (package not built)" > "$OUT/$key.skip"
