@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Package footprint (issue 12): sizes of the Python wheel, the Node addon, the wasm module and the CLI.
+"""Package footprint (issues 12 and 27): sizes of the Python wheel, the Node addon, the wasm modules and the CLI.
 
 Usage: python3 bench/footprint.py ROOT OUT_DIR   (writes OUT_DIR/footprint.json)
 
@@ -8,8 +8,8 @@ when the binding's venv has maturin (`bindings-python/.venv`, made by
 `bindings-python/test.sh`): `maturin build --release` into OUT_DIR/wheel, which
 reuses the release build that test.sh's `pip install` left in target/. The Node
 addon is measured as built (`bindings-node/stc.node`) and stripped
-(`strip -o`, a copy); the wasm module as built and gzipped (`gzip -9`, what a
-web server would send). A missing artifact is reported as not built, with why.
+(`strip -o`, a copy); each wasm module (decode-only, codec, stash) as built and gzipped
+(`gzip -9`, what a web server would send). A missing artifact is reported as not built, with why.
 """
 import gzip
 import json
@@ -68,14 +68,26 @@ def node_addon(root, out_dir):
     return info
 
 
-def wasm(root):
-    path = os.path.join(root, "bindings-wasm", "pkg", "web", "stc_wasm_bg.wasm")
+# The browser package's three modules (bindings-wasm/README.md) and issue 27's gzip targets.
+WASM_MODULES = [
+    ("decode", "stc_decode_wasm_bg.wasm", 30_000),
+    ("codec", "stc_wasm_bg.wasm", 60_000),
+    ("stash", "stc_stash_wasm_bg.wasm", None),
+]
+
+
+def wasm_module(root, name):
+    path = os.path.join(root, "bindings-wasm", "pkg", "web", name)
     if not os.path.exists(path):
-        return {"reason": "bindings-wasm/pkg/web/stc_wasm_bg.wasm not built (bindings-wasm/test.sh builds it)"}
+        return {"reason": f"bindings-wasm/pkg/web/{name} not built (bindings-wasm/test.sh builds it)"}
     info = stat(path)
     with open(path, "rb") as f:
         info["gzip_bytes"] = len(gzip.compress(f.read(), 9))
     return info
+
+
+def wasm_modules(root):
+    return {key: dict(wasm_module(root, name), file=name, target_gzip_bytes=target) for key, name, target in WASM_MODULES}
 
 
 def cli(root, out_dir):
@@ -94,7 +106,8 @@ def main():
         "target_bytes": TARGET_BYTES,
         "python_wheel": wheel(root, out_dir),
         "node_addon": node_addon(root, out_dir),
-        "wasm": wasm(root),
+        "wasm": wasm_module(root, "stc_wasm_bg.wasm"),
+        "wasm_modules": wasm_modules(root),
         "cli": cli(root, out_dir),
         "node_candidates": os.path.exists(os.path.join(root, "bindings-node", "bench", "CANDIDATES.md")),
     }

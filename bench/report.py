@@ -813,6 +813,79 @@ def node_vs_json(res, out):
                    "ratios, and the spread column gives the geometric mean computed round by round.\n")
 
 
+def issue27_section(out_dir, crit, out):
+    """Issue 27's targets, each with this run's figure: the bindings' speed beside their JSON peers, the
+    core's encode against serde_json, and the browser package's gzipped modules."""
+    out.append("## Issue 27 targets (speed and size where binding users feel them)\n")
+    out.append("Each figure is from this run, measured side by side with its peer (sections below give every "
+               "document). Where a target is not met, `stc-core/PERF.md`, `bindings-node/bench/CANDIDATES.md`, "
+               "`bindings-python/bench/CANDIDATES.md` and `bindings-wasm/README.md` say what bounds it.\n")
+    out.append("| measure | this run | target | |")
+    out.append("|---|---:|---|---|")
+
+    def row(label, value, target, ok):
+        verdict = "n/a" if ok is None else ("**met**" if ok else "**not met**")
+        out.append(f"| {label} | {value} | {target} | {verdict} |")
+
+    node = load(os.path.join(out_dir, "node.json")) or {}
+    ndocs = node.get("documents") or []
+    for a, b, label, every in [("stc_parse", "json_parse", "Node `parse` / `JSON.parse`", True),
+                               ("stc_stringify", "json_stringify", "Node `stringify` / `JSON.stringify`", False)]:
+        pairs = [((d.get("ratio") or {}).get(a), d.get("file", "?")) for d in ndocs]
+        pairs = [(r, f) for r, f in pairs if r]
+        if not pairs:
+            row(label, "not measured", "≤ 1.5×" + (" on every document" if every else " geometric mean"), None)
+            continue
+        g, (mx, worst) = geomean([r for r, _ in pairs]), max(pairs)
+        over = sum(1 for r, _ in pairs if r > 1.5)
+        value = f"{g:.2f}× geometric mean; worst {mx:.2f}× ({worst}); {len(pairs) - over} of {len(pairs)} ≤ 1.5×"
+        if every:
+            row(label, value, "≤ 1.5× on every document", mx <= 1.5)
+        else:
+            row(label, value, "≤ 1.5× geometric mean", g <= 1.5)
+
+    py = load(os.path.join(out_dir, "python.json")) or {}
+    pdocs = [d for d in py.get("documents") or [] if "seconds" in d]
+    for a, b, label, target, worst in [("stc.loads", "orjson.loads", "Python `stc.loads` / `orjson.loads`", 1.0, 1.2),
+                                       ("stc.dumps", "orjson.dumps", "Python `stc.dumps` / `orjson.dumps`", 2.5, None)]:
+        pairs = [(d["seconds"][a] / d["seconds"][b], d.get("name", "?")) for d in pdocs
+                 if d["seconds"].get(a) and d["seconds"].get(b)]
+        text = f"≤ {target:g}× geometric mean" + (f", no document above {worst:g}×" if worst else "")
+        if not pairs:
+            row(label, "not measured", text, None)
+            continue
+        g, (mx, name) = geomean([r for r, _ in pairs]), max(pairs)
+        row(label, f"{g:.2f}× geometric mean; worst {mx:.2f}× ({name})", text,
+            g <= target and (worst is None or mx <= worst))
+
+    geo = (crit or {}).get("geomean") or {}
+    docs = (crit or {}).get("docs") or []
+    for key, fn, label in [("encode", "encode/stc", "Rust encode / serde_json parse+write, version 1 (criterion)"),
+                           ("encode_v2", "encode/stc_v2", "Rust encode / serde_json parse+write, version 2 (criterion)")]:
+        g = geo.get(key)
+        if g is None:
+            row(label, "not measured", "≥ 3× geometric mean", None)
+            continue
+        ratios = sorted((d[fn] / d["encode/serde_json"], d["name"]) for d in docs if d.get(fn) and d.get("encode/serde_json"))
+        low = ", ".join(f"{n} {r:.2f}×" for r, n in ratios[:2])
+        row(label, f"{g:.2f}× geometric mean (lowest: {low})", "≥ 3× geometric mean", g >= 3)
+
+    fp = load(os.path.join(out_dir, "footprint.json")) or {}
+    modules = fp.get("wasm_modules") or {}
+    for key, label in [("decode", "browser package, decode-only module (`stc-wasm/decode`), gzipped"),
+                       ("codec", "browser package, encode and decode (`stc-wasm`), gzipped"),
+                       ("stash", "browser package, stash module (`stc-wasm/stash`, loaded on demand), gzipped")]:
+        m = modules.get(key) or {}
+        target = m.get("target_gzip_bytes")
+        text = f"≤ {target / 1000:g} KB" if target else "no target (loaded only by `loadStash()`)"
+        if "gzip_bytes" not in m:
+            row(label, "not built", text, None)
+            continue
+        row(label, f"{fmt_int(m['gzip_bytes'])} bytes ({fmt_int(m['bytes'])} raw)", text,
+            None if not target else m["gzip_bytes"] <= target)
+    out.append("")
+
+
 def footprint_section(out_dir, out):
     """Issue 12: package sizes, from bench/footprint.py."""
     fp = load(os.path.join(out_dir, "footprint.json"))
@@ -955,6 +1028,7 @@ def main():
     out.append("")
     out.append("![Tokens by format and class](tokens.svg)\n")
     chart(docs, os.path.join(bench_dir, "tokens.svg"))
+    issue27_section(out_dir, crit, out)
     targets_section(data, crit, out)
     floor_section(data, out)
     v2_rules_section(data, out)
